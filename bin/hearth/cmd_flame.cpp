@@ -1,0 +1,234 @@
+#include "bin/hearth/cmd_flame.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "common/result.h"
+#include "render/cairo/cairo_writer.h"
+#include "render/flame/layout.h"
+#include "render/profile/filters.h"
+#include "render/profile/folded_reader.h"
+#include "render/svg/svg_writer.h"
+
+namespace hearth::cli {
+namespace {
+
+enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
+
+OutFormat format_of(const std::string& path) {
+  auto ends = [&](std::string_view ext) {
+    return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (path.empty() || path == "-" || ends(".svg")) return OutFormat::kSvg;
+  if (ends(".png")) return OutFormat::kPng;
+  if (ends(".pdf")) return OutFormat::kPdf;
+  return OutFormat::kUnknown;
+}
+
+bool parse_minwidth(const std::string& s, double* value, bool* percent) {
+  std::string num = s;
+  *percent = !num.empty() && num.back() == '%';
+  if (*percent) num.pop_back();
+  if (num.empty() || num.find_first_not_of("0123456789.") != std::string::npos) return false;
+  char* end = nullptr;
+  *value = std::strtod(num.c_str(), &end);
+  return end && *end == '\0';
+}
+
+bool valid_regex(const std::string& re, std::string* why) {
+  try {
+    std::regex r(re, std::regex::extended);
+    return true;
+  } catch (const std::regex_error& e) {
+    *why = e.what();
+    return false;
+  }
+}
+
+}  // namespace
+
+void add_flame_command(CLI::App& app, FlameArgs* a) {
+  CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
+  c->add_option("files", a->inputs, "Folded stack files ('-' or none: standard input)");
+  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout)");
+  c->add_option("--title", a->title, "Title text (default: Flame Graph)");
+  c->add_option("--subtitle", a->subtitle, "Second-level title");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--height", a->height, "Height of each frame, px")->capture_default_str();
+  c->add_option("--minwidth", a->minwidth, "Omit frames narrower than this: px, or N% of the total")
+      ->capture_default_str();
+  c->add_option("--fonttype", a->fonttype, "Font family")->capture_default_str();
+  c->add_option("--fontsize", a->fontsize, "Font size, px")->capture_default_str();
+  c->add_option("--fontwidth", a->fontwidth, "Average glyph width relative to the font size")
+      ->capture_default_str();
+  c->add_option("--countname", a->countname, "What the counts are")->capture_default_str();
+  c->add_option("--nametype", a->nametype, "What the names are")->capture_default_str();
+  c->add_option("--colors,--color", a->colors,
+                "Palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
+                "yellow, purple, orange")
+      ->capture_default_str();
+  c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
+  c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
+  c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
+  c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
+  c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
+  c->add_flag("--negate", a->negate, "Differential input: swap the red and blue hues");
+  c->add_option("--factor", a->factor, "Multiply counts by this in tooltips")->capture_default_str();
+  c->add_option("--total", a->total, "Width of the whole graph in counts (default: their sum)");
+  c->add_option("--notes", a->notes, "Text kept in the SVG as a comment");
+  c->add_option("--only-threads", a->only_threads, "Keep only threads whose root frame matches REGEX");
+  c->add_option("--grep", a->grep, "Keep only stacks in which some frame matches REGEX");
+  c->add_flag("--group-threads", a->group_threads, "Merge pool threads: worker-1, worker-2 -> worker-*");
+  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
+      ->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+std::vector<std::string> validate_flame(const FlameArgs& a) {
+  std::vector<std::string> problems;
+  double mw;
+  bool pct;
+  if (!parse_minwidth(a.minwidth, &mw, &pct)) {
+    problems.push_back("--minwidth " + a.minwidth + ": expected a number of px or a percentage like 0.5%");
+  }
+  if (!(a.width >= 50 && a.width <= 1e6)) problems.push_back("--width must be between 50 and 1000000");
+  if (!(a.height >= 1 && a.height <= 1000)) problems.push_back("--height must be between 1 and 1000");
+  if (!(a.fontsize > 0 && a.fontsize <= 200)) problems.push_back("--fontsize must be above 0 and at most 200");
+  if (!(a.fontwidth > 0 && a.fontwidth <= 10)) problems.push_back("--fontwidth must be above 0 and at most 10");
+  if (!scene::parse_palette(a.colors)) {
+    problems.push_back("--colors " + a.colors + ": unknown palette; use one of " +
+                       std::string(scene::palette_names()));
+  }
+  scene::Rgb t, b;
+  if (!scene::background_colors(a.bgcolors, scene::Palette::kHot, &t, &b)) {
+    problems.push_back("--bgcolors " + a.bgcolors + ": use yellow, blue, green, grey or #rrggbb");
+  }
+  if (!(a.factor > 0)) problems.push_back("--factor must be above 0");
+  if (!(a.total >= 0)) problems.push_back("--total must not be negative");
+  if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
+  std::string why;
+  if (!a.only_threads.empty() && !valid_regex(a.only_threads, &why)) {
+    problems.push_back("--only-threads " + a.only_threads + ": not a regular expression (" + why + ")");
+  }
+  if (!a.grep.empty() && !valid_regex(a.grep, &why)) {
+    problems.push_back("--grep " + a.grep + ": not a regular expression (" + why + ")");
+  }
+  if (format_of(a.output) == OutFormat::kUnknown) {
+    problems.push_back("-o " + a.output + ": the output must end in .svg, .png or .pdf");
+  }
+  int stdin_uses = 0;
+  for (const std::string& f : a.inputs) stdin_uses += f == "-";
+  if (stdin_uses > 1) problems.push_back("standard input ('-') can be read only once");
+  return problems;
+}
+
+int run_flame(const FlameArgs& a) {
+  std::vector<std::string> problems = validate_flame(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth flame: %s\n", p.c_str());
+    return 2;
+  }
+  std::vector<std::string> inputs = a.inputs;
+  if (inputs.empty()) inputs.push_back("-");
+  for (const std::string& f : inputs) {
+    if (f == "-" && isatty(STDIN_FILENO)) {
+      std::fprintf(stderr,
+                   "hearth flame: no input: give folded stack files, or pipe them in "
+                   "(e.g. hearth stacks -p PID | hearth flame -o out.svg)\n");
+      return 2;
+    }
+  }
+  if (a.output.empty() && isatty(STDOUT_FILENO)) {
+    std::fprintf(stderr, "hearth flame: no output: give -o OUT.svg (or .png, .pdf)\n");
+    return 2;
+  }
+
+  profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
+  profile::FoldedReader reader(tree, {.reverse = a.reverse});
+  for (const std::string& f : inputs) {
+    if (auto r = reader.read_file(f); !r) {
+      std::fprintf(stderr, "hearth flame: %s\n", r.error().message.c_str());
+      return 2;
+    }
+  }
+  tree.finalize();
+  const profile::ReadStats& rs = reader.stats();
+  if (rs.ignored > 0) {
+    std::fprintf(stderr,
+                 "hearth flame: ignored %llu line%s that are not `frame;frame;... COUNT` "
+                 "(first: %s line %llu)\n",
+                 static_cast<unsigned long long>(rs.ignored), rs.ignored == 1 ? "" : "s",
+                 rs.first_ignored_file.c_str(), static_cast<unsigned long long>(rs.first_ignored_line));
+  }
+
+  profile::FilterOptions filters;
+  if (!a.only_threads.empty()) filters.only_threads.emplace(a.only_threads, std::regex::extended);
+  if (!a.grep.empty()) filters.grep.emplace(a.grep, std::regex::extended);
+  filters.group_threads = a.group_threads;
+  if (profile::filters_active(filters)) tree = profile::apply_filters(tree, filters);
+
+  if (!(tree.total() > 0)) {
+    std::fprintf(stderr,
+                 "hearth flame: no stack counts in the input (%llu stack lines%s) — expected lines "
+                 "like `main;work;leaf 12`\n",
+                 static_cast<unsigned long long>(rs.lines),
+                 profile::filters_active(filters) ? ", none left after the filters" : "");
+    return 2;
+  }
+
+  flame::FlameOptions fo;
+  fo.title = a.title;
+  fo.subtitle = a.subtitle;
+  fo.width = a.width;
+  fo.frame_height = a.height;
+  parse_minwidth(a.minwidth, &fo.min_width, &fo.min_width_percent);
+  fo.font_type = a.fonttype;
+  fo.font_size = a.fontsize;
+  fo.font_width = a.fontwidth;
+  fo.count_name = a.countname;
+  fo.name_type = a.nametype;
+  fo.palette = *scene::parse_palette(a.colors);
+  fo.bg_colors = a.bgcolors;
+  fo.hash = a.hash;
+  fo.inverted = a.inverted;
+  fo.flamechart = a.flamechart;
+  fo.negate = a.negate;
+  fo.factor = a.factor;
+  fo.total = a.total;
+  fo.notes = a.notes;
+  fo.max_frames = a.max_frames;
+  if (a.total > 0 && a.total < tree.total()) {
+    std::fprintf(stderr, "hearth flame: --total %g is less than the sum of the counts; using the sum\n",
+                 a.total);
+  }
+  flame::FlameStats st;
+  scene::Scene s = flame::layout_flame(tree, fo, &st);
+
+  Result<void> written;
+  switch (format_of(a.output)) {
+    case OutFormat::kPng:
+      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPng, a.scale);
+      break;
+    case OutFormat::kPdf:
+      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPdf, 1);
+      break;
+    default:
+      written = svg::write_svg(s, a.output.empty() ? "-" : a.output);
+  }
+  if (!written) {
+    std::fprintf(stderr, "hearth flame: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  if (!a.output.empty() && a.output != "-") {
+    std::fprintf(stderr, "hearth flame: wrote %s: %zu frames", a.output.c_str(), st.frames);
+    if (st.pruned > 0) {
+      std::fprintf(stderr, ", %zu narrower than %.2g px left out", st.pruned, st.min_width_px);
+    }
+    std::fprintf(stderr, "\n");
+  }
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,36 @@
+// hearth: one binary, verbs as subcommands. main parses and dispatches; verbs live in
+// cmd_<verb>.cpp and call the libraries.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "bin/hearth/cmd_flame.h"
+#include "common/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"hearth: what are this process's threads doing, and why are they slow?"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and git revision");
+  hearth::cli::FlameArgs flame;
+  hearth::cli::add_flame_command(app, &flame);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (version) {
+    std::printf("hearth %s (%s)\n", hearth::kVersion, hearth::kGitRevision);
+    return 0;
+  }
+  try {
+    if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
+    return 1;
+  }
+  std::fputs(app.help().c_str(), stderr);
+  return 2;
+}

@@ -1,0 +1,49 @@
+// Flamegraph layout: a finalized FrameTree -> a Scene of frames, with flamegraph.pl's geometry
+// (so its users' habits and scripts carry over) and hearth's extras (thread legend).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "render/profile/frame_tree.h"
+#include "render/scene/color.h"
+#include "render/scene/scene.h"
+
+namespace hearth::flame {
+
+struct FlameOptions {
+  std::string title;  // empty: "Flame Graph", "Icicle Graph" or "Flame Chart"
+  std::string subtitle;
+  double width = 1200;       // px
+  double frame_height = 16;  // px
+  std::string font_type = "Verdana";
+  double font_size = 12;     // px
+  double font_width = 0.59;  // average glyph width / font size
+  double min_width = 0.1;    // px, or percent of the total when min_width_percent
+  bool min_width_percent = false;
+  std::string count_name = "samples";
+  std::string name_type = "Function:";
+  scene::Palette palette = scene::Palette::kHot;
+  std::string bg_colors;  // see scene::background_colors
+  bool hash = false;      // colour by name prefix (flamegraph.pl --hash)
+  bool inverted = false;  // icicle graph
+  bool flamechart = false;
+  bool negate = false;    // differential: swap red and blue
+  double factor = 1;      // counts are multiplied by this in titles
+  double total = 0;       // width of the whole graph in counts; 0 or less than the sum: the sum
+  std::string notes;
+  size_t max_frames = 30000;  // the narrowest frames beyond this are pruned; 0: no limit
+};
+
+struct FlameStats {
+  size_t frames = 0;         // drawn, including "all"
+  size_t pruned = 0;         // frames too narrow to draw
+  double min_width_px = 0;   // the width below which frames were pruned
+  int max_depth = 0;
+  size_t threads = 0;        // thread roots found
+};
+
+scene::Scene layout_flame(const profile::FrameTree& tree, const FlameOptions& options,
+                          FlameStats* stats);
+
+}  // namespace hearth::flame

@@ -1,0 +1,17 @@
+// Writes a FrameTree back as folded stacks: one line per node with a self count, root first,
+// siblings in name order (deterministic), counts as integers when they are whole.
+// Differential trees write two counts (BASE NEW), the format difffolded.pl writes.
+#pragma once
+
+#include <string>
+
+#include "common/result.h"
+#include "render/profile/frame_tree.h"
+
+namespace hearth::profile {
+
+std::string format_count(double count);  // "12", "0.5", "1e+20"
+std::string to_folded(const FrameTree& tree);
+Result<void> write_folded(const FrameTree& tree, const std::string& path);
+
+}  // namespace hearth::profile

@@ -1,0 +1,135 @@
+#include "render/svg/svg_writer.h"
+
+#include "common/atomic_file.h"
+#include "common/check.h"
+#include "render/scene/color.h"
+#include "render/scene/format.h"
+#include "render/svg/xml.h"
+#include "templates/templates.h"
+
+namespace hearth::svg {
+namespace {
+
+using scene::format_px;
+
+void attr(std::string* out, std::string_view name, std::string_view value) {
+  out->push_back(' ');
+  out->append(name);
+  out->append("=\"");
+  append_escaped(out, value);
+  out->push_back('"');
+}
+
+void write_text(std::string* out, const scene::Text& t, double default_size) {
+  out->append("<text");
+  if (!t.id.empty()) attr(out, "id", t.id);
+  if (!t.css_class.empty()) attr(out, "class", t.css_class);
+  attr(out, "x", format_px(t.x));
+  attr(out, "y", format_px(t.y));
+  if (t.anchor == scene::Anchor::kMiddle) attr(out, "text-anchor", "middle");
+  if (t.anchor == scene::Anchor::kEnd) attr(out, "text-anchor", "end");
+  if (t.size != default_size) attr(out, "font-size", format_px(t.size));
+  if (t.bold) attr(out, "font-weight", "bold");
+  if (t.color != scene::Rgb{0, 0, 0}) attr(out, "fill", scene::to_hex(t.color));
+  out->push_back('>');
+  append_escaped(out, t.text);
+  out->append("</text>\n");
+}
+
+// <g [class] [attrs]><title>…</title><rect …/>[<text …>label</text>]</g>
+void write_rect(std::string* out, const scene::Rect& r) {
+  out->append("<g");
+  if (!r.css_class.empty()) attr(out, "class", r.css_class);
+  for (const auto& [k, v] : r.attrs) attr(out, k, v);
+  out->push_back('>');
+  if (!r.title.empty()) {
+    out->append("<title>");
+    append_escaped(out, r.title);
+    out->append("</title>");
+  }
+  out->append("<rect x=\"");
+  out->append(format_px(r.x));
+  out->append("\" y=\"");
+  out->append(format_px(r.y));
+  out->append("\" width=\"");
+  out->append(format_px(scene::round_px(r.x + r.w) - scene::round_px(r.x)));
+  out->append("\" height=\"");
+  out->append(format_px(r.h));
+  out->append("\" fill=\"");
+  out->append(scene::to_hex(r.fill));
+  out->append("\"/>");
+  if (!r.label.empty()) {
+    out->append("<text x=\"");
+    out->append(format_px(r.label_x));
+    out->append("\" y=\"");
+    out->append(format_px(r.label_y));
+    out->append("\">");
+    append_escaped(out, r.label);
+    out->append("</text>");
+  }
+  out->append("</g>\n");
+}
+
+std::string comment_safe(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '-' && !out.empty() && out.back() == '-') out.push_back(' ');
+    out.push_back(c);
+  }
+  if (!out.empty() && out.back() == '-') out.push_back(' ');
+  return out;
+}
+
+}  // namespace
+
+std::string to_svg(const scene::Scene& s) {
+  std::string out;
+  size_t rects = 0;
+  for (const scene::Layer& l : s.layers) rects += l.rects.size();
+  out.reserve(4096 + rects * 160);
+  std::string w = format_px(s.width), h = format_px(s.height);
+  out.append("<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\"");
+  attr(&out, "width", w);
+  attr(&out, "height", h);
+  attr(&out, "viewBox", "0 0 " + w + " " + h);
+  out.append(" xmlns=\"http://www.w3.org/2000/svg\"");
+  attr(&out, "class", "hearth " + s.kind);
+  for (const auto& [k, v] : s.data) attr(&out, "data-" + k, v);
+  out.append(">\n");
+  if (!s.notes.empty()) {
+    out.append("<!-- NOTES: ");
+    append_escaped(&out, comment_safe(s.notes));
+    out.append(" -->\n");
+  }
+  out.append("<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">");
+  out.append("<stop stop-color=\"" + scene::to_hex(s.background_top) + "\" offset=\"5%\"/>");
+  out.append("<stop stop-color=\"" + scene::to_hex(s.background_bottom) + "\" offset=\"95%\"/>");
+  out.append("</linearGradient></defs>\n<style>\ntext{font-family:");
+  append_escaped(&out, s.font_family);
+  out.append(";font-size:" + format_px(s.font_size) + "px}\n.hide{display:none}\n");
+  std::string css_name = s.kind + ".css";
+  out.append(templates::get(css_name));
+  out.append("</style>\n");
+  out.append("<rect id=\"bg\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h +
+             "\" fill=\"url(#background)\"/>\n");
+  for (const scene::Text& t : s.texts) write_text(&out, t, s.font_size);
+  for (const scene::Layer& l : s.layers) {
+    out.append("<g");
+    if (!l.id.empty()) attr(&out, "id", l.id);
+    out.append(">\n");
+    for (const scene::Rect& r : l.rects) write_rect(&out, r);
+    out.append("</g>\n");
+  }
+  std::string_view js = templates::get(s.kind + ".js");
+  HEARTH_CHECK(js.find("]]>") == std::string_view::npos);
+  out.append("<script type=\"text/ecmascript\"><![CDATA[\n");
+  out.append(js);
+  out.append("\n]]></script>\n</svg>\n");
+  return out;
+}
+
+Result<void> write_svg(const scene::Scene& scene, const std::string& path) {
+  return write_file_atomically(path, to_svg(scene));
+}
+
+}  // namespace hearth::svg

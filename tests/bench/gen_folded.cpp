@@ -1,0 +1,703 @@
+// gen_folded: writes synthetic folded stacks (`root;...;leaf COUNT`, root first) to stdout, for
+// benchmarking `hearth flame` against flamegraph.pl. Not part of any test.
+//
+//   gen_folded --stacks N [--seed S] [--functions F] [--unsorted]
+//
+// The profile is shaped like a real one from a C++ server: thread roots from a handful of
+// pools, a fixed start-up chain per pool, then a random walk down a layered call graph of F
+// functions with long C++ names (namespaces, templates, parameter lists, lambdas, operators),
+// often ending in a libc + kernel tail. Callees are chosen with Zipf weights, so stacks share
+// prefixes the way real ones do. Exactly N unique stacks; counts are Zipf-distributed
+// (P(count >= k) = 1/k). Lines are sorted (as stackcollapse-*.pl writes them) unless
+// --unsorted. The output depends only on the arguments: the generator uses its own PRNG and
+// integer arithmetic, never std:: distributions.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+
+// xoshiro256** seeded through splitmix64.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) {
+    for (uint64_t& s : s_) {
+      seed += 0x9e3779b97f4a7c15;
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+      s = z ^ (z >> 31);
+    }
+  }
+
+  uint64_t next() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+
+  // Uniform in [0, n).
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(((next() >> 32) * n) >> 32); }
+  // Uniform in [0, 1).
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  bool chance(double p) { return unit() < p; }
+
+  template <class T>
+  const T& pick(std::span<const T> items) {
+    return items[below(static_cast<uint32_t>(items.size()))];
+  }
+
+  // Index in [0, n) with weight 1/(i+1): the first items are the hot ones.
+  uint32_t zipf(uint32_t n) {
+    double total = 0;
+    for (uint32_t i = 0; i < n; ++i) total += 1.0 / (i + 1);
+    double u = unit() * total;
+    for (uint32_t i = 0; i < n; ++i) {
+      u -= 1.0 / (i + 1);
+      if (u < 0) return i;
+    }
+    return n - 1;
+  }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+using Words = std::span<const std::string_view>;
+
+constexpr std::string_view kNamespaces[] = {"myapp",
+                                            "myapp",
+                                            "myapp::net",
+                                            "myapp::http",
+                                            "myapp::tls",
+                                            "myapp::rpc",
+                                            "myapp::rpc::detail",
+                                            "myapp::db",
+                                            "myapp::db::btree",
+                                            "myapp::sql",
+                                            "myapp::storage",
+                                            "myapp::wal",
+                                            "myapp::lsm",
+                                            "myapp::cache",
+                                            "myapp::sched",
+                                            "myapp::json",
+                                            "myapp::auth",
+                                            "myapp::metrics",
+                                            "myapp::util",
+                                            "myapp::planner",
+                                            "myapp::exec",
+                                            "myapp::(anonymous namespace)",
+                                            "boost::asio::detail",
+                                            "absl::lts_20230802::container_internal",
+                                            "google::protobuf::internal",
+                                            "std::__detail"};
+
+constexpr std::string_view kClassPrefixes[] = {
+    "",       "",      "",        "Async",   "Tcp",   "Http",     "Tls",       "Shared",  "Local",
+    "Remote", "Batch", "Lru",     "Sharded", "Mmap",  "Ring",     "LockFree",  "Compact", "Delta",
+    "Bloom",  "Hash",  "Ordered", "Sparse",  "Dense", "ZeroCopy", "Versioned", "Pooled"};
+
+constexpr std::string_view kClassNouns[] = {
+    "Connection",  "Session",   "Request",   "Response",   "Frame",      "Buffer",     "Table",
+    "Index",       "Cursor",    "Page",      "Segment",    "Log",        "Cache",      "Pool",
+    "Queue",       "Scheduler", "Executor",  "Parser",     "Encoder",    "Decoder",    "Channel",
+    "Stream",      "Socket",    "Handler",   "Router",     "Service",    "Client",     "Server",
+    "Transaction", "Snapshot",  "Compactor", "Iterator",   "Visitor",    "Builder",    "Registry",
+    "Tracker",     "Counter",   "Histogram", "Map",        "Set",        "Writer",     "Reader",
+    "Planner",     "Operator",  "Filter",    "Aggregator", "Serializer", "Allocator",  "Arena",
+    "Timer",       "Promise",   "Future",    "Task",       "Worker",     "Dispatcher", "Resolver",
+    "Manager",     "Controller"};
+
+constexpr std::string_view kTemplateArgs[] = {
+    "std::basic_string<char>",
+    "int",
+    "unsigned long",
+    "std::vector<std::byte>",
+    "myapp::db::Key",
+    "std::shared_ptr<myapp::net::Session>",
+    "std::pair<unsigned long const, myapp::cache::Entry>",
+    "char",
+    "std::chrono::duration<long, std::ratio<1l, 1000000000l>>",
+    "myapp::json::Value",
+    "std::unique_ptr<myapp::rpc::Call>",
+    "unsigned char",
+    "myapp::storage::PageId",
+    "std::string_view",
+    "boost::asio::ip::tcp",
+    "std::function<void (myapp::Status)>",
+    "4ul",
+    "true",
+    "myapp::util::SpinLock",
+    "double"};
+
+constexpr std::string_view kVerbs[] = {
+    "read",      "write",       "parse",       "encode",   "decode",   "flush",   "lookup",
+    "insert",    "erase",       "find",        "dispatch", "handle",   "process", "submit",
+    "run",       "poll",        "wait_for",    "notify",   "compact",  "merge",   "split",
+    "serialize", "deserialize", "validate",    "hash",     "compare",  "append",  "reserve",
+    "resize",    "visit",       "apply",       "commit",   "rollback", "acquire", "release",
+    "schedule",  "on",          "try_emplace", "load",     "store",    "update",  "scan",
+    "seek",      "fill",        "drain",       "evict",    "refresh",  "build",   "emit",
+    "execute",   "prepare",     "finish",      "reset",    "grow",     "copy"};
+
+constexpr std::string_view kNouns[] = {
+    "frame", "header", "body",    "message",   "batch",     "record", "page",   "entry",
+    "key",   "value",  "chunk",   "block",     "request",   "event",  "some",   "all",
+    "next",  "impl",   "locked",  "slow_path", "fast_path", "async",  "range",  "prefix",
+    "row",   "column", "segment", "node",      "leaf",      "token",  "buffer", "tail"};
+
+constexpr std::string_view kParamTypes[] = {
+    "int",
+    "unsigned long",
+    "bool",
+    "int",
+    "unsigned long",
+    "unsigned int",
+    "long",
+    "void*",
+    "char const*",
+    "myapp::Status",
+    "char const*",
+    "std::span<unsigned char const>",
+    "std::basic_string_view<char, std::char_traits<char>>",
+    "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const&",
+    "myapp::db::Key const&",
+    "myapp::net::Endpoint const&",
+    "std::function<void (myapp::Status)>&&",
+    "myapp::rpc::Context*",
+    "myapp::json::Value&",
+    "void*",
+    "unsigned long*",
+    "std::vector<myapp::db::Row>&",
+    "myapp::storage::PageId",
+    "long",
+    "double",
+    "std::shared_ptr<myapp::net::Session>",
+    "myapp::util::Slice",
+    "boost::system::error_code&"};
+
+constexpr std::string_view kFreeFunctions[] = {
+    "crc32c_extend", "murmur_hash3_x64_128", "parse_uint",  "to_chars_impl", "memcmp_slices",
+    "varint_decode", "utf8_validate",        "log_message", "format_to",     "now_ns"};
+
+// A tail: the frames below application code where a sample often lands.
+struct Tail {
+  std::vector<std::string_view> frames;
+  uint32_t weight;
+};
+
+constexpr std::string_view kSyscallEntry[] = {"entry_SYSCALL_64_after_hwframe_[k]",
+                                              "do_syscall_64_[k]"};
+
+std::vector<Tail> make_tails() {
+  auto syscall = [](std::initializer_list<std::string_view> user,
+                    std::initializer_list<std::string_view> kernel, uint32_t weight) {
+    Tail t{{user}, weight};
+    t.frames.insert(t.frames.end(), std::begin(kSyscallEntry), std::end(kSyscallEntry));
+    t.frames.insert(t.frames.end(), kernel);
+    return t;
+  };
+  std::vector<Tail> tails;
+  tails.push_back(
+      syscall({"__libc_recv"},
+              {"__x64_sys_recvfrom_[k]", "__sys_recvfrom_[k]", "sock_recvmsg_[k]",
+               "inet_recvmsg_[k]", "tcp_recvmsg_[k]", "tcp_recvmsg_locked_[k]",
+               "skb_copy_datagram_iter_[k]", "__skb_datagram_iter_[k]", "simple_copy_to_iter_[k]",
+               "_copy_to_iter_[k]", "copy_user_enhanced_fast_string_[k]"},
+              6));
+  tails.push_back(syscall({"__libc_send"},
+                          {"__x64_sys_sendto_[k]", "__sys_sendto_[k]", "sock_sendmsg_[k]",
+                           "tcp_sendmsg_[k]", "tcp_sendmsg_locked_[k]", "tcp_push_[k]",
+                           "__tcp_push_pending_frames_[k]", "tcp_write_xmit_[k]",
+                           "__tcp_transmit_skb_[k]", "__ip_queue_xmit_[k]", "ip_finish_output2_[k]",
+                           "__dev_queue_xmit_[k]", "dev_hard_start_xmit_[k]", "start_xmit_[k]"},
+                          5));
+  tails.push_back(
+      syscall({"pthread_cond_wait@@GLIBC_2.3.2", "__futex_abstimed_wait_common"},
+              {"__x64_sys_futex_[k]", "do_futex_[k]", "futex_wait_[k]", "futex_wait_queue_[k]",
+               "schedule_[k]", "__schedule_[k]", "finish_task_switch.isra.0_[k]"},
+              4));
+  tails.push_back(syscall({"pthread_mutex_lock@@GLIBC_2.2.5", "__lll_lock_wait"},
+                          {"__x64_sys_futex_[k]", "do_futex_[k]", "futex_wait_[k]",
+                           "futex_wait_queue_[k]", "schedule_[k]", "__schedule_[k]"},
+                          3));
+  tails.push_back(syscall({"epoll_wait"},
+                          {"__x64_sys_epoll_wait_[k]", "do_epoll_wait_[k]", "ep_poll_[k]",
+                           "schedule_hrtimeout_range_[k]", "schedule_hrtimeout_range_clock_[k]",
+                           "schedule_[k]", "__schedule_[k]"},
+                          3));
+  tails.push_back(syscall({"__libc_pread64"},
+                          {"__x64_sys_pread64_[k]", "vfs_read_[k]", "ext4_file_read_iter_[k]",
+                           "filemap_read_[k]", "filemap_get_pages_[k]", "copy_page_to_iter_[k]",
+                           "_copy_to_iter_[k]", "copy_user_enhanced_fast_string_[k]"},
+                          3));
+  tails.push_back({{"operator new(unsigned long)", "malloc", "_int_malloc", "sysmalloc",
+                    "asm_exc_page_fault_[k]", "exc_page_fault_[k]", "do_user_addr_fault_[k]",
+                    "handle_mm_fault_[k]", "__handle_mm_fault_[k]", "do_anonymous_page_[k]",
+                    "vma_alloc_folio_[k]", "__folio_alloc_[k]", "__alloc_pages_[k]",
+                    "get_page_from_freelist_[k]", "clear_page_erms_[k]"},
+                   6});
+  tails.push_back({{"__memmove_avx_unaligned_erms", "asm_exc_page_fault_[k]", "exc_page_fault_[k]",
+                    "do_user_addr_fault_[k]", "handle_mm_fault_[k]"},
+                   5});
+  tails.push_back({{"free", "_int_free", "malloc_consolidate"}, 3});
+  tails.push_back({{"asm_sysvec_apic_timer_interrupt_[k]", "sysvec_apic_timer_interrupt_[k]",
+                    "__sysvec_apic_timer_interrupt_[k]", "hrtimer_interrupt_[k]",
+                    "__hrtimer_run_queues_[k]", "tick_sched_timer_[k]", "update_process_times_[k]",
+                    "scheduler_tick_[k]", "task_tick_fair_[k]"},
+                   2});
+  tails.push_back({{"[libc.so.6]"}, 1});
+  tails.push_back({{"[unknown]"}, 1});
+  return tails;
+}
+
+struct Pool {
+  std::string_view name;
+  uint32_t threads;
+  uint32_t weight;  // share of stacks
+  std::vector<std::string_view> chain;
+};
+
+const std::string_view kThreadStart[] = {"clone3", "start_thread"};
+
+std::vector<Pool> make_pools() {
+  auto thread = [](std::string_view name, uint32_t threads, uint32_t weight,
+                   std::initializer_list<std::string_view> rest) {
+    Pool p{name, threads, weight, {std::begin(kThreadStart), std::end(kThreadStart)}};
+    p.chain.insert(p.chain.end(), rest);
+    return p;
+  };
+  std::vector<Pool> pools;
+  pools.push_back({"main",
+                   1,
+                   5,
+                   {"_start", "__libc_start_main_impl", "__libc_start_call_main", "main",
+                    "myapp::Application::run(int, char**)"}});
+  pools.push_back(thread("worker", 16, 50,
+                         {"std::thread::_State_impl<std::thread::_Invoker<std::tuple<myapp::"
+                          "sched::ThreadPool::ThreadPool(unsigned long)::{lambda()#1}>>>::_M_run()",
+                          "myapp::sched::ThreadPool::worker_loop(unsigned long)"}));
+  pools.push_back(thread(
+      "io", 4, 15,
+      {"std::thread::_State_impl<std::thread::_Invoker<std::tuple<myapp::net::IoContextPool::"
+       "start()::{lambda()#1}>>>::_M_run()",
+       "boost::asio::io_context::run()",
+       "boost::asio::detail::scheduler::run(boost::system::error_code&)",
+       "boost::asio::detail::scheduler::do_run_one(boost::asio::detail::conditionally_enabled_"
+       "mutex::scoped_lock&, boost::asio::detail::scheduler_thread_info&, "
+       "boost::system::error_code const&)"}));
+  pools.push_back(thread("rpc-handler", 8, 20,
+                         {"myapp::rpc::Server::handler_main(myapp::rpc::Server*, unsigned long)",
+                          "myapp::rpc::Server::serve_one(myapp::rpc::Context*)"}));
+  pools.push_back(thread("compactor", 2, 6, {"myapp::storage::lsm::Compactor::background_main()"}));
+  pools.push_back(thread("metrics-flush", 1, 2, {"myapp::metrics::Flusher::run(std::stop_token)"}));
+  pools.push_back(thread("timer", 1, 2,
+                         {"myapp::sched::TimerWheel::run()", "myapp::sched::TimerWheel::tick()"}));
+  return pools;
+}
+
+// Builds C++-like function names, each distinct.
+class NameMaker {
+ public:
+  explicit NameMaker(Rng& rng) : rng_(rng) {}
+
+  std::string make() {
+    for (;;) {
+      std::string name = candidate();
+      if (seen_.insert(name).second) return name;
+    }
+  }
+
+ private:
+  std::string words(Words w) { return std::string(rng_.pick(w)); }
+
+  struct ClassName {
+    std::string full;  // namespace::Name<args>
+    std::string bare;  // Name, for constructors
+  };
+
+  ClassName class_name() {
+    ClassName c;
+    c.bare = words(kClassPrefixes);
+    c.bare += words(kClassNouns);
+    c.full = words(kNamespaces) + "::" + c.bare;
+    if (rng_.chance(0.15)) {
+      c.full += '<' + words(kTemplateArgs);
+      if (rng_.chance(0.2)) c.full += ", " + words(kTemplateArgs);
+      c.full += '>';
+    }
+    return c;
+  }
+
+  std::string params() {
+    static constexpr uint32_t kCounts[] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 2};
+    const uint32_t n = kCounts[rng_.below(std::size(kCounts))];
+    std::string p = "(";
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i) p += ", ";
+      p += rng_.pick(Words(kParamTypes));
+    }
+    return p + ')';
+  }
+
+  std::string method() {
+    std::string m = words(kVerbs);
+    if (rng_.chance(0.65)) m += '_' + words(kNouns);
+    return m;
+  }
+
+  // Every Rng call is its own statement: the order in which operands of `+` are evaluated is
+  // unspecified, and the output must not depend on the compiler.
+  std::string candidate() {
+    const auto [cls, bare] = class_name();
+    const uint32_t kind = rng_.below(100);
+    std::string name = cls + "::";
+    if (kind < 60) {  // plain method
+      name += method();
+      name += params();
+      if (rng_.chance(0.2)) name += " const";
+    } else if (kind < 65) {  // template method
+      name += method();
+      name += '<' + words(kTemplateArgs) + '>';
+      name += params();
+    } else if (kind < 69) {  // lambda inside a method
+      name += method();
+      name += params();
+      name += "::{lambda(";
+      if (rng_.chance(0.3)) name += words(kParamTypes);
+      name += ")#" + std::to_string(1 + rng_.below(3)) + "}::operator()() const";
+    } else if (kind < 75) {  // operators, some with unbalanced '<' / '>'
+      static constexpr std::string_view kOps[] = {"operator<",  "operator->", "operator()",
+                                                  "operator[]", "operator==", "operator="};
+      const std::string_view op = rng_.pick(Words(kOps));
+      name += op;
+      if (op == "operator<" || op == "operator==") {
+        name += '(' + cls + " const&) const";
+      } else if (op == "operator->") {
+        name += "() const";
+      } else if (op == "operator[]") {
+        name += "(unsigned long)";
+      } else if (op == "operator=") {
+        name += '(' + cls + "&&)";
+      } else {
+        name += params();
+      }
+    } else if (kind < 82) {  // constructor / destructor
+      if (rng_.chance(0.5)) {
+        name += bare + params();
+      } else {
+        name += '~' + bare + "()";
+      }
+    } else if (kind < 84) {  // std::function thunk around a lambda
+      name = "std::_Function_handler<void (myapp::Status), " + name;
+      name += method();
+      name += params();
+      name += "::{lambda(myapp::Status)#1}>::_M_invoke(std::_Any_data const&, myapp::Status&&)";
+    } else {  // free function
+      name = words(kNamespaces) + "::";
+      name += words(kFreeFunctions);
+      name += params();
+    }
+    return name;
+  }
+
+  Rng& rng_;
+  std::unordered_set<std::string> seen_;
+};
+
+struct Options {
+  uint64_t stacks = 10000;
+  uint64_t seed = 1;
+  uint32_t functions = 4000;
+  bool sorted = true;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "gen_folded: %s\n"
+               "usage: gen_folded --stacks N [--seed S] [--functions F] [--unsorted]\n",
+               why);
+  std::exit(2);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  auto number = [&](int& i) {
+    if (i + 1 >= argc) usage("missing value");
+    const char* s = argv[++i];
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s, s + std::strlen(s), v);
+    if (ec != std::errc() || *end != '\0') usage("not a number");
+    return v;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--stacks") {
+      o.stacks = number(i);
+    } else if (a == "--seed") {
+      o.seed = number(i);
+    } else if (a == "--functions") {
+      o.functions = static_cast<uint32_t>(number(i));
+    } else if (a == "--unsorted") {
+      o.sorted = false;
+    } else {
+      usage("unknown argument");
+    }
+  }
+  if (o.functions < 200) usage("--functions must be at least 200");
+  return o;
+}
+
+constexpr uint32_t kLevels = 80;    // depth layers of the call graph
+constexpr uint32_t kMinDepth = 10;  // frames per stack, thread root included
+constexpr uint32_t kMaxDepth = 60;
+
+struct Node {
+  uint32_t name;  // id into the sorted name table
+  uint32_t level;
+  std::vector<uint32_t> callees;  // node indices, hottest first
+};
+
+// Interns names; ids are assigned in sorted order once everything is known.
+class NameTable {
+ public:
+  uint32_t add(std::string name) {
+    auto [it, inserted] = index_.try_emplace(std::move(name), names_.size());
+    if (inserted) names_.push_back(it->first);
+    return it->second;
+  }
+  // Returns old id -> new id, the ids following lexicographic order of the names.
+  std::vector<uint32_t> sort() {
+    std::vector<uint32_t> order(names_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return names_[a] < names_[b]; });
+    std::vector<uint32_t> remap(names_.size());
+    std::vector<std::string> sorted(names_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      remap[order[i]] = i;
+      sorted[i] = std::move(names_[order[i]]);
+    }
+    names_ = std::move(sorted);
+    index_.clear();
+    return remap;
+  }
+  const std::string& operator[](uint32_t id) const { return names_[id]; }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2);
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse_args(argc, argv);
+  Rng rng(opt.seed);
+  NameTable names;
+
+  // Call graph: node i sits at level i * kLevels / F; callees come mostly from the next level,
+  // sometimes from further down (shared helpers) or the same level (recursion-like).
+  NameMaker maker(rng);
+  std::vector<Node> nodes(opt.functions);
+  std::vector<std::vector<uint32_t>> by_level(kLevels);
+  for (uint32_t i = 0; i < opt.functions; ++i) {
+    nodes[i].name = names.add(maker.make());
+    nodes[i].level = static_cast<uint32_t>(uint64_t{i} * kLevels / opt.functions);
+    by_level[nodes[i].level].push_back(i);
+  }
+  for (uint32_t i = 0; i < opt.functions; ++i) {
+    Node& n = nodes[i];
+    const uint32_t fanout = 2 + rng.below(5);
+    for (uint32_t k = 0; k < fanout; ++k) {
+      const uint32_t r = rng.below(100);
+      uint32_t level = n.level + (r < 75 ? 1 : r < 87 ? 2 : r < 92 ? 0 : 3 + rng.below(10));
+      level = std::min(level, kLevels - 1);
+      const auto& candidates = by_level[level];
+      const uint32_t c = candidates[rng.below(static_cast<uint32_t>(candidates.size()))];
+      if (c != i && std::find(n.callees.begin(), n.callees.end(), c) == n.callees.end()) {
+        n.callees.push_back(c);
+      }
+    }
+    if (n.callees.empty()) n.callees.push_back(by_level[std::min(n.level + 1, kLevels - 1)][0]);
+  }
+
+  struct PoolIds {
+    std::vector<uint32_t> threads;  // thread root frames
+    std::vector<uint32_t> chain;
+    std::vector<uint32_t> entries;  // level-0 nodes, hottest first
+    uint32_t weight;
+  };
+  std::vector<PoolIds> pools;
+  uint32_t tid = 4200;
+  uint32_t pool_weight_total = 0;
+  for (const Pool& p : make_pools()) {
+    PoolIds ids;
+    for (uint32_t t = 0; t < p.threads; ++t) {
+      std::string root = "[" + std::string(p.name);
+      if (p.threads > 1) root += "-" + std::to_string(t);
+      ids.threads.push_back(names.add(root + " tid=" + std::to_string(tid++) + "]"));
+    }
+    for (std::string_view f : p.chain) ids.chain.push_back(names.add(std::string(f)));
+    const auto& level0 = by_level[0];
+    for (uint32_t k = 0; k < 8; ++k) {
+      ids.entries.push_back(level0[rng.below(static_cast<uint32_t>(level0.size()))]);
+    }
+    ids.weight = p.weight;
+    pool_weight_total += p.weight;
+    pools.push_back(std::move(ids));
+  }
+
+  struct TailIds {
+    std::vector<uint32_t> frames;
+    uint32_t weight;
+  };
+  std::vector<TailIds> tails;
+  uint32_t tail_weight_total = 0;
+  for (const Tail& t : make_tails()) {
+    TailIds ids{{}, t.weight};
+    for (std::string_view f : t.frames) ids.frames.push_back(names.add(std::string(f)));
+    tail_weight_total += t.weight;
+    tails.push_back(std::move(ids));
+  }
+
+  const std::vector<uint32_t> remap = names.sort();
+  for (Node& n : nodes) n.name = remap[n.name];
+  for (PoolIds& p : pools) {
+    for (uint32_t& id : p.threads) id = remap[id];
+    for (uint32_t& id : p.chain) id = remap[id];
+  }
+  for (TailIds& t : tails) {
+    for (uint32_t& id : t.frames) id = remap[id];
+  }
+
+  auto weighted = [&](auto& items, uint32_t total) -> auto& {
+    uint32_t r = rng.below(total);
+    for (auto& item : items) {
+      if (r < item.weight) return item;
+      r -= item.weight;
+    }
+    return items.back();
+  };
+
+  // Walks until there are exactly N unique stacks.
+  std::vector<uint32_t> frames;      // all stacks' frame ids, concatenated, root first
+  std::vector<uint64_t> offsets{0};  // stack i is frames[offsets[i], offsets[i+1])
+  std::vector<uint32_t> counts;
+  std::unordered_set<uint64_t> seen;  // 64-bit hashes: a collision only costs one more walk
+  frames.reserve(opt.stacks * 36);
+  offsets.reserve(opt.stacks + 1);
+  counts.reserve(opt.stacks);
+  seen.reserve(opt.stacks);
+  std::vector<uint32_t> stack;
+  uint64_t failures = 0;
+  while (counts.size() < opt.stacks) {
+    // Depth ~ N(35, 11) by a sum of uniforms, clamped to [kMinDepth, kMaxDepth].
+    int64_t sum = 0;
+    for (int k = 0; k < 6; ++k) sum += rng.below(1000);
+    const int64_t depth_raw = 35 + (sum - 2997) * 11 / 707;
+    const uint32_t depth =
+        static_cast<uint32_t>(std::clamp<int64_t>(depth_raw, kMinDepth, kMaxDepth));
+
+    const PoolIds& pool = weighted(pools, pool_weight_total);
+    stack.clear();
+    stack.push_back(pool.threads[rng.below(static_cast<uint32_t>(pool.threads.size()))]);
+    stack.insert(stack.end(), pool.chain.begin(), pool.chain.end());
+
+    std::span<const uint32_t> tail;
+    if (rng.chance(0.65)) {
+      const TailIds& t = weighted(tails, tail_weight_total);
+      size_t len = t.frames.size();
+      if (rng.chance(0.5)) len = 1 + rng.below(static_cast<uint32_t>(len));
+      tail = std::span(t.frames).first(len);
+    }
+    const size_t budget = depth > stack.size() + 2 ? depth - stack.size() : 2;
+    if (tail.size() + 2 > budget) tail = tail.first(budget - 2);
+    const size_t walk = budget - tail.size();
+
+    uint32_t node = pool.entries[rng.zipf(static_cast<uint32_t>(pool.entries.size()))];
+    for (size_t k = 0; k < walk; ++k) {
+      stack.push_back(nodes[node].name);
+      const auto& callees = nodes[node].callees;
+      node = callees[rng.zipf(static_cast<uint32_t>(callees.size()))];
+    }
+    stack.insert(stack.end(), tail.begin(), tail.end());
+
+    uint64_t h = stack.size();
+    for (uint32_t id : stack) h = mix(h, id);
+    if (!seen.insert(h).second) {
+      if (++failures > 100 * opt.stacks + 100000) {
+        std::fprintf(stderr, "gen_folded: cannot find %llu unique stacks; raise --functions\n",
+                     static_cast<unsigned long long>(opt.stacks));
+        return 1;
+      }
+      continue;
+    }
+    frames.insert(frames.end(), stack.begin(), stack.end());
+    offsets.push_back(frames.size());
+    // Zipf: P(count >= k) = 1/k, capped.
+    const double u = 1.0 - rng.unit();  // (0, 1]
+    counts.push_back(static_cast<uint32_t>(std::min(1.0 / u, 100000.0)));
+  }
+
+  auto span_of = [&](uint32_t i) {
+    return std::span(frames).subspan(offsets[i], offsets[i + 1] - offsets[i]);
+  };
+  std::vector<uint32_t> order(counts.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (opt.sorted) {
+    // Ids follow name order, so this groups shared prefixes as a textual sort would.
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const auto x = span_of(a), y = span_of(b);
+      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+    });
+  }
+
+  std::string out;
+  out.reserve(1 << 21);
+  for (uint32_t i : order) {
+    bool first = true;
+    for (uint32_t id : span_of(i)) {
+      if (!first) out += ';';
+      first = false;
+      out += names[id];
+    }
+    char num[16];
+    auto [end, ec] = std::to_chars(num, num + sizeof num, counts[i]);
+    out += ' ';
+    out.append(num, end);
+    out += '\n';
+    if (out.size() > (1 << 20)) {
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) return 1;
+      out.clear();
+    }
+  }
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "gen_folded: write failed\n");
+    return 1;
+  }
+  return 0;
+}
