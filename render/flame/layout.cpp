@@ -201,6 +201,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
       if (tree.differential()) {
         double d = n.self - tree.base_self(p.node);
         if (o.negate) d = -d;
+        if (d == 0) d = 0;  // no "-0.00%"
         std::string dp = percent(d * o.factor, time_max * o.factor);
         r.title += "; " + std::string(d > 0 ? "+" : "") + dp + "%";
       }

@@ -346,7 +346,7 @@ class NameMaker {
   }
 
   std::string params() {
-    static constexpr uint32_t kCounts[] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 2};
+    static constexpr uint32_t kCounts[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 2};
     const uint32_t n = kCounts[rng_.below(std::size(kCounts))];
     std::string p = "(";
     for (uint32_t i = 0; i < n; ++i) {
@@ -467,14 +467,9 @@ Options parse_args(int argc, char** argv) {
 constexpr uint32_t kLevels = 80;    // depth layers of the call graph
 constexpr uint32_t kMinDepth = 10;  // frames per stack, thread root included
 constexpr uint32_t kMaxDepth = 60;
+constexpr uint32_t kNoTail = UINT32_MAX;
 
-struct Node {
-  uint32_t name;  // id into the sorted name table
-  uint32_t level;
-  std::vector<uint32_t> callees;  // node indices, hottest first
-};
-
-// Interns names; ids are assigned in sorted order once everything is known.
+// Interns names; ids are reassigned in lexicographic order once all names are known.
 class NameTable {
  public:
   uint32_t add(std::string name) {
@@ -482,7 +477,7 @@ class NameTable {
     if (inserted) names_.push_back(it->first);
     return it->second;
   }
-  // Returns old id -> new id, the ids following lexicographic order of the names.
+  // Sorts the names; returns old id -> new id.
   std::vector<uint32_t> sort() {
     std::vector<uint32_t> order(names_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -505,6 +500,249 @@ class NameTable {
   std::unordered_map<std::string, uint32_t> index_;
 };
 
+struct Node {
+  uint32_t name;  // id in the NameTable
+  uint32_t level;
+  std::vector<uint32_t> callees;  // node indices, hottest first
+};
+
+struct PoolIds {
+  std::vector<uint32_t> threads;  // thread root frames
+  std::vector<uint32_t> chain;    // start-up frames below the root
+  std::vector<uint32_t> entries;  // level-0 nodes, hottest first
+  uint32_t weight;
+};
+
+struct TailIds {
+  std::vector<uint32_t> frames;
+  uint32_t weight;
+};
+
+// One stack before it is spelled out: root, start-up chain, walk, tail.
+struct Shape {
+  uint32_t pool;
+  uint32_t thread;
+  uint64_t walk_begin;  // into Generator::walks_
+  uint32_t walk_len;
+  uint32_t tail;  // kNoTail or an index into tails
+  uint32_t tail_len;
+};
+
+class Generator {
+ public:
+  Generator(const Options& opt, Rng& rng) : rng_(rng) {
+    build_graph(opt.functions);
+    build_pools();
+    build_tails();
+    const std::vector<uint32_t> remap = names_.sort();
+    for (Node& n : nodes_) n.name = remap[n.name];
+    for (PoolIds& p : pools_) {
+      for (uint32_t& id : p.threads) id = remap[id];
+      for (uint32_t& id : p.chain) id = remap[id];
+    }
+    for (TailIds& t : tails_) {
+      for (uint32_t& id : t.frames) id = remap[id];
+    }
+  }
+
+  const NameTable& names() const { return names_; }
+
+  // A new candidate stack (possibly a duplicate of an earlier one) as frame ids, root first.
+  // Most stacks are variations of an earlier one, which gives the shared prefixes of a real
+  // profile: the same path on another thread, another leaf, or a different last few calls.
+  void next(std::vector<uint32_t>& ids) {
+    pending_mark_ = walks_.size();
+    pending_ = shapes_.size() < kFreshFirst || rng_.chance(kFreshShare) ? fresh() : derive();
+    spell(pending_, ids);
+  }
+  // Keeps the last stack from next() as a parent for later ones.
+  void accept() { shapes_.push_back(pending_); }
+  // Drops the last stack from next() (a duplicate).
+  void reject() { walks_.resize(pending_mark_); }
+
+ private:
+  static constexpr double kFreshShare = 0.02;  // stacks that start a new walk from a thread root
+  static constexpr size_t kFreshFirst = 100;   // and the first ones, so no single one dominates
+
+  void build_graph(uint32_t functions) {
+    // Node i sits at level i * kLevels / F; callees come mostly from the next level, sometimes
+    // from further down (shared helpers) or the same level (recursion-like).
+    NameMaker maker(rng_);
+    nodes_.resize(functions);
+    by_level_.resize(kLevels);
+    for (uint32_t i = 0; i < functions; ++i) {
+      nodes_[i].name = names_.add(maker.make());
+      nodes_[i].level = static_cast<uint32_t>(uint64_t{i} * kLevels / functions);
+      by_level_[nodes_[i].level].push_back(i);
+    }
+    for (uint32_t i = 0; i < functions; ++i) {
+      Node& n = nodes_[i];
+      const uint32_t fanout = 2 + rng_.below(5);
+      for (uint32_t k = 0; k < fanout; ++k) {
+        const uint32_t r = rng_.below(100);
+        const uint32_t step = r < 75 ? 1 : r < 87 ? 2 : r < 92 ? 0 : 3 + rng_.below(10);
+        const auto& candidates = by_level_[std::min(n.level + step, kLevels - 1)];
+        const uint32_t c = candidates[rng_.below(static_cast<uint32_t>(candidates.size()))];
+        if (c != i && std::find(n.callees.begin(), n.callees.end(), c) == n.callees.end()) {
+          n.callees.push_back(c);
+        }
+      }
+      if (n.callees.empty()) n.callees.push_back(by_level_[std::min(n.level + 1, kLevels - 1)][0]);
+    }
+  }
+
+  void build_pools() {
+    uint32_t tid = 4200;
+    for (const Pool& p : make_pools()) {
+      PoolIds ids;
+      for (uint32_t t = 0; t < p.threads; ++t) {
+        std::string root = "[" + std::string(p.name);
+        if (p.threads > 1) root += "-" + std::to_string(t);
+        ids.threads.push_back(names_.add(root + " tid=" + std::to_string(tid++) + "]"));
+      }
+      for (std::string_view f : p.chain) ids.chain.push_back(names_.add(std::string(f)));
+      const auto& level0 = by_level_[0];
+      for (uint32_t k = 0; k < 8; ++k) {
+        ids.entries.push_back(level0[rng_.below(static_cast<uint32_t>(level0.size()))]);
+      }
+      ids.weight = p.weight;
+      pool_weight_total_ += p.weight;
+      pools_.push_back(std::move(ids));
+    }
+  }
+
+  void build_tails() {
+    for (const Tail& t : make_tails()) {
+      TailIds ids{{}, t.weight};
+      for (std::string_view f : t.frames) ids.frames.push_back(names_.add(std::string(f)));
+      tail_weight_total_ += t.weight;
+      tails_.push_back(std::move(ids));
+    }
+  }
+
+  template <class T>
+  uint32_t weighted(const std::vector<T>& items, uint32_t total) {
+    uint32_t r = rng_.below(total);
+    for (uint32_t i = 0; i < items.size(); ++i) {
+      if (r < items[i].weight) return i;
+      r -= items[i].weight;
+    }
+    return static_cast<uint32_t>(items.size() - 1);
+  }
+
+  uint32_t prefix_len(const Shape& s) const {
+    return 1 + static_cast<uint32_t>(pools_[s.pool].chain.size());
+  }
+
+  // A tail for `s` (or none); a sample often lands part-way down one.
+  void pick_tail(Shape& s) {
+    s.tail = kNoTail;
+    s.tail_len = 0;
+    if (!rng_.chance(0.75)) return;
+    s.tail = weighted(tails_, tail_weight_total_);
+    const auto len = static_cast<uint32_t>(tails_[s.tail].frames.size());
+    s.tail_len = rng_.chance(0.5) ? len : 1 + rng_.below(len);
+  }
+
+  // Appends `len` walk steps after `from` (a node, or UINT32_MAX to start at the pool entry).
+  void walk(const Shape& s, uint32_t from, uint32_t len) {
+    const PoolIds& pool = pools_[s.pool];
+    for (uint32_t k = 0; k < len; ++k) {
+      uint32_t node;
+      if (from == UINT32_MAX) {
+        node = pool.entries[rng_.zipf(static_cast<uint32_t>(pool.entries.size()))];
+      } else {
+        const auto& callees = nodes_[from].callees;
+        node = callees[rng_.zipf(static_cast<uint32_t>(callees.size()))];
+      }
+      walks_.push_back(node);
+      from = node;
+    }
+  }
+
+  Shape fresh() {
+    Shape s{};
+    s.pool = weighted(pools_, pool_weight_total_);
+    s.thread = rng_.below(static_cast<uint32_t>(pools_[s.pool].threads.size()));
+    // Depth ~ N(35, 11) from a sum of uniforms.
+    int64_t sum = 0;
+    for (int k = 0; k < 6; ++k) sum += rng_.below(1000);
+    const auto depth = static_cast<uint32_t>(
+        std::clamp<int64_t>(35 + (sum - 2997) * 11 / 707, kMinDepth, kMaxDepth));
+    pick_tail(s);
+    const uint32_t room = depth - prefix_len(s);  // >= 3: kMinDepth exceeds every prefix
+    s.tail_len = std::min(s.tail_len, room - 2);
+    s.walk_len = room - s.tail_len;
+    if (s.tail_len == 0) s.tail = kNoTail;
+    s.walk_begin = walks_.size();
+    walk(s, UINT32_MAX, s.walk_len);
+    return s;
+  }
+
+  Shape derive() {
+    const Shape parent = shapes_[rng_.below(static_cast<uint32_t>(shapes_.size()))];
+    Shape s = parent;
+    const uint32_t r = rng_.below(100);
+    if (r < 4) {  // the same path on another thread of the pool
+      s.thread = rng_.below(static_cast<uint32_t>(pools_[s.pool].threads.size()));
+      return s;
+    }
+    // The depth stays near the parent's, drifting back towards 35.
+    const uint32_t prefix = prefix_len(s);
+    const uint32_t parent_depth = prefix + parent.walk_len + parent.tail_len;
+    int64_t depth = int64_t{parent_depth} + rng_.below(7) - 3;
+    if (rng_.chance(0.15)) depth += parent_depth > 35 ? -2 : 2;
+    const uint32_t room =
+        static_cast<uint32_t>(std::clamp<int64_t>(depth, kMinDepth, kMaxDepth)) - prefix;
+    pick_tail(s);
+    if (r < 35) {  // the same path, another leaf; the walk is shared with the parent
+      s.tail_len = std::min(s.tail_len, room > s.walk_len ? room - s.walk_len : 0);
+      if (s.tail_len == 0) s.tail = kNoTail;
+      return prefix + s.walk_len + s.tail_len < kMinDepth ? parent : s;
+    }
+    // Keep most of the walk, redo the last few calls. A total depth within
+    // [kMinDepth, kMaxDepth] follows from room's and the parent's.
+    uint32_t redo = 1 + rng_.below(3) + (rng_.chance(0.3) ? rng_.below(10) : 0);
+    redo = std::min(redo, parent.walk_len - 1);
+    const uint32_t keep = parent.walk_len - redo;
+    s.tail_len = std::min(s.tail_len, room > keep + 1 ? room - keep - 1 : 0);
+    if (s.tail_len == 0) s.tail = kNoTail;
+    s.walk_len = std::max(keep + 1, room - s.tail_len);
+    s.walk_begin = walks_.size();
+    for (uint32_t k = 0; k < keep; ++k) {
+      const uint32_t node = walks_[parent.walk_begin + k];
+      walks_.push_back(node);
+    }
+    walk(s, walks_.back(), s.walk_len - keep);
+    return s;
+  }
+
+  void spell(const Shape& s, std::vector<uint32_t>& ids) const {
+    const PoolIds& pool = pools_[s.pool];
+    ids.clear();
+    ids.push_back(pool.threads[s.thread]);
+    ids.insert(ids.end(), pool.chain.begin(), pool.chain.end());
+    for (uint32_t k = 0; k < s.walk_len; ++k) ids.push_back(nodes_[walks_[s.walk_begin + k]].name);
+    if (s.tail != kNoTail) {
+      const auto& t = tails_[s.tail].frames;
+      ids.insert(ids.end(), t.begin(), t.begin() + s.tail_len);
+    }
+  }
+
+  Rng& rng_;
+  NameTable names_;
+  std::vector<Node> nodes_;
+  std::vector<std::vector<uint32_t>> by_level_;
+  std::vector<PoolIds> pools_;
+  uint32_t pool_weight_total_ = 0;
+  std::vector<TailIds> tails_;
+  uint32_t tail_weight_total_ = 0;
+  std::vector<Shape> shapes_;    // accepted stacks
+  std::vector<uint32_t> walks_;  // walk nodes of all shapes, concatenated
+  Shape pending_{};
+  size_t pending_mark_ = 0;
+};
+
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2);
   h ^= h >> 31;
@@ -517,97 +755,12 @@ uint64_t mix(uint64_t h, uint64_t v) {
 int main(int argc, char** argv) {
   const Options opt = parse_args(argc, argv);
   Rng rng(opt.seed);
-  NameTable names;
+  Generator gen(opt, rng);
 
-  // Call graph: node i sits at level i * kLevels / F; callees come mostly from the next level,
-  // sometimes from further down (shared helpers) or the same level (recursion-like).
-  NameMaker maker(rng);
-  std::vector<Node> nodes(opt.functions);
-  std::vector<std::vector<uint32_t>> by_level(kLevels);
-  for (uint32_t i = 0; i < opt.functions; ++i) {
-    nodes[i].name = names.add(maker.make());
-    nodes[i].level = static_cast<uint32_t>(uint64_t{i} * kLevels / opt.functions);
-    by_level[nodes[i].level].push_back(i);
-  }
-  for (uint32_t i = 0; i < opt.functions; ++i) {
-    Node& n = nodes[i];
-    const uint32_t fanout = 2 + rng.below(5);
-    for (uint32_t k = 0; k < fanout; ++k) {
-      const uint32_t r = rng.below(100);
-      uint32_t level = n.level + (r < 75 ? 1 : r < 87 ? 2 : r < 92 ? 0 : 3 + rng.below(10));
-      level = std::min(level, kLevels - 1);
-      const auto& candidates = by_level[level];
-      const uint32_t c = candidates[rng.below(static_cast<uint32_t>(candidates.size()))];
-      if (c != i && std::find(n.callees.begin(), n.callees.end(), c) == n.callees.end()) {
-        n.callees.push_back(c);
-      }
-    }
-    if (n.callees.empty()) n.callees.push_back(by_level[std::min(n.level + 1, kLevels - 1)][0]);
-  }
-
-  struct PoolIds {
-    std::vector<uint32_t> threads;  // thread root frames
-    std::vector<uint32_t> chain;
-    std::vector<uint32_t> entries;  // level-0 nodes, hottest first
-    uint32_t weight;
-  };
-  std::vector<PoolIds> pools;
-  uint32_t tid = 4200;
-  uint32_t pool_weight_total = 0;
-  for (const Pool& p : make_pools()) {
-    PoolIds ids;
-    for (uint32_t t = 0; t < p.threads; ++t) {
-      std::string root = "[" + std::string(p.name);
-      if (p.threads > 1) root += "-" + std::to_string(t);
-      ids.threads.push_back(names.add(root + " tid=" + std::to_string(tid++) + "]"));
-    }
-    for (std::string_view f : p.chain) ids.chain.push_back(names.add(std::string(f)));
-    const auto& level0 = by_level[0];
-    for (uint32_t k = 0; k < 8; ++k) {
-      ids.entries.push_back(level0[rng.below(static_cast<uint32_t>(level0.size()))]);
-    }
-    ids.weight = p.weight;
-    pool_weight_total += p.weight;
-    pools.push_back(std::move(ids));
-  }
-
-  struct TailIds {
-    std::vector<uint32_t> frames;
-    uint32_t weight;
-  };
-  std::vector<TailIds> tails;
-  uint32_t tail_weight_total = 0;
-  for (const Tail& t : make_tails()) {
-    TailIds ids{{}, t.weight};
-    for (std::string_view f : t.frames) ids.frames.push_back(names.add(std::string(f)));
-    tail_weight_total += t.weight;
-    tails.push_back(std::move(ids));
-  }
-
-  const std::vector<uint32_t> remap = names.sort();
-  for (Node& n : nodes) n.name = remap[n.name];
-  for (PoolIds& p : pools) {
-    for (uint32_t& id : p.threads) id = remap[id];
-    for (uint32_t& id : p.chain) id = remap[id];
-  }
-  for (TailIds& t : tails) {
-    for (uint32_t& id : t.frames) id = remap[id];
-  }
-
-  auto weighted = [&](auto& items, uint32_t total) -> auto& {
-    uint32_t r = rng.below(total);
-    for (auto& item : items) {
-      if (r < item.weight) return item;
-      r -= item.weight;
-    }
-    return items.back();
-  };
-
-  // Walks until there are exactly N unique stacks.
   std::vector<uint32_t> frames;      // all stacks' frame ids, concatenated, root first
   std::vector<uint64_t> offsets{0};  // stack i is frames[offsets[i], offsets[i+1])
   std::vector<uint32_t> counts;
-  std::unordered_set<uint64_t> seen;  // 64-bit hashes: a collision only costs one more walk
+  std::unordered_set<uint64_t> seen;  // 64-bit hashes: a collision only costs one more try
   frames.reserve(opt.stacks * 36);
   offsets.reserve(opt.stacks + 1);
   counts.reserve(opt.stacks);
@@ -615,40 +768,11 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> stack;
   uint64_t failures = 0;
   while (counts.size() < opt.stacks) {
-    // Depth ~ N(35, 11) by a sum of uniforms, clamped to [kMinDepth, kMaxDepth].
-    int64_t sum = 0;
-    for (int k = 0; k < 6; ++k) sum += rng.below(1000);
-    const int64_t depth_raw = 35 + (sum - 2997) * 11 / 707;
-    const uint32_t depth =
-        static_cast<uint32_t>(std::clamp<int64_t>(depth_raw, kMinDepth, kMaxDepth));
-
-    const PoolIds& pool = weighted(pools, pool_weight_total);
-    stack.clear();
-    stack.push_back(pool.threads[rng.below(static_cast<uint32_t>(pool.threads.size()))]);
-    stack.insert(stack.end(), pool.chain.begin(), pool.chain.end());
-
-    std::span<const uint32_t> tail;
-    if (rng.chance(0.65)) {
-      const TailIds& t = weighted(tails, tail_weight_total);
-      size_t len = t.frames.size();
-      if (rng.chance(0.5)) len = 1 + rng.below(static_cast<uint32_t>(len));
-      tail = std::span(t.frames).first(len);
-    }
-    const size_t budget = depth > stack.size() + 2 ? depth - stack.size() : 2;
-    if (tail.size() + 2 > budget) tail = tail.first(budget - 2);
-    const size_t walk = budget - tail.size();
-
-    uint32_t node = pool.entries[rng.zipf(static_cast<uint32_t>(pool.entries.size()))];
-    for (size_t k = 0; k < walk; ++k) {
-      stack.push_back(nodes[node].name);
-      const auto& callees = nodes[node].callees;
-      node = callees[rng.zipf(static_cast<uint32_t>(callees.size()))];
-    }
-    stack.insert(stack.end(), tail.begin(), tail.end());
-
+    gen.next(stack);
     uint64_t h = stack.size();
     for (uint32_t id : stack) h = mix(h, id);
     if (!seen.insert(h).second) {
+      gen.reject();
       if (++failures > 100 * opt.stacks + 100000) {
         std::fprintf(stderr, "gen_folded: cannot find %llu unique stacks; raise --functions\n",
                      static_cast<unsigned long long>(opt.stacks));
@@ -656,6 +780,7 @@ int main(int argc, char** argv) {
       }
       continue;
     }
+    gen.accept();
     frames.insert(frames.end(), stack.begin(), stack.end());
     offsets.push_back(frames.size());
     // Zipf: P(count >= k) = 1/k, capped.
@@ -676,6 +801,7 @@ int main(int argc, char** argv) {
     });
   }
 
+  const NameTable& names = gen.names();
   std::string out;
   out.reserve(1 << 21);
   for (uint32_t i : order) {
@@ -691,7 +817,7 @@ int main(int argc, char** argv) {
     out.append(num, end);
     out += '\n';
     if (out.size() > (1 << 20)) {
-      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) return 1;
+      if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) break;
       out.clear();
     }
   }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Golden tests for `hearth flame`: renders every case in cases.txt and compares with
+# expected/ byte for byte. `--update` rewrites expected/ instead (review the diff after).
+#   tests/golden/run.sh [--update] HEARTH_BINARY
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+update=0
+if [ "${1:-}" = "--update" ]; then update=1; shift; fi
+hearth=${1:?usage: run.sh [--update] HEARTH_BINARY}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+failed=0 total=0
+while IFS='|' read -r name input options; do
+  case "$name" in ''|'#'*) continue ;; esac
+  name=$(echo "$name" | xargs); input=$(echo "$input" | xargs)
+  total=$((total + 1))
+  eval "args=($options)"
+  if ! "$hearth" flame "$here/inputs/$input" "${args[@]}" -o "$out/$name" 2>"$out/$name.err"; then
+    echo "FAIL $name: hearth exited non-zero: $(cat "$out/$name.err")"
+    failed=$((failed + 1)); continue
+  fi
+  if [ $update = 1 ]; then
+    cp "$out/$name" "$here/expected/$name"
+  elif ! cmp -s "$out/$name" "$here/expected/$name"; then
+    echo "FAIL $name: differs from expected/$name"
+    diff <(tr '>' '\n' < "$here/expected/$name" 2>/dev/null) <(tr '>' '\n' < "$out/$name") | head -10
+    failed=$((failed + 1))
+  fi
+done < "$here/cases.txt"
+echo "golden: $((total - failed)) of $total cases match"
+[ $failed = 0 ]
