@@ -39,7 +39,7 @@ bool parse_minwidth(const std::string& s, double* value, bool* percent) {
 
 bool valid_regex(const std::string& re, std::string* why) {
   try {
-    std::regex r(re, std::regex::extended);
+    std::regex r(re, std::regex::ECMAScript);
     return true;
   } catch (const std::regex_error& e) {
     *why = e.what();
@@ -164,8 +164,8 @@ int run_flame(const FlameArgs& a) {
   }
 
   profile::FilterOptions filters;
-  if (!a.only_threads.empty()) filters.only_threads.emplace(a.only_threads, std::regex::extended);
-  if (!a.grep.empty()) filters.grep.emplace(a.grep, std::regex::extended);
+  if (!a.only_threads.empty()) filters.only_threads.emplace(a.only_threads, std::regex::ECMAScript);
+  if (!a.grep.empty()) filters.grep.emplace(a.grep, std::regex::ECMAScript);
   filters.group_threads = a.group_threads;
   if (profile::filters_active(filters)) tree = profile::apply_filters(tree, filters);
 

@@ -8,6 +8,9 @@
 namespace hearth::profile {
 namespace {
 
+// Parents with more children than this index them in a hash table.
+constexpr uint32_t kScanChildren = 16;
+
 uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
@@ -59,7 +62,7 @@ struct FrameTree::NameTable {
   }
 };
 
-// (parent, name) -> child, for Merge::kAll.
+// (parent, name) -> child, for the children of wide parents (Merge::kAll only).
 struct FrameTree::ChildTable {
   struct Slot {
     uint64_t key;
@@ -69,6 +72,23 @@ struct FrameTree::ChildTable {
   size_t count = 0;
 
   ChildTable() : slots(1024, Slot{0, kNone}) {}
+
+  static uint64_t key_of(NodeId parent, NameId name) { return (uint64_t{parent} << 32) | name; }
+
+  // The slot holding (parent, name), or the empty slot where it would go.
+  NodeId* find(NodeId parent, NameId name) {
+    uint64_t key = key_of(parent, name);
+    size_t mask = slots.size() - 1;
+    size_t i = mix64(key) & mask;
+    while (slots[i].node != kNone && slots[i].key != key) i = (i + 1) & mask;
+    slots[i].key = key;
+    return &slots[i].node;
+  }
+
+  void insert(NodeId parent, NameId name, NodeId node) {
+    *find(parent, name) = node;
+    if (++count * 2 > slots.size()) grow();
+  }
 
   void grow() {
     std::vector<Slot> old(slots.size() * 2, Slot{0, kNone});
@@ -115,31 +135,40 @@ NameId FrameTree::intern(std::string_view s) {
 
 NodeId FrameTree::child(NodeId parent, NameId name_id) {
   HEARTH_CHECK(!finalized_);
+  Node& p = nodes_[parent];
   if (merge_ == Merge::kLastChild) {
-    NodeId last = nodes_[parent].last_child;
-    if (last != kNone && nodes_[last].name == name_id) return last;
-  } else {
-    ChildTable& t = *child_table_;
-    uint64_t key = (uint64_t{parent} << 32) | name_id;
-    size_t mask = t.slots.size() - 1;
-    size_t i = mix64(key) & mask;
-    while (t.slots[i].node != kNone) {
-      if (t.slots[i].key == key) return t.slots[i].node;
-      i = (i + 1) & mask;
+    if (p.last_child != kNone && nodes_[p.last_child].name == name_id) return p.last_child;
+  } else if (p.child_count <= kScanChildren) {
+    // Few children (the common case, and always for a node created by this very line):
+    // walking the list is cheaper than a table lookup that misses the cache.
+    for (NodeId c = p.first_child; c != kNone; c = nodes_[c].next_sibling) {
+      if (nodes_[c].name == name_id) return c;
     }
-    t.slots[i] = {key, static_cast<NodeId>(nodes_.size())};
-    if (++t.count * 2 > t.slots.size()) t.grow();
+  } else {
+    NodeId* slot = child_table_->find(parent, name_id);
+    if (*slot != kNone) return *slot;
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(Node{.name = name_id, .parent = parent});
   if (!base_self_.empty()) base_self_.push_back(0);
-  Node& p = nodes_[parent];
-  if (p.last_child == kNone) {
-    p.first_child = id;
+  Node& q = nodes_[parent];  // push_back may have moved it
+  if (q.last_child == kNone) {
+    q.first_child = id;
   } else {
-    nodes_[p.last_child].next_sibling = id;
+    nodes_[q.last_child].next_sibling = id;
   }
-  p.last_child = id;
+  q.last_child = id;
+  ++q.child_count;
+  if (merge_ == Merge::kAll && q.child_count > kScanChildren) {
+    if (q.child_count == kScanChildren + 1) {
+      // The parent just became wide: index all its children from now on.
+      for (NodeId c = q.first_child; c != kNone; c = nodes_[c].next_sibling) {
+        child_table_->insert(parent, nodes_[c].name, c);
+      }
+    } else {
+      child_table_->insert(parent, name_id, id);
+    }
+  }
   return id;
 }
 

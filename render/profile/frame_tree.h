@@ -26,6 +26,7 @@ struct Node {
   NodeId first_child = kNone;  // children in insertion order
   NodeId last_child = kNone;
   NodeId next_sibling = kNone;
+  uint32_t child_count = 0;
   double self = 0;   // count of stacks ending here
   double total = 0;  // inclusive count; valid after FrameTree::finalize()
 };
