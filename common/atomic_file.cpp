@@ -55,7 +55,9 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   return f;
 }
 
-AtomicFile::AtomicFile(AtomicFile&& other) noexcept { *this = std::move(other); }
+AtomicFile::AtomicFile(AtomicFile&& other) noexcept {
+  *this = std::move(other);
+}
 
 AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
   if (this != &other) {
@@ -70,7 +72,9 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
   return *this;
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+  discard();
+}
 
 void AtomicFile::discard() {
   if (fd_ >= 0 && !is_stdout_) {

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define HEARTH_CHECK(cond)                                                              \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define HEARTH_CHECK(cond)                                                                \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
       std::fprintf(stderr, "hearth: internal error: %s:%d: CHECK(%s) failed\n", __FILE__, \
-                   __LINE__, #cond);                                                    \
-      std::abort();                                                                     \
-    }                                                                                   \
+                   __LINE__, #cond);                                                      \
+      std::abort();                                                                       \
+    }                                                                                     \
   } while (0)

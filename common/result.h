@@ -32,14 +32,14 @@ inline std::unexpected<Error> fail_errno(const std::string& what, int errnum) {
 #define HEARTH_CONCAT(a, b) HEARTH_CONCAT_INNER(a, b)
 
 // RETURN_IF_ERROR(expr): expr yields Result<void>/Result<T>; on error return its error.
-#define RETURN_IF_ERROR(expr)                                                   \
-  do {                                                                          \
+#define RETURN_IF_ERROR(expr)                                                           \
+  do {                                                                                  \
     if (auto hearth_r_ = (expr); !hearth_r_) return std::unexpected(hearth_r_.error()); \
   } while (0)
 
 // ASSIGN_OR_RETURN(lhs, expr): lhs = *expr, or return the error.
-#define ASSIGN_OR_RETURN(lhs, expr)                                      \
-  auto HEARTH_CONCAT(hearth_r_, __LINE__) = (expr);                      \
-  if (!HEARTH_CONCAT(hearth_r_, __LINE__))                               \
+#define ASSIGN_OR_RETURN(lhs, expr)                                     \
+  auto HEARTH_CONCAT(hearth_r_, __LINE__) = (expr);                     \
+  if (!HEARTH_CONCAT(hearth_r_, __LINE__))                              \
     return std::unexpected(HEARTH_CONCAT(hearth_r_, __LINE__).error()); \
   lhs = std::move(*HEARTH_CONCAT(hearth_r_, __LINE__))

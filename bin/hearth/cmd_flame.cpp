@@ -19,7 +19,8 @@ enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
 
 OutFormat format_of(const std::string& path) {
   auto ends = [&](std::string_view ext) {
-    return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+    return path.size() >= ext.size() &&
+           path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
   };
   if (path.empty() || path == "-" || ends(".svg")) return OutFormat::kSvg;
   if (ends(".png")) return OutFormat::kPng;
@@ -75,12 +76,15 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
   c->add_flag("--negate", a->negate, "Differential input: swap the red and blue hues");
-  c->add_option("--factor", a->factor, "Multiply counts by this in tooltips")->capture_default_str();
+  c->add_option("--factor", a->factor, "Multiply counts by this in tooltips")
+      ->capture_default_str();
   c->add_option("--total", a->total, "Width of the whole graph in counts (default: their sum)");
   c->add_option("--notes", a->notes, "Text kept in the SVG as a comment");
-  c->add_option("--only-threads", a->only_threads, "Keep only threads whose root frame matches REGEX");
+  c->add_option("--only-threads", a->only_threads,
+                "Keep only threads whose root frame matches REGEX");
   c->add_option("--grep", a->grep, "Keep only stacks in which some frame matches REGEX");
-  c->add_flag("--group-threads", a->group_threads, "Merge pool threads: worker-1, worker-2 -> worker-*");
+  c->add_flag("--group-threads", a->group_threads,
+              "Merge pool threads: worker-1, worker-2 -> worker-*");
   c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
       ->capture_default_str();
   c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
@@ -91,12 +95,17 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   double mw;
   bool pct;
   if (!parse_minwidth(a.minwidth, &mw, &pct)) {
-    problems.push_back("--minwidth " + a.minwidth + ": expected a number of px or a percentage like 0.5%");
+    problems.push_back("--minwidth " + a.minwidth +
+                       ": expected a number of px or a percentage like 0.5%");
   }
-  if (!(a.width >= 50 && a.width <= 1e6)) problems.push_back("--width must be between 50 and 1000000");
-  if (!(a.height >= 1 && a.height <= 1000)) problems.push_back("--height must be between 1 and 1000");
-  if (!(a.fontsize > 0 && a.fontsize <= 200)) problems.push_back("--fontsize must be above 0 and at most 200");
-  if (!(a.fontwidth > 0 && a.fontwidth <= 10)) problems.push_back("--fontwidth must be above 0 and at most 10");
+  if (!(a.width >= 50 && a.width <= 1e6))
+    problems.push_back("--width must be between 50 and 1000000");
+  if (!(a.height >= 1 && a.height <= 1000))
+    problems.push_back("--height must be between 1 and 1000");
+  if (!(a.fontsize > 0 && a.fontsize <= 200))
+    problems.push_back("--fontsize must be above 0 and at most 200");
+  if (!(a.fontwidth > 0 && a.fontwidth <= 10))
+    problems.push_back("--fontwidth must be above 0 and at most 10");
   if (!scene::parse_palette(a.colors)) {
     problems.push_back("--colors " + a.colors + ": unknown palette; use one of " +
                        std::string(scene::palette_names()));
@@ -110,7 +119,8 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
   std::string why;
   if (!a.only_threads.empty() && !valid_regex(a.only_threads, &why)) {
-    problems.push_back("--only-threads " + a.only_threads + ": not a regular expression (" + why + ")");
+    problems.push_back("--only-threads " + a.only_threads + ": not a regular expression (" + why +
+                       ")");
   }
   if (!a.grep.empty() && !valid_regex(a.grep, &why)) {
     problems.push_back("--grep " + a.grep + ": not a regular expression (" + why + ")");
@@ -160,7 +170,8 @@ int run_flame(const FlameArgs& a) {
                  "hearth flame: ignored %llu line%s that are not `frame;frame;... COUNT` "
                  "(first: %s line %llu)\n",
                  static_cast<unsigned long long>(rs.ignored), rs.ignored == 1 ? "" : "s",
-                 rs.first_ignored_file.c_str(), static_cast<unsigned long long>(rs.first_ignored_line));
+                 rs.first_ignored_file.c_str(),
+                 static_cast<unsigned long long>(rs.first_ignored_line));
   }
 
   profile::FilterOptions filters;
@@ -200,7 +211,8 @@ int run_flame(const FlameArgs& a) {
   fo.notes = a.notes;
   fo.max_frames = a.max_frames;
   if (a.total > 0 && a.total < tree.total()) {
-    std::fprintf(stderr, "hearth flame: --total %g is less than the sum of the counts; using the sum\n",
+    std::fprintf(stderr,
+                 "hearth flame: --total %g is less than the sum of the counts; using the sum\n",
                  a.total);
   }
   flame::FlameStats st;

@@ -28,7 +28,8 @@ bool sibling_less(std::string_view a, std::string_view b) {
   int c = std::memcmp(a.data(), b.data(), n);
   if (c != 0) return c < 0;
   if (a.size() == b.size()) return false;
-  if (a.size() < b.size()) return static_cast<unsigned char>(';') < static_cast<unsigned char>(b[n]);
+  if (a.size() < b.size())
+    return static_cast<unsigned char>(';') < static_cast<unsigned char>(b[n]);
   return static_cast<unsigned char>(a[n]) < static_cast<unsigned char>(';');
 }
 
@@ -45,11 +46,11 @@ std::string percent(double part, double whole) {
 }
 
 // Counts of the frames to keep: wide enough, and within the frame budget.
-double keep_threshold(const FrameTree& tree, double min_count, size_t max_frames,
-                      size_t* pruned) {
+double keep_threshold(const FrameTree& tree, double min_count, size_t max_frames, size_t* pruned) {
   std::vector<double> widths;
   size_t wide = 0;
-  for (size_t i = 0; i < tree.size(); ++i) wide += tree.node(static_cast<NodeId>(i)).total >= min_count;
+  for (size_t i = 0; i < tree.size(); ++i)
+    wide += tree.node(static_cast<NodeId>(i)).total >= min_count;
   *pruned = tree.size() - wide;
   if (max_frames == 0 || wide <= max_frames) return min_count;
   widths.reserve(wide);
@@ -77,7 +78,8 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   double time_max = tree.total();
   if (o.total > time_max) time_max = o.total;
   double width_per_time = (o.width - 2 * kXPad) / time_max;
-  double min_count = o.min_width_percent ? time_max * o.min_width / 100 : o.min_width / width_per_time;
+  double min_count =
+      o.min_width_percent ? time_max * o.min_width / 100 : o.min_width / width_per_time;
   double threshold = keep_threshold(tree, min_count, o.max_frames, &st.pruned);
   st.min_width_px = threshold * width_per_time;
 
@@ -113,7 +115,8 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   double max_abs_delta = 1;
   if (tree.differential()) {
     for (const Placed& p : placed) {
-      max_abs_delta = std::max(max_abs_delta, std::fabs(tree.node(p.node).self - tree.base_self(p.node)));
+      max_abs_delta =
+          std::max(max_abs_delta, std::fabs(tree.node(p.node).self - tree.base_self(p.node)));
     }
   }
 
@@ -144,17 +147,20 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
             {"total", profile::format_count(time_max * o.factor)}};
 
   std::string title = o.title;
-  if (title.empty()) title = o.inverted ? "Icicle Graph" : o.flamechart ? "Flame Chart" : "Flame Graph";
+  if (title.empty())
+    title = o.inverted ? "Icicle Graph" : o.flamechart ? "Flame Chart" : "Flame Graph";
   auto text = [&](double x, double y, std::string t, std::string id, scene::Anchor a) {
     scene::Text tx;
     tx.x = x, tx.y = y, tx.text = std::move(t), tx.id = std::move(id), tx.anchor = a, tx.size = fs;
     return tx;
   };
-  scene::Text title_text = text(std::floor(o.width / 2), fs * 2, title, "title", scene::Anchor::kMiddle);
+  scene::Text title_text =
+      text(std::floor(o.width / 2), fs * 2, title, "title", scene::Anchor::kMiddle);
   title_text.size = fs + 5;
   s.texts.push_back(title_text);
   if (!o.subtitle.empty()) {
-    s.texts.push_back(text(std::floor(o.width / 2), fs * 4, o.subtitle, "subtitle", scene::Anchor::kMiddle));
+    s.texts.push_back(
+        text(std::floor(o.width / 2), fs * 4, o.subtitle, "subtitle", scene::Anchor::kMiddle));
   }
   s.texts.push_back(text(kXPad, graph_height - ypad2 / 2, " ", "details", scene::Anchor::kStart));
   scene::Text unzoom = text(kXPad, fs * 2, "Reset Zoom", "unzoom", scene::Anchor::kStart);
@@ -162,13 +168,16 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   unzoom.hidden = true;
   s.texts.push_back(unzoom);
   // Search and its case toggle are controls for the script: not part of a static picture.
-  scene::Text search = text(o.width - kXPad - 100, fs * 2, "Search", "search", scene::Anchor::kStart);
+  scene::Text search =
+      text(o.width - kXPad - 100, fs * 2, "Search", "search", scene::Anchor::kStart);
   search.hidden = true;
   s.texts.push_back(search);
-  scene::Text ignorecase = text(o.width - kXPad - 16, fs * 2, "ic", "ignorecase", scene::Anchor::kStart);
+  scene::Text ignorecase =
+      text(o.width - kXPad - 16, fs * 2, "ic", "ignorecase", scene::Anchor::kStart);
   ignorecase.hidden = true;
   s.texts.push_back(ignorecase);
-  s.texts.push_back(text(o.width - kXPad - 100, graph_height - ypad2 / 2, " ", "matched", scene::Anchor::kStart));
+  s.texts.push_back(
+      text(o.width - kXPad - 100, graph_height - ypad2 / 2, " ", "matched", scene::Anchor::kStart));
 
   scene::Layer frames;
   frames.id = "frames";

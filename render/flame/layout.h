@@ -28,19 +28,19 @@ struct FlameOptions {
   bool hash = false;      // colour by name prefix (flamegraph.pl --hash)
   bool inverted = false;  // icicle graph
   bool flamechart = false;
-  bool negate = false;    // differential: swap red and blue
-  double factor = 1;      // counts are multiplied by this in titles
-  double total = 0;       // width of the whole graph in counts; 0 or less than the sum: the sum
+  bool negate = false;  // differential: swap red and blue
+  double factor = 1;    // counts are multiplied by this in titles
+  double total = 0;     // width of the whole graph in counts; 0 or less than the sum: the sum
   std::string notes;
   size_t max_frames = 30000;  // the narrowest frames beyond this are pruned; 0: no limit
 };
 
 struct FlameStats {
-  size_t frames = 0;         // drawn, including "all"
-  size_t pruned = 0;         // frames too narrow to draw
-  double min_width_px = 0;   // the width below which frames were pruned
+  size_t frames = 0;        // drawn, including "all"
+  size_t pruned = 0;        // frames too narrow to draw
+  double min_width_px = 0;  // the width below which frames were pruned
   int max_depth = 0;
-  size_t threads = 0;        // thread roots found
+  size_t threads = 0;  // thread roots found
 };
 
 scene::Scene layout_flame(const profile::FrameTree& tree, const FlameOptions& options,

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/utf8.h"
+
 namespace hearth::flame {
 namespace {
 
 constexpr std::string_view kEllipsis = "\xe2\x80\xa6";  // U+2026
-
-bool is_continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
 
 std::string collapse_groups(std::string_view s, char open, char close, bool keep_anonymous) {
   std::string out;
@@ -41,18 +41,6 @@ std::string collapse_groups(std::string_view s, char open, char close, bool keep
   return out;
 }
 
-// The first N code points of S.
-std::string_view prefix_code_points(std::string_view s, size_t n) {
-  size_t i = 0;
-  for (size_t seen = 0; i < s.size(); ++i) {
-    if (!is_continuation(static_cast<unsigned char>(s[i]))) {
-      if (seen == n) break;
-      ++seen;
-    }
-  }
-  return s.substr(0, i);
-}
-
 }  // namespace
 
 std::string_view strip_annotation(std::string_view name) {
@@ -64,16 +52,16 @@ std::string_view strip_annotation(std::string_view name) {
   return name;
 }
 
-std::string drop_parameters(std::string_view name) { return collapse_groups(name, '(', ')', true); }
+std::string drop_parameters(std::string_view name) {
+  return collapse_groups(name, '(', ')', true);
+}
 
 std::string drop_template_arguments(std::string_view name) {
   return collapse_groups(drop_parameters(name), '<', '>', false);
 }
 
 size_t code_points(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += !is_continuation(c);
-  return n;
+  return utf8::length(s);
 }
 
 std::string fit_label(std::string_view name, double width, double font_size, double font_width) {
@@ -85,7 +73,7 @@ std::string fit_label(std::string_view name, double width, double font_size, dou
   if (code_points(no_params) <= chars) return no_params;
   std::string no_templates = drop_template_arguments(name);
   if (code_points(no_templates) <= chars) return no_templates;
-  std::string out(prefix_code_points(no_templates, chars - 2));
+  std::string out(utf8::prefix(no_templates, chars - 2));
   out += "..";
   return out;
 }

@@ -15,7 +15,7 @@ std::string drop_parameters(std::string_view name);
 // Step 2: the same for <…>, applied after step 1.
 std::string drop_template_arguments(std::string_view name);
 
-// Length in Unicode code points (invalid bytes count one each).
+// Length in characters: code points, and each byte that is not valid UTF-8 (common/utf8.h).
 size_t code_points(std::string_view s);
 
 // The label for a frame whose rect is WIDTH px wide, or "" when fewer than 3 characters fit.

@@ -6,7 +6,9 @@
 namespace hearth::profile {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // perf's "comm-PID/TID": returns the length of "comm", or npos.
 size_t perf_comm_length(std::string_view s) {
@@ -16,7 +18,8 @@ size_t perf_comm_length(std::string_view s) {
     if (!is_digit(s[i])) return std::string_view::npos;
   }
   size_t dash = s.rfind('-', slash);
-  if (dash == std::string_view::npos || dash == 0 || dash + 1 == slash) return std::string_view::npos;
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == slash)
+    return std::string_view::npos;
   for (size_t i = dash + 1; i < slash; ++i) {
     if (!is_digit(s[i])) return std::string_view::npos;
   }
@@ -26,7 +29,15 @@ size_t perf_comm_length(std::string_view s) {
 }  // namespace
 
 bool is_thread_root(std::string_view s) {
-  if (s.size() >= 3 && s.front() == '[' && s.back() == ']') return s != "[unknown]";
+  if (s.size() >= 3 && s.front() == '[' && s.back() == ']') {
+    // Bracketed names that are modules, not threads (they reach depth 1 with --reverse).
+    for (std::string_view m : {"[unknown]", "[vdso]", "[vsyscall]", "[kernel.kallsyms]", "[heap]",
+                               "[stack]", "[anon]"}) {
+      if (s == m) return false;
+    }
+    if (s.find("+0x") != std::string_view::npos || s.ends_with(".so]")) return false;
+    return s.find(".so.") == std::string_view::npos;
+  }
   return perf_comm_length(s) != std::string_view::npos;
 }
 
@@ -102,7 +113,8 @@ FrameTree apply_filters(const FrameTree& in, const FilterOptions& o) {
     const Node& n = in.node(it.in_node);
     bool depth1 = n.parent == kRoot;
     std::string_view name = in.name(n.name);
-    if (depth1 && o.only_threads && !std::regex_search(std::string(name), *o.only_threads)) continue;
+    if (depth1 && o.only_threads && !std::regex_search(std::string(name), *o.only_threads))
+      continue;
     bool hit = it.path_hit || (o.grep && name_matches(n.name));
     if (o.grep && !hit && !subtree_hit[it.in_node]) continue;
     std::string grouped;

@@ -11,7 +11,8 @@
 
 namespace hearth::profile {
 
-// A depth-1 frame that names a thread: `[NAME tid=TID]`, `[NAME]` (but not `[unknown]`),
+// A depth-1 frame that names a thread: `[NAME tid=TID]`, `[NAME]` (but not `[unknown]`,
+// `[vdso]`, `[libc.so.6]`, `[module+0x12]` and other module names),
 // or perf's `comm-PID/TID`.
 bool is_thread_root(std::string_view name);
 // The thread's name without ids: "[worker-3 tid=9]" -> "worker-3"; "java-1/2" -> "java".

@@ -14,7 +14,9 @@ namespace {
 
 constexpr size_t kChunkBytes = 4 << 20;
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 std::string_view rstrip(std::string_view s) {
   while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
@@ -53,8 +55,7 @@ bool take_trailing_count(std::string_view* text, double* count) {
   return true;
 }
 
-FoldedReader::FoldedReader(FrameTree& tree, ReadOptions options)
-    : tree_(tree), options_(options) {}
+FoldedReader::FoldedReader(FrameTree& tree, ReadOptions options) : tree_(tree), options_(options) {}
 
 void FoldedReader::ignore_line() {
   if (stats_.ignored++ == 0) {
@@ -160,7 +161,8 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   line_no_ = 0;
   reset_prefix();
   std::unique_ptr<char[]> buf(new char[kChunkBytes]);
-  size_t have = 0;  // bytes of an unfinished line carried over at the start of buf
+  size_t have = 0;        // bytes of an unfinished line carried over at the start of buf
+  bool skipping = false;  // inside a line longer than the buffer, already counted as ignored
   int err = 0;
   for (;;) {
     ssize_t n = ::read(fd, buf.get() + have, kChunkBytes - have);
@@ -172,7 +174,7 @@ Result<void> FoldedReader::read_file(const std::string& path) {
     stats_.bytes += static_cast<uint64_t>(n);
     size_t len = have + static_cast<size_t>(n);
     if (n == 0) {
-      if (have > 0) add_line(std::string_view(buf.get(), have));
+      if (have > 0 && !skipping) add_line(std::string_view(buf.get(), have));
       break;
     }
     std::string_view text(buf.get(), len);
@@ -181,26 +183,23 @@ Result<void> FoldedReader::read_file(const std::string& path) {
       const void* nl = std::memchr(text.data() + done, '\n', len - done);
       if (nl == nullptr) break;
       size_t end = static_cast<const char*>(nl) - text.data();
-      add_line(text.substr(done, end - done));
+      if (skipping) {
+        skipping = false;  // the rest of the overlong line ends here
+      } else {
+        add_line(text.substr(done, end - done));
+      }
       done = end + 1;
     }
     have = len - done;
     if (have == kChunkBytes) {
-      // A single line longer than the buffer: no stack is 4 MiB; count it as unparsable
-      // and skip to its end.
-      ignore_line();
-      have = 0;
-      for (;;) {
-        ssize_t m = ::read(fd, buf.get(), kChunkBytes);
-        if (m <= 0) break;
-        const void* nl = std::memchr(buf.get(), '\n', static_cast<size_t>(m));
-        if (nl != nullptr) {
-          size_t after = static_cast<const char*>(nl) - buf.get() + 1;
-          have = static_cast<size_t>(m) - after;
-          std::memmove(buf.get(), buf.get() + after, have);
-          break;
-        }
+      // One line longer than the buffer: no real stack is 4 MiB. It counts as one unparsable
+      // line and is skipped up to its newline.
+      if (!skipping) {
+        ++line_no_;
+        ignore_line();
+        skipping = true;
       }
+      have = 0;
       continue;
     }
     std::memmove(buf.get(), buf.get() + done, have);

@@ -18,8 +18,8 @@ struct ReadOptions {
 };
 
 struct ReadStats {
-  uint64_t lines = 0;    // stack lines added
-  uint64_t ignored = 0;  // lines that did not parse
+  uint64_t lines = 0;               // stack lines added
+  uint64_t ignored = 0;             // lines that did not parse
   uint64_t first_ignored_line = 0;  // 1-based line number of the first, 0 if none
   std::string first_ignored_file;
   uint64_t bytes = 0;

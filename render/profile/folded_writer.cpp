@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -10,12 +11,14 @@
 namespace hearth::profile {
 
 std::string format_count(double count) {
-  char buf[64];
-  if (count == std::floor(count) && std::fabs(count) < 1e15) {
-    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(count));
-    return std::string(buf, p);
+  // Always plain decimal digits: readers (ours, flamegraph.pl's) accept \d+(\.\d*)? only.
+  char buf[512];
+  if (count == std::floor(count)) {
+    int n = std::snprintf(buf, sizeof buf, "%.0f", count);
+    return std::string(buf, static_cast<size_t>(n));
   }
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, count);  // shortest round-trip form
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, count, std::chars_format::fixed);
+  if (ec != std::errc()) return "0";  // not finite: cannot come from a parsed file
   return std::string(buf, p);
 }
 
@@ -24,6 +27,7 @@ std::string to_folded(const FrameTree& tree) {
   struct Item {
     NodeId node;
     size_t path_len;  // bytes of `path` before this node's name was appended
+    bool first;       // a depth-1 frame: no ';' before it (its name may be empty)
   };
   std::string path;
   std::vector<Item> todo;
@@ -33,16 +37,19 @@ std::string to_folded(const FrameTree& tree) {
     for (NodeId c = tree.node(n).first_child; c != kNone; c = tree.node(c).next_sibling) {
       kids.push_back(c);
     }
-    std::sort(kids.begin(), kids.end(),
-              [&](NodeId a, NodeId b) { return tree.name(tree.node(a).name) < tree.name(tree.node(b).name); });
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back({*it, path.size()});
+    std::sort(kids.begin(), kids.end(), [&](NodeId a, NodeId b) {
+      return tree.name(tree.node(a).name) < tree.name(tree.node(b).name);
+    });
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+      todo.push_back({*it, path.size(), n == kRoot});
+    }
   };
   push_children(kRoot);
   while (!todo.empty()) {
     Item it = todo.back();
     todo.pop_back();
     path.resize(it.path_len);
-    if (!path.empty()) path += ';';
+    if (!it.first) path += ';';
     path += tree.name(tree.node(it.node).name);
     const Node& n = tree.node(it.node);
     bool has_self = n.self != 0 || (tree.differential() && tree.base_self(it.node) != 0);

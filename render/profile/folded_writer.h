@@ -10,7 +10,8 @@
 
 namespace hearth::profile {
 
-std::string format_count(double count);  // "12", "0.5", "1e+20"
+// "12", "0.5", "100000000000000000000": always plain digits, never an exponent.
+std::string format_count(double count);
 std::string to_folded(const FrameTree& tree);
 Result<void> write_folded(const FrameTree& tree, const std::string& path);
 

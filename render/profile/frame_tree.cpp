@@ -27,7 +27,7 @@ struct FrameTree::NameTable {
   static constexpr size_t kBlockBytes = 1 << 20;
   std::vector<std::unique_ptr<char[]>> blocks;
   size_t block_used = kBlockBytes;
-  std::vector<uint32_t> slots;  // NameId or kNone; size is a power of two
+  std::vector<uint32_t> slots;   // NameId or kNone; size is a power of two
   std::vector<uint64_t> hashes;  // per NameId
   size_t count = 0;
 

@@ -11,11 +11,21 @@ struct PaletteName {
   Palette palette;
 };
 constexpr std::array<PaletteName, 15> kPalettes{{
-    {"hot", Palette::kHot},       {"mem", Palette::kMem},       {"io", Palette::kIo},
-    {"wakeup", Palette::kWakeup}, {"chain", Palette::kChain},   {"java", Palette::kJava},
-    {"js", Palette::kJs},         {"perl", Palette::kPerl},     {"red", Palette::kRed},
-    {"green", Palette::kGreen},   {"blue", Palette::kBlue},     {"aqua", Palette::kAqua},
-    {"yellow", Palette::kYellow}, {"purple", Palette::kPurple}, {"orange", Palette::kOrange},
+    {"hot", Palette::kHot},
+    {"mem", Palette::kMem},
+    {"io", Palette::kIo},
+    {"wakeup", Palette::kWakeup},
+    {"chain", Palette::kChain},
+    {"java", Palette::kJava},
+    {"js", Palette::kJs},
+    {"perl", Palette::kPerl},
+    {"red", Palette::kRed},
+    {"green", Palette::kGreen},
+    {"blue", Palette::kBlue},
+    {"aqua", Palette::kAqua},
+    {"yellow", Palette::kYellow},
+    {"purple", Palette::kPurple},
+    {"orange", Palette::kOrange},
 }};
 
 uint64_t fnv1a(std::string_view s, uint64_t seed) {
@@ -30,7 +40,9 @@ uint64_t fnv1a(std::string_view s, uint64_t seed) {
   return h;
 }
 
-double unit(uint64_t h) { return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0); }
+double unit(uint64_t h) {
+  return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+}
 
 // flamegraph.pl's namehash: weights early characters, so similar names get similar values.
 double prefix_hash(std::string_view name) {
@@ -54,13 +66,19 @@ double prefix_hash(std::string_view name) {
   return 1 - vector / max;
 }
 
-uint8_t u8(int v) { return static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v); }
-int scaled(int base, int range, double v) { return base + static_cast<int>(range * v); }
+uint8_t u8(int v) {
+  return static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+int scaled(int base, int range, double v) {
+  return base + static_cast<int>(range * v);
+}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != s.npos; }
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != s.npos;
+}
 
 // The multi-palettes pick a flat palette by what the name looks like (flamegraph.pl's rules).
 Palette resolve(Palette p, std::string_view name) {
@@ -71,7 +89,8 @@ Palette resolve(Palette p, std::string_view name) {
       {
         std::string_view n = name;
         if (!n.empty() && n[0] == 'L') n.remove_prefix(1);
-        for (std::string_view pkg : {"java/", "javax/", "jdk/", "net/", "org/", "com/", "io/", "sun/"}) {
+        for (std::string_view pkg :
+             {"java/", "javax/", "jdk/", "net/", "org/", "com/", "io/", "sun/"}) {
           if (n.starts_with(pkg)) return Palette::kGreen;
         }
       }
@@ -184,11 +203,25 @@ Rgb delta_color(double delta, double max_abs_delta) {
 bool background_colors(std::string_view name, Palette palette, Rgb* top, Rgb* bottom) {
   if (name.empty()) {
     switch (palette) {
-      case Palette::kMem: name = "green"; break;
-      case Palette::kIo: case Palette::kWakeup: case Palette::kChain: name = "blue"; break;
-      case Palette::kRed: case Palette::kGreen: case Palette::kBlue: case Palette::kAqua:
-      case Palette::kYellow: case Palette::kPurple: case Palette::kOrange: name = "grey"; break;
-      default: name = "yellow";
+      case Palette::kMem:
+        name = "green";
+        break;
+      case Palette::kIo:
+      case Palette::kWakeup:
+      case Palette::kChain:
+        name = "blue";
+        break;
+      case Palette::kRed:
+      case Palette::kGreen:
+      case Palette::kBlue:
+      case Palette::kAqua:
+      case Palette::kYellow:
+      case Palette::kPurple:
+      case Palette::kOrange:
+        name = "grey";
+        break;
+      default:
+        name = "yellow";
     }
   }
   if (name == "yellow") {
@@ -202,8 +235,10 @@ bool background_colors(std::string_view name, Palette palette, Rgb* top, Rgb* bo
   } else if (name.size() == 7 && name[0] == '#') {
     unsigned v = 0;
     for (char c : name.substr(1)) {
-      int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+      int d = (c >= '0' && c <= '9')   ? c - '0'
+              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                       : -1;
       if (d < 0) return false;
       v = v * 16 + static_cast<unsigned>(d);
     }

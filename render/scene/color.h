@@ -13,8 +13,21 @@ namespace hearth::scene {
 // flamegraph.pl's palette names: hot mem io wakeup chain java js perl red green blue aqua
 // yellow purple orange. Returns nullopt for an unknown name.
 enum class Palette : uint8_t {
-  kHot, kMem, kIo, kWakeup, kChain, kJava, kJs, kPerl,
-  kRed, kGreen, kBlue, kAqua, kYellow, kPurple, kOrange,
+  kHot,
+  kMem,
+  kIo,
+  kWakeup,
+  kChain,
+  kJava,
+  kJs,
+  kPerl,
+  kRed,
+  kGreen,
+  kBlue,
+  kAqua,
+  kYellow,
+  kPurple,
+  kOrange,
 };
 std::optional<Palette> parse_palette(std::string_view name);
 std::string_view palette_names();  // for help texts: "hot, mem, ..."

@@ -5,7 +5,9 @@
 
 namespace hearth::scene {
 
-double round_px(double v) { return std::round(v * 10) / 10; }
+double round_px(double v) {
+  return std::round(v * 10) / 10;
+}
 
 std::string format_px(double v) {
   char buf[48];

@@ -41,10 +41,10 @@ struct Rect {
   double w = 0;  // px
   double h = 0;  // px
   Rgb fill;
-  std::string label;    // already cut to fit; empty: no text
-  double label_x = 0;   // px; start of the label's baseline
-  double label_y = 0;   // px; baseline
-  std::string title;    // tooltip (SVG <title>): full name and figures
+  std::string label;      // already cut to fit; empty: no text
+  double label_x = 0;     // px; start of the label's baseline
+  double label_y = 0;     // px; baseline
+  std::string title;      // tooltip (SVG <title>): full name and figures
   std::string css_class;  // e.g. "t" for a thread root frame; space-separated
   // Extra attributes for interactive backends only (e.g. {"data-thread", "worker"}).
   std::vector<std::pair<std::string, std::string>> attrs;
@@ -62,7 +62,7 @@ struct Scene {
   // Which interactive script and style the SVG backend embeds ("flame", "chart", ...).
   std::string kind;
   std::string font_family = "Verdana, DejaVu Sans, sans-serif";
-  double font_size = 12;       // px; default for labels
+  double font_size = 12;  // px; default for labels
   Rgb background_top{0xee, 0xee, 0xee};
   Rgb background_bottom{0xee, 0xee, 0xb0};
   std::string notes;  // free text kept in the output (SVG comment), never drawn

@@ -154,8 +154,9 @@ async function readMeta(page) {
   });
 }
 
+// (Serialised as one JSON string: playwright's own transfer of 25,000 objects is 10x slower.)
 async function readFrames(page) {
-  return page.evaluate(() =>
+  const json = await page.evaluate(() => JSON.stringify(
     Array.from(document.querySelectorAll("#frames > g"), (g) => {
       const kids = Array.from(g.children, (c) => c.localName);
       const r = g.querySelector("rect");
@@ -175,8 +176,8 @@ async function readFrames(page) {
         tx: t ? parseFloat(t.getAttribute("x")) : NaN,
         hidden: getComputedStyle(g).display === "none",
       };
-    }),
-  );
+    })));
+  return JSON.parse(json);
 }
 
 async function text(page, sel) {

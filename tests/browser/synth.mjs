@@ -1,7 +1,7 @@
 // Writes a deterministic synthetic profile in folded format, big enough to time the script:
-// node synth.mjs [STACKS] > big.folded. 6,000 stacks give about 25,000 frames at 1200 px.
+// node synth.mjs [STACKS] > big.folded. 1,700 stacks give about 25,000 frames at 1200 px.
 // C++-like names (templates, parameter lists, anonymous namespaces), thread roots, depth <= 60.
-const stacks = Number(process.argv[2] || 6000);
+const stacks = Number(process.argv[2] || 1700);
 let seed = 42;
 function rand() {
   // xorshift32: the same output on every machine

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Golden tests for `hearth flame`: renders every case in cases.txt and compares with
-# expected/ byte for byte. `--update` rewrites expected/ instead (review the diff after).
+# expected/ byte for byte, after checking every SVG is well-formed XML (xmllint).
+# `--update` rewrites expected/ instead (review the diff after).
 #   tests/golden/run.sh [--update] HEARTH_BINARY
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +18,10 @@ while IFS='|' read -r name input options; do
   eval "args=($options)"
   if ! "$hearth" flame "$here/inputs/$input" "${args[@]}" -o "$out/$name" 2>"$out/$name.err"; then
     echo "FAIL $name: hearth exited non-zero: $(cat "$out/$name.err")"
+    failed=$((failed + 1)); continue
+  fi
+  if [[ $name == *.svg ]] && ! xmllint --noout "$out/$name" 2>"$out/$name.xml"; then
+    echo "FAIL $name: not well-formed XML: $(head -3 "$out/$name.xml")"
     failed=$((failed + 1)); continue
   fi
   if [ $update = 1 ]; then

@@ -1,0 +1,135 @@
+// Fuzz target for the folded-stack path: reader -> FrameTree -> filters -> writer -> reader,
+// plus the label and XML helpers on every frame name.
+//
+// Input: the first byte picks the mode (bit 0: Merge::kLastChild, bit 1: --reverse, bits 2-7:
+// the label width in characters); the rest is folded text. Seeds in corpus/folded start with
+// a digit ('0'..'3') and a newline, so they stay readable.
+//
+// Invariants checked (abort with context on failure):
+// - filters and the folded round trip keep the total;
+// - our own folded output parses without ignored lines;
+// - to_folded is a fixed point: writing what we read back gives the same text (for flame
+//   charts and --reverse only from the second round on, see below);
+// - labels fit, name shortening is idempotent, escaped text is valid UTF-8 without '<'.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "render/flame/names.h"
+#include "render/profile/filters.h"
+#include "render/profile/folded_reader.h"
+#include "render/profile/folded_writer.h"
+#include "render/profile/frame_tree.h"
+#include "render/svg/xml.h"
+
+namespace {
+
+namespace flame = hearth::flame;
+namespace profile = hearth::profile;
+namespace svg = hearth::svg;
+
+[[noreturn]] void die(const char* what, std::string_view a = {}, std::string_view b = {}) {
+  std::fprintf(stderr, "folded_fuzz: %s\n--- a (%zu bytes)\n%.*s\n--- b (%zu bytes)\n%.*s\n", what,
+               a.size(), static_cast<int>(a.size()), a.data(), b.size(), static_cast<int>(b.size()),
+               b.data());
+  std::abort();
+}
+
+// Counts are non-negative, so sums in a different order differ by rounding only.
+bool same_total(double a, double b) {
+  if (a == b) return true;
+  return std::fabs(a - b) <= 1e-9 * std::fmax(std::fabs(a), std::fabs(b));
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    unsigned char c = b(0);
+    size_t n = c < 0x80                 ? 1
+               : c >= 0xc2 && c <= 0xdf ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((b(k) & 0xc0) != 0x80) return false;
+    }
+    if ((c == 0xe0 && b(1) < 0xa0) || (c == 0xed && b(1) > 0x9f) || (c == 0xf0 && b(1) < 0x90) ||
+        (c == 0xf4 && b(1) > 0x8f)) {
+      return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+profile::FrameTree parse(std::string_view text, profile::Merge merge, bool reverse,
+                         profile::ReadStats* stats) {
+  profile::FrameTree tree(merge);
+  profile::FoldedReader reader(tree, {.reverse = reverse});
+  reader.read_text(text);
+  tree.finalize();
+  *stats = reader.stats();
+  return tree;
+}
+
+void check_name(std::string_view name, size_t chars) {
+  std::string_view bare = flame::strip_annotation(name);
+  std::string params = flame::drop_parameters(bare);
+  if (flame::drop_parameters(params) != params) die("drop_parameters not idempotent", bare);
+  std::string templates = flame::drop_template_arguments(bare);
+  if (flame::drop_template_arguments(templates) != templates) {
+    die("drop_template_arguments not idempotent", bare);
+  }
+  std::string label =
+      flame::fit_label(bare, static_cast<double>(chars) * 12 * 0.59 + 0.01, 12, 0.59);
+  if (chars < 3 && !label.empty()) die("label where none fits", bare, label);
+  if (flame::code_points(label) > chars) die("label too long", bare, label);
+  for (std::string_view s : {name, std::string_view(label)}) {
+    std::string x = svg::escaped(s);
+    if (!valid_utf8(x)) die("escaped text is not UTF-8", s, x);
+    if (x.find('<') != std::string::npos) die("raw '<' in escaped text", s, x);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t mode = data[0];
+  const profile::Merge merge = (mode & 1) ? profile::Merge::kLastChild : profile::Merge::kAll;
+  const bool reverse = (mode & 2) != 0;
+  const size_t chars = mode >> 2;
+  std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+
+  profile::ReadStats stats;
+  profile::FrameTree tree = parse(text, merge, reverse, &stats);
+  for (profile::NameId id = 0; id < tree.name_count(); ++id) check_name(tree.name(id), chars);
+
+  profile::FilterOptions options;
+  options.group_threads = true;
+  profile::FrameTree grouped = profile::apply_filters(tree, options);
+  if (!same_total(grouped.total(), tree.total())) die("group_threads changed the total");
+
+  // Round 1: what we write must read back without loss.
+  std::string first = profile::to_folded(grouped);
+  profile::FrameTree again = parse(first, profile::Merge::kAll, false, &stats);
+  if (stats.ignored != 0) die("our folded output has unparsable lines", first);
+  if (!same_total(again.total(), grouped.total())) die("round trip changed the total", first);
+  std::string second = profile::to_folded(again);
+  // A flame chart may write one path several times (merged on reading), and --reverse can
+  // make a leaf like "x 5" that reads back as a count: compare from the second round on.
+  if (merge == profile::Merge::kAll && !reverse && second != first) {
+    die("to_folded is not a fixed point", first, second);
+  }
+  // Round 2: always a fixed point.
+  profile::FrameTree third = parse(second, profile::Merge::kAll, false, &stats);
+  if (stats.ignored != 0) die("our folded output has unparsable lines (round 2)", second);
+  if (profile::to_folded(third) != second) {
+    die("to_folded is not a fixed point (round 2)", second, profile::to_folded(third));
+  }
+  return 0;
+}
