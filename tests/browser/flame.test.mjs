@@ -16,6 +16,8 @@ const CHROMIUM_ARGS = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 const SEARCH_FILL = "rgb(230,0,230)";
+// Frames are the parents of the rects under #frames, in document order: flame.js regroups them
+// at run time (#frames > g.blk > g), the SVG as written has them as children of #frames.
 
 let passed = 0;
 let failed = 0;
@@ -156,8 +158,13 @@ async function readMeta(page) {
 
 // (Serialised as one JSON string: playwright's own transfer of 25,000 objects is 10x slower.)
 async function readFrames(page) {
-  const json = await page.evaluate(() => JSON.stringify(
-    Array.from(document.querySelectorAll("#frames > g"), (g) => {
+  const json = await page.evaluate(() => {
+    const frames = document.getElementById("frames");
+    const hidden = (e) => {
+      for (; e && e !== frames; e = e.parentNode) if (getComputedStyle(e).display === "none") return true;
+      return false;
+    };
+    return JSON.stringify(Array.from(document.querySelectorAll("#frames rect"), (r) => r.parentNode).map((g) => {
       const kids = Array.from(g.children, (c) => c.localName);
       const r = g.querySelector("rect");
       const t = g.querySelector("text");
@@ -174,9 +181,10 @@ async function readFrames(page) {
         cls: g.getAttribute("class") || "",
         label: t ? t.textContent : "",
         tx: t ? parseFloat(t.getAttribute("x")) : NaN,
-        hidden: getComputedStyle(g).display === "none",
+        hidden: hidden(g),
       };
-    })));
+    }));
+  });
   return JSON.parse(json);
 }
 
@@ -277,7 +285,7 @@ function checkRestored(fr, orig, what) {
 }
 
 async function clickFrame(page, i) {
-  await page.locator("#frames > g").nth(i).locator("rect").click();
+  await page.locator("#frames rect").nth(i).click();
 }
 
 // Answers the next window.prompt with TERM, then clicks SELECTOR (or presses KEY).
@@ -357,7 +365,7 @@ async function main() {
     const wide = (i) => orig[i].w > 30;
     const hoverIdx = orig.findIndex((f, i) => f.depth >= 2 && wide(i));
     if (check(hoverIdx > 0, "a frame wide enough to hover")) {
-      await page.locator("#frames > g").nth(hoverIdx).locator("rect").hover();
+      await page.locator("#frames rect").nth(hoverIdx).hover();
       check((await text(page, "#details")) === `${meta.nametype} ${orig[hoverIdx].title}`,
         `hover shows "${meta.nametype} TITLE" in #details (got ${JSON.stringify(await text(page, "#details"))})`);
       await page.mouse.move(1, 1);
@@ -394,7 +402,7 @@ async function main() {
       const unlabelled = orig.findIndex((f, i) => i > z && i < orig[z].end && f.label === "");
       if (unlabelled > 0) {
         await page.evaluate((i) => {
-          document.querySelectorAll("#frames > g")[i].querySelector("rect")
+          document.querySelectorAll("#frames rect")[i]
             .dispatchEvent(new MouseEvent("click", { bubbles: true }));
         }, unlabelled);
         const fr2 = await readFrames(page);
@@ -467,7 +475,7 @@ async function main() {
     await page.goto(url);
     await page.mouse.move(1, 1);
     const focusedIdx = () => page.evaluate(() =>
-      Array.from(document.querySelectorAll("#frames > g")).findIndex((g) => g.classList.contains("focus")));
+      Array.from(document.querySelectorAll("#frames rect")).findIndex((r) => r.parentNode.classList.contains("focus")));
     await page.keyboard.press("ArrowDown");
     check((await focusedIdx()) === 0, "first arrow key focuses the root");
     let path = [0];
@@ -547,7 +555,7 @@ async function main() {
     const target = z > 0 ? z : 1;
     const times = await page.evaluate(async (zi) => {
       const frames = document.getElementById("frames");
-      const rect = (i) => frames.children[i].querySelector("rect");
+      const rect = (i) => frames.querySelectorAll("rect")[i];
       const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       const click = async (el) => {
         const t = performance.now();
