@@ -128,7 +128,10 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   scene::Scene s;
   s.kind = "flame";
   s.width = o.width;
+  // Verdana (flamegraph.pl's default) is missing on most Linux hosts: fall back to a font of
+  // similar width, so labels cut for 0.59 em per character still fit.
   s.font_family = o.font_type;
+  if (s.font_family.find(',') == std::string::npos) s.font_family += ", DejaVu Sans, sans-serif";
   s.font_size = fs;
   s.notes = o.notes;
   scene::background_colors(o.bg_colors, o.palette, &s.background_top, &s.background_bottom);

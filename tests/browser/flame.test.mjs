@@ -16,8 +16,6 @@ const CHROMIUM_ARGS = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 const SEARCH_FILL = "rgb(230,0,230)";
-// Frames are the parents of the rects under #frames, in document order: flame.js regroups them
-// at run time (#frames > g.blk > g), the SVG as written has them as children of #frames.
 
 let passed = 0;
 let failed = 0;
@@ -156,6 +154,8 @@ async function readMeta(page) {
   });
 }
 
+// Frames are the parents of the rects under #frames, in document order: flame.js regroups them
+// at run time (#frames > g.blk > g); the SVG as written has them as children of #frames.
 // (Serialised as one JSON string: playwright's own transfer of 25,000 objects is 10x slower.)
 async function readFrames(page) {
   const json = await page.evaluate(() => {

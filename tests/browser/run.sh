@@ -33,7 +33,7 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
   (
     flock 9
     if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
-      cd "$here" && npm ci --no-audit --no-fund --loglevel=error
+      cd "$here" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error
     fi
   ) 9>"${TMPDIR:-/tmp}/hearth-browser-npm-$(id -u).lock"
 fi
