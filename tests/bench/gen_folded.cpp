@@ -603,9 +603,16 @@ class Generator {
     for (const Pool& p : make_pools()) {
       PoolIds ids;
       for (uint32_t t = 0; t < p.threads; ++t) {
-        std::string root = "[" + std::string(p.name);
-        if (p.threads > 1) root += "-" + std::to_string(t);
-        ids.threads.push_back(names_.add(root + " tid=" + std::to_string(tid++) + "]"));
+        std::string root = "[";  // appends, not operator+: g++ 12 warns falsely (-Wrestrict)
+        root += p.name;
+        if (p.threads > 1) {
+          root += '-';
+          root += std::to_string(t);
+        }
+        root += " tid=";
+        root += std::to_string(tid++);
+        root += ']';
+        ids.threads.push_back(names_.add(root));
       }
       for (std::string_view f : p.chain) ids.chain.push_back(names_.add(std::string(f)));
       const auto& level0 = by_level_[0];
