@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bin/hearth/cmd_flame.h"
+#include "bin/hearth/cmd_stacks.h"
 #include "common/version.h"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and git revision");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
+  hearth::cli::StacksArgs stacks;
+  hearth::cli::add_stacks_command(app, &stacks);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +30,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
+    if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;

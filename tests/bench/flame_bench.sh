@@ -77,7 +77,7 @@ trap 'rm -rf "$tmp"' EXIT
 # --- inputs -----------------------------------------------------------------------------------
 
 gen_src=$root/tests/bench/gen_folded.cpp
-gen_hash=$(sha256sum "$gen_src" | cut -c1-8)
+gen_hash=$(cat "$gen_src" "$root/tests/bench/gen_vocabulary.h" | sha256sum | cut -c1-8)
 gen=$data_dir/gen_folded-$gen_hash
 if [[ ! -x $gen ]]; then
   echo "flame_bench: building gen_folded" >&2
