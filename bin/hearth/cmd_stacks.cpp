@@ -1,0 +1,197 @@
+#include "bin/hearth/cmd_stacks.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bin/hearth/terminal.h"
+#include "collectors/stacks/live_view.h"
+#include "collectors/stacks/sampler.h"
+#include "collectors/stacks/shutdown.h"
+#include "common/atomic_file.h"
+
+namespace hearth::cli {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::microseconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kLiveRefresh = std::chrono::milliseconds(500);
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+void print_summary(const stacks::SamplerSummary& s, pid_t pid) {
+  std::fprintf(stderr,
+               "hearth stacks: pid %d: %llu sample%s of up to %zu threads (%llu stacks, %llu "
+               "truncated, %llu threads skipped) in %.1f s; stall per sample: median %.3f ms, max "
+               "%.3f ms; per thread: median %.0f us, max %.0f us\n",
+               pid, static_cast<unsigned long long>(s.rounds), s.rounds == 1 ? "" : "s",
+               s.threads_seen, static_cast<unsigned long long>(s.thread_samples),
+               static_cast<unsigned long long>(s.truncated),
+               static_cast<unsigned long long>(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
+               max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
+}
+
+}  // namespace
+
+void add_stacks_command(CLI::App& app, StacksArgs* a) {
+  CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of a process");
+  c->add_option("-p,--pid", a->pid, "Process to sample")->required();
+  c->add_option("-n,--count", a->count, "Number of samples (default: 1, or as many as -d allows)");
+  c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
+  c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
+  c->add_option("-o,--output", a->output,
+                "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
+  c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
+  c->add_option("--threads", a->threads, "split: a root per thread; merge: per thread name")
+      ->capture_default_str();
+  c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
+  c->add_flag("--one-at-a-time", a->one_at_a_time,
+              "Stop one thread at a time: least stall per thread, no consistency across threads");
+  c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
+  c->add_flag("--no-kernel", a->no_kernel, "Don't add kernel stacks of sleeping threads");
+  c->add_option("--stop-timeout", a->stop_timeout_ms,
+                "Skip threads that don't stop within this many ms (uninterruptible sleep)")
+      ->capture_default_str();
+  c->add_option("--stack-bytes", a->stack_bytes, "First stack copy per thread (grows as needed)")
+      ->capture_default_str();
+}
+
+std::vector<std::string> validate_stacks(const StacksArgs& a) {
+  std::vector<std::string> problems;
+  if (a.pid <= 0) problems.push_back("-p must be a process id");
+  if (a.count < 0) problems.push_back("-n must not be negative");
+  if (!(a.duration >= 0 && a.duration <= 7 * 24 * 3600))
+    problems.push_back("-d must be between 0 and a week");
+  if (!(a.frequency > 0 && a.frequency <= 1000))
+    problems.push_back("-F must be above 0 and at most 1000 Hz");
+  if (a.threads != "split" && a.threads != "merge")
+    problems.push_back("--threads must be split or merge");
+  if (a.max_frames < 1 || a.max_frames > 4096)
+    problems.push_back("--max-frames must be between 1 and 4096");
+  if (!(a.stop_timeout_ms >= 0.1 && a.stop_timeout_ms <= 10000)) {
+    problems.push_back("--stop-timeout must be between 0.1 and 10000 ms");
+  }
+  if (a.stack_bytes < 4096 || a.stack_bytes > (64u << 20)) {
+    problems.push_back("--stack-bytes must be between 4096 and 67108864");
+  }
+  return problems;
+}
+
+int run_stacks(const StacksArgs& a) {
+  std::vector<std::string> problems = validate_stacks(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth stacks: %s\n", p.c_str());
+    return 2;
+  }
+  bool live = a.output.empty() && isatty(STDOUT_FILENO);
+  int count = a.count;
+  if (count == 0 && a.duration == 0 && !live) count = 1;
+
+  stacks::install_shutdown_handlers();
+  // Symbols come from the host's files only: libdw must not download debug info from a
+  // debuginfod server while we sample a production process.
+  unsetenv("DEBUGINFOD_URLS");
+  stacks::SamplerOptions so;
+  so.pid = a.pid;
+  so.one_at_a_time = a.one_at_a_time;
+  so.max_frames = a.max_frames;
+  so.stack_bytes = a.stack_bytes;
+  so.max_stack_bytes = std::max<size_t>(a.stack_bytes, 1 << 20);
+  so.stop_timeout = microseconds(static_cast<int64_t>(a.stop_timeout_ms * 1000));
+  so.kernel_stacks = !a.no_kernel;
+  auto sampler = stacks::Sampler::attach(so);
+  if (!sampler) {
+    std::fprintf(stderr, "hearth stacks: %s\n", sampler.error().message.c_str());
+    return 1;
+  }
+  stacks::AggregateOptions ao{.merge_threads = a.threads == "merge", .state_frames = a.state};
+  stacks::StackCounts counts;
+  std::string ended_because;
+  {
+    std::unique_ptr<Terminal> term;
+    if (live) term = std::make_unique<Terminal>();
+    auto period = microseconds(static_cast<int64_t>(1e6 / a.frequency));
+    auto start = Clock::now();
+    auto next = start;
+    auto next_refresh = start;
+    for (int n = 0;; ++n) {
+      if (count > 0 && n >= count) break;
+      if (a.duration > 0 && Clock::now() - start >= std::chrono::duration<double>(a.duration))
+        break;
+      if (stacks::shutdown_requested()) break;
+      if (auto r = sampler->sample(); !r) {
+        ended_because = r.error().message;
+        break;
+      }
+      if (term && Clock::now() >= next_refresh) {
+        sampler->aggregate(&counts, ao);
+        int cols, rows;
+        term->size(&cols, &rows);
+        stacks::LiveStatus st{.pid = a.pid,
+                              .process_name = sampler->process_name(),
+                              .samples = sampler->summary().rounds,
+                              .threads = sampler->summary().threads_seen,
+                              .elapsed_s = sampler->summary().elapsed_s,
+                              .stall_median_ms = median_of(sampler->summary().round_stall_ms),
+                              .stall_max_ms = max_of(sampler->summary().round_stall_ms)};
+        term->show(stacks::render_live_view(counts, st, cols, rows));
+        next_refresh = Clock::now() + kLiveRefresh;
+      }
+      if (term) {
+        char key = term->read_key();
+        if (key == 'q' || key == 'Q') break;
+      }
+      next += period;
+      if (count > 0 && n + 1 >= count) break;
+      auto wait = duration_cast<microseconds>(next - Clock::now());
+      if (wait.count() > 0) {
+        if (auto r = sampler->idle_for(wait); !r) {
+          ended_because = r.error().message;
+          break;
+        }
+      } else {
+        next = Clock::now();  // we fell behind: don't try to catch up in a burst
+      }
+    }
+  }
+  // Release the target before the slow part (symbolization, writing).
+  if (auto r = sampler->detach(); !r)
+    std::fprintf(stderr, "hearth stacks: %s\n", r.error().message.c_str());
+  if (!ended_because.empty())
+    std::fprintf(stderr, "hearth stacks: stopped: %s\n", ended_because.c_str());
+  if (sampler->summary().rounds == 0) {
+    std::fprintf(stderr, "hearth stacks: no sample taken\n");
+    return 1;
+  }
+  sampler->aggregate(&counts, ao);
+  std::string out_path = a.output.empty() ? "-" : a.output;
+  if (!live || !a.output.empty()) {
+    auto written = write_file_atomically(out_path, counts.to_folded());
+    if (!written) {
+      std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+      return 1;
+    }
+  }
+  if (!a.raw.empty()) {
+    auto written = write_file_atomically(a.raw, sampler->raw_text(ao));
+    if (!written) {
+      std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+      return 1;
+    }
+  }
+  print_summary(sampler->summary(), a.pid);
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,30 @@
+// `hearth stacks`: sample every thread's stack of a running process.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace hearth::cli {
+
+struct StacksArgs {
+  int pid = 0;
+  int count = 0;          // rounds; 0: by duration, or 1 when neither is given (batch)
+  double duration = 0;    // s
+  double frequency = 10;  // Hz
+  std::string output;     // folded stacks; empty: live view on a terminal, else stdout
+  std::string raw;        // every sample as a line
+  std::string threads = "split";
+  bool state = false;
+  bool one_at_a_time = false;
+  size_t max_frames = 128;
+  bool no_kernel = false;
+  double stop_timeout_ms = 10;
+  size_t stack_bytes = 32 << 10;
+};
+
+void add_stacks_command(CLI::App& app, StacksArgs* args);
+std::vector<std::string> validate_stacks(const StacksArgs& args);
+int run_stacks(const StacksArgs& args);
+
+}  // namespace hearth::cli

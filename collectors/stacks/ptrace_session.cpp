@@ -1,0 +1,674 @@
+#include "collectors/stacks/ptrace_session.h"
+
+#include <elf.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "collectors/proc/threads.h"
+#include "collectors/stacks/shutdown.h"
+#include "common/check.h"
+
+namespace hearth::stacks {
+namespace {
+
+constexpr int kMaxAttachScans = 16;
+constexpr uint64_t kShortPollPhaseNs = 2'000'000;  // poll every kShortPollNs for this long,
+constexpr long kShortPollNs = 10'000;              // then every kLongPollNs
+constexpr long kLongPollNs = 100'000;
+constexpr unsigned long kTimerSlackNs = 1000;
+constexpr std::chrono::microseconds kServicePeriod{1000};
+
+// --- Thin layer: raw results; callers copy errno on the next line. ---
+
+long pt_seize(pid_t tid, unsigned long options) {
+  return ::ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(options));
+}
+long pt_interrupt(pid_t tid) {
+  return ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+}
+long pt_cont(pid_t tid, int sig) {
+  return ::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<uintptr_t>(sig)));
+}
+long pt_listen(pid_t tid) {
+  return ::ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
+}
+long pt_detach(pid_t tid, int sig) {
+  return ::ptrace(PTRACE_DETACH, tid, nullptr,
+                  reinterpret_cast<void*>(static_cast<uintptr_t>(sig)));
+}
+long pt_getregs(pid_t tid, user_regs_struct* regs) {
+  iovec iov = {regs, sizeof *regs};
+  return ::ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_PRSTATUS), &iov);
+}
+pid_t wait_nohang(pid_t tid, int* status) {
+  return ::waitpid(tid, status, WNOHANG | __WALL);
+}
+// Which child or tracee has something to report, without reaping it.
+int peek_any(siginfo_t* info) {
+  return ::waitid(P_ALL, 0, info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL);
+}
+
+// The calling thread's scheduling policy (with SCHED_RESET_ON_FORK), or -1.
+int get_policy() {
+  return ::sched_getscheduler(0);
+}
+int set_policy(int policy, int priority) {
+  sched_param param = {};
+  param.sched_priority = priority;
+  return ::sched_setscheduler(0, policy, &param);
+}
+
+uint64_t now_ns() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Waiting for threads to stop. Sleep rather than spin or sched_yield(): the tracees often need
+// our CPU to reach their stop (a woken sleeper, a preempted spinner), and a yielding or
+// spinning tracer keeps it until the next scheduler tick (4 ms here). Short sleeps first, then
+// longer ones for threads that are slow to stop (D sleep). attach() lowers the timer slack so
+// the short sleeps are short.
+void backoff(uint64_t waited_ns) {
+  timespec ts = {0, waited_ns < kShortPollPhaseNs ? kShortPollNs : kLongPollNs};
+  ::nanosleep(&ts, nullptr);
+}
+
+enum class Stop : uint8_t {
+  kInterrupt,  // PTRACE_EVENT_STOP with SIGTRAP: our interrupt, or a group-stop notification
+  kGroupStop,  // PTRACE_EVENT_STOP with a stop signal: a job-control stop
+  kSignal,     // signal-delivery-stop: the signal waits for us to pass it on
+  kExec,       // PTRACE_EVENT_EXEC
+  kOther,      // an event we did not ask for
+  kExited,     // exited or killed: reaped
+};
+
+Stop classify(int status, int* sig) {
+  *sig = 0;
+  if (WIFEXITED(status) || WIFSIGNALED(status)) return Stop::kExited;
+  if (!WIFSTOPPED(status)) return Stop::kOther;
+  *sig = WSTOPSIG(status);
+  unsigned event = static_cast<unsigned>(status) >> 16;
+  if (event == PTRACE_EVENT_STOP) {
+    bool job_control = *sig == SIGSTOP || *sig == SIGTSTP || *sig == SIGTTIN || *sig == SIGTTOU;
+    return job_control ? Stop::kGroupStop : Stop::kInterrupt;
+  }
+  if (event == PTRACE_EVENT_EXEC) return Stop::kExec;
+  if (event != 0) return Stop::kOther;
+  return Stop::kSignal;
+}
+
+std::string describe_process(pid_t pid) {
+  auto comm = proc::thread_name(pid, pid);
+  return "PID " + std::to_string(pid) + (comm ? " (" + *comm + ")" : "");
+}
+
+std::string permission_hint() {
+  auto scope = proc::read_file("/proc/sys/kernel/yama/ptrace_scope");
+  std::string value = scope ? scope->substr(0, scope->find('\n')) : "";
+  if (value == "3") {
+    return "ptrace is disabled by /proc/sys/kernel/yama/ptrace_scope=3 (only a reboot lowers it)";
+  }
+  std::string hint = "run as root or grant CAP_SYS_PTRACE";
+  if (!value.empty() && value != "0") {
+    hint += ", or lower /proc/sys/kernel/yama/ptrace_scope (now " + value + ")";
+  }
+  return hint;
+}
+
+// Kernel threads have no executable; reading the link fails with ENOENT.
+bool is_kernel_thread(pid_t pid) {
+  char buffer[16];
+  std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer);
+  int e = errno;
+  return n < 0 && e == ENOENT;
+}
+
+}  // namespace
+
+// --- Attaching ---
+
+PtraceSession::PtraceSession(pid_t pid, uint64_t start_time)
+    : pid_(pid), start_time_(start_time), tracer_tid_(::gettid()) {
+  // Our 10 µs polls would otherwise sleep 50 µs more (the default slack). Per thread; harmless
+  // to the rest of the program. Best effort: without it the polls are only slower.
+  (void)::prctl(PR_SET_TIMERSLACK, kTimerSlackNs, 0, 0, 0);
+}
+
+PtraceSession::PtraceSession(PtraceSession&& other) noexcept {
+  *this = std::move(other);
+}
+
+PtraceSession& PtraceSession::operator=(PtraceSession&& other) noexcept {
+  if (this != &other) {
+    (void)detach(kDetachTimeout);
+    pid_ = std::exchange(other.pid_, 0);
+    start_time_ = other.start_time_;
+    tracer_tid_ = other.tracer_tid_;
+    realtime_ = other.realtime_;
+    exited_ = other.exited_;
+    exec_pending_ = other.exec_pending_;
+    slots_ = std::exchange(other.slots_, {});
+    waiting_ = std::exchange(other.waiting_, {});
+    counters_ = other.counters_;
+  }
+  return *this;
+}
+
+PtraceSession::~PtraceSession() {
+  (void)detach(kDetachTimeout);
+}
+
+void PtraceSession::check_thread() const {
+  // ptrace requests from any other thread fail with ESRCH: a caller bug, not a target problem.
+  HEARTH_CHECK(slots_.empty() || ::gettid() == tracer_tid_);
+}
+
+int PtraceSession::enter_realtime() {
+  if (!realtime_) return -1;
+  // Only from SCHED_OTHER: a caller that chose another policy (batch, idle, real-time) keeps it.
+  int policy = get_policy();
+  if (policy < 0 || (policy & ~SCHED_RESET_ON_FORK) != SCHED_OTHER) return -1;
+  if (set_policy(SCHED_FIFO | SCHED_RESET_ON_FORK, 1) != 0) {
+    int e = errno;
+    if (e == EPERM) realtime_ = false;  // not permitted (no CAP_SYS_NICE): don't ask again
+    return -1;
+  }
+  return policy;
+}
+
+void PtraceSession::leave_realtime(int policy) {
+  if (policy >= 0) (void)set_policy(policy, 0);
+}
+
+Result<PtraceSession> PtraceSession::attach(pid_t pid, const AttachOptions& options) {
+  std::string what = "cannot attach to " + std::to_string(pid);
+  if (pid <= 0) return fail(what + ": not a process id");
+  if (pid == ::getpid()) return fail(what + ": that is hearth itself");
+  auto start = proc::process_start_time(pid);
+  if (!start) {
+    int e = start.error().errnum;
+    if (e == ENOENT || e == ESRCH) return fail(what + ": no such process", ESRCH);
+    return fail(what + ": " + start.error().message, e);
+  }
+  auto leader = proc::thread_stat(pid, pid);
+  auto tids = proc::list_threads(pid);
+  if (leader && (leader->state == 'Z' || leader->state == 'X') && tids && tids->size() <= 1) {
+    return fail(what + ": it is a zombie (it exited; its parent, PID " +
+                    std::to_string(leader->ppid) + ", has not reaped it yet)",
+                ESRCH);
+  }
+  if (auto tracer = proc::tracer_pid(pid, pid); tracer && *tracer != 0) {
+    return fail(std::to_string(pid) + " is already traced by " + describe_process(*tracer) +
+                    " — detach it first",
+                EPERM);
+  }
+
+  // From here on, the session's destructor lets go of whatever was seized if we fail.
+  PtraceSession session(pid, *start);
+  session.realtime_ = options.realtime_windows;
+  for (int scan = 0; scan < kMaxAttachScans; ++scan) {
+    auto now_tids = proc::list_threads(pid);
+    if (!now_tids) return fail(what + ": no such process (it exited)", ESRCH);
+    size_t added = 0;
+    RETURN_IF_ERROR(session.seize_new(*now_tids, /*at_attach=*/true, &added));
+    if (added == 0) break;
+  }
+  auto start_again = proc::process_start_time(pid);
+  if (session.slots_.empty() || !start_again || *start_again != *start) {
+    return fail(what + ": no such process (it exited while we attached)", ESRCH);
+  }
+  session.waiting_.reserve(session.slots_.size());
+  return session;
+}
+
+Result<void> PtraceSession::seize_new(const std::vector<pid_t>& tids, bool at_attach,
+                                      size_t* added) {
+  // slots_ stays sorted up to BEFORE while new ones are appended; TIDS is sorted and unique.
+  const size_t before = slots_.size();
+  auto by_tid = [](const Slot& s, pid_t t) { return s.tid < t; };
+  for (pid_t tid : tids) {
+    auto it = std::lower_bound(slots_.begin(), slots_.begin() + before, tid, by_tid);
+    if (it != slots_.begin() + before && it->tid == tid) continue;
+    long r = pt_seize(tid, PTRACE_O_TRACEEXEC);
+    int e = errno;
+    if (r == 0) {
+      slots_.push_back(Slot{.tid = tid});
+      ++counters_.threads_seized;
+      continue;
+    }
+    if (e == ESRCH) continue;  // exited since the scan
+    std::string what = "cannot attach to " + std::to_string(pid_);
+    if (e == EPERM) {
+      // Exiting and zombie threads refuse attachment: nothing to sample there.
+      auto stat = proc::thread_stat(pid_, tid);
+      if (!stat || stat->state == 'Z' || stat->state == 'X') continue;
+      auto tracer = proc::tracer_pid(pid_, tid);
+      if (!tracer) continue;
+      if (!at_attach) continue;  // a debugger took this new thread: sample the others
+      if (*tracer != 0) {
+        std::string who = tid == pid_
+                              ? std::to_string(pid_)
+                              : "thread " + std::to_string(tid) + " of " + std::to_string(pid_);
+        return fail(
+            who + " is already traced by " + describe_process(*tracer) + " — detach it first",
+            EPERM);
+      }
+      if (is_kernel_thread(pid_)) {
+        return fail(what + ": it is a kernel thread, with no user stack to sample", EPERM);
+      }
+      return fail(what + ": " + std::strerror(e) + " — " + permission_hint(), e);
+    }
+    if (!at_attach) continue;
+    return fail_errno(what + " (thread " + std::to_string(tid) + ")", e);
+  }
+  *added = slots_.size() - before;
+  std::sort(slots_.begin(), slots_.end(),
+            [](const Slot& a, const Slot& b) { return a.tid < b.tid; });
+  return {};
+}
+
+PtraceSession::Slot* PtraceSession::find(pid_t tid) {
+  auto it = std::lower_bound(slots_.begin(), slots_.end(), tid,
+                             [](const Slot& s, pid_t t) { return s.tid < t; });
+  return it != slots_.end() && it->tid == tid ? &*it : nullptr;
+}
+
+std::vector<pid_t> PtraceSession::threads() const {
+  std::vector<pid_t> out;
+  out.reserve(slots_.size());
+  for (const Slot& s : slots_) {
+    if (s.state != State::kZombie && s.state != State::kGone) out.push_back(s.tid);
+  }
+  return out;
+}
+
+std::unexpected<Error> PtraceSession::exited_error() const {
+  return fail("target " + std::to_string(pid_) + " exited", ESRCH);
+}
+
+Result<size_t> PtraceSession::refresh_threads() {
+  check_thread();
+  if (exited_) return exited_error();
+  auto tids = proc::list_threads(pid_);
+  auto start = proc::process_start_time(pid_);
+  if (!tids || !start || *start != start_time_) {
+    exited_ = true;
+    return fail("target " + std::to_string(pid_) + " exited", ESRCH);
+  }
+  // Threads no longer listed were reaped (by us, or released by an exec): forget them.
+  std::erase_if(slots_, [&](const Slot& s) {
+    return !std::binary_search(tids->begin(), tids->end(), s.tid);
+  });
+  size_t added = 0;
+  RETURN_IF_ERROR(seize_new(*tids, /*at_attach=*/false, &added));
+  waiting_.reserve(slots_.size());
+  return added;
+}
+
+// --- Between samples ---
+
+void PtraceSession::take_event(Slot& slot, int status) {
+  int sig = 0;
+  long r = 0;
+  switch (classify(status, &sig)) {
+    case Stop::kExited:
+      slot.state = State::kGone;
+      ++counters_.threads_exited;
+      if (slot.tid == pid_) exited_ = true;  // the leader is reaped last: the process is gone
+      return;
+    case Stop::kGroupStop:
+      // A job-control stop (SIGSTOP, SIGTSTP, …): keep the thread stopped as it would be
+      // untraced, while still reporting the SIGCONT that ends it.
+      r = pt_listen(slot.tid);
+      ++counters_.group_stops;
+      slot.state = State::kListening;
+      break;
+    case Stop::kSignal:
+      r = pt_cont(slot.tid, sig);  // deliver the signal as if we were not here
+      ++counters_.signals_reinjected;
+      slot.state = State::kRunning;
+      break;
+    case Stop::kExec:
+      ++counters_.execs;
+      exec_pending_ = true;
+      r = pt_cont(slot.tid, 0);
+      slot.state = State::kRunning;
+      break;
+    case Stop::kInterrupt:  // an interrupt that landed late (D sleep), or group stop ended
+    case Stop::kOther:
+      r = pt_cont(slot.tid, 0);
+      slot.state = State::kRunning;
+      break;
+  }
+  // ESRCH: killed while stopped (SIGKILL wakes it); its exit is reaped by a later call.
+  (void)r;
+}
+
+Result<void> PtraceSession::service() {
+  check_thread();
+  if (exited_) return exited_error();
+  bool scan_all = false;
+  // Each pass reaps one event; bound the passes so a storm of signals cannot keep us here.
+  for (size_t pass = 0; pass < 2 * slots_.size() + 16; ++pass) {
+    siginfo_t info = {};
+    int r = peek_any(&info);
+    int e = errno;
+    if (r < 0) {
+      if (e == EINTR) continue;
+      // ECHILD: no child and no tracee left: every thread of ours is gone.
+      if (e == ECHILD) exited_ = true;
+      break;
+    }
+    if (info.si_pid == 0) break;  // nothing to report
+    Slot* slot = find(info.si_pid);
+    if (slot == nullptr || slot->state == State::kGone) {
+      // A child of the embedding program, not ours: it hides our events from the peek, so
+      // look at each of our threads instead.
+      scan_all = true;
+      break;
+    }
+    int status = 0;
+    pid_t w = wait_nohang(slot->tid, &status);
+    e = errno;
+    if (w < 0 && e == ECHILD) slot->state = State::kGone;
+    if (w <= 0) continue;
+    take_event(*slot, status);
+  }
+  if (scan_all) {
+    for (Slot& slot : slots_) {
+      if (slot.state == State::kGone) continue;
+      int status = 0;
+      if (wait_nohang(slot.tid, &status) > 0) take_event(slot, status);
+    }
+  }
+  std::erase_if(slots_, [](const Slot& s) { return s.state == State::kGone; });
+  if (slots_.empty()) exited_ = true;
+  if (exited_) return exited_error();
+  return {};
+}
+
+Result<void> PtraceSession::idle_for(std::chrono::microseconds duration) {
+  auto deadline = std::chrono::steady_clock::now() + duration;
+  for (;;) {
+    RETURN_IF_ERROR(service());
+    if (shutdown_requested()) return {};
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return {};
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(deadline - now, kServicePeriod));
+  }
+}
+
+// --- Stop windows ---
+
+bool PtraceSession::take_stop(Slot& slot, int status, StopStats& stats) {
+  int sig = 0;
+  switch (classify(status, &sig)) {
+    case Stop::kExited:
+      slot.state = State::kGone;
+      ++counters_.threads_exited;
+      stats.vanished.push_back(slot.tid);
+      if (slot.tid == pid_) exited_ = true;
+      return true;
+    case Stop::kSignal:
+      // The signal-delivery-stop may have consumed our interrupt: re-arm it, deliver the signal,
+      // and keep waiting. The handler runs now; the thread stops right after.
+      (void)pt_interrupt(slot.tid);
+      (void)pt_cont(slot.tid, sig);
+      ++stats.signals_reinjected;
+      ++counters_.signals_reinjected;
+      return false;
+    case Stop::kGroupStop:
+      slot.listen_on_resume = true;
+      slot.visit = true;
+      ++stats.group_stopped;
+      break;
+    case Stop::kExec:
+      // New program: the caller's maps and symbols are stale, so don't visit it.
+      slot.listen_on_resume = false;
+      slot.visit = false;
+      stats.exec_seen = true;
+      ++counters_.execs;
+      break;
+    case Stop::kInterrupt:
+    case Stop::kOther:
+      slot.listen_on_resume = false;
+      slot.visit = true;
+      break;
+  }
+  slot.state = State::kStopped;
+  if (slot.visit) {
+    long r = pt_getregs(slot.tid, &slot.regs);
+    // Fails only if the thread was killed while stopped; resume() then fails the same way.
+    if (r < 0) slot.visit = false;
+  }
+  return true;
+}
+
+bool PtraceSession::poll_stop(Slot& slot, StopStats& stats) {
+  int status = 0;
+  pid_t r = wait_nohang(slot.tid, &status);
+  int e = errno;
+  if (r == 0 || (r < 0 && e == EINTR)) return false;
+  if (r < 0) {  // ECHILD: not ours any more (reaped, or its tid was taken over by an exec)
+    slot.state = State::kGone;
+    stats.vanished.push_back(slot.tid);
+    return true;
+  }
+  return take_stop(slot, status, stats);
+}
+
+void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns) {
+  long r = slot.listen_on_resume ? pt_listen(slot.tid) : pt_cont(slot.tid, 0);
+  uint64_t now = now_ns();
+  stats.stalls.push_back({slot.tid, now - slot.interrupt_ns});
+  stats.total_stall_ns = now - sample_start_ns;
+  // ESRCH: killed while stopped; a later service() reaps its exit.
+  slot.state = (r == 0 && slot.listen_on_resume) ? State::kListening : State::kRunning;
+}
+
+// Brackets a stop window: real-time priority on entry (see the header); on exit, also when a
+// visit throws, resumes every thread still stopped and restores the priority.
+struct PtraceSession::Window {
+  Window(PtraceSession& s, StopStats& st, uint64_t sample_start)
+      : session(s), stats(st), restore_policy(s.enter_realtime()), start_ns(now_ns()) {
+    sample_start_ns = sample_start != 0 ? sample_start : start_ns;
+    stats.realtime = stats.realtime || restore_policy >= 0;
+  }
+  ~Window() {
+    for (Slot& slot : session.slots_) {
+      if (slot.state == State::kStopped) session.resume(slot, stats, sample_start_ns);
+    }
+    session.leave_realtime(restore_policy);
+  }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  PtraceSession& session;
+  StopStats& stats;
+  const int restore_policy;
+  const uint64_t start_ns;
+  uint64_t sample_start_ns;
+};
+
+void PtraceSession::finish_window(StopStats& stats) {
+  std::erase_if(slots_, [](const Slot& s) { return s.state == State::kGone; });
+  for (pid_t tid : stats.skipped) {
+    // A leader that exited before its threads cannot stop or be reaped yet: stop asking.
+    auto stat = proc::thread_stat(pid_, tid);
+    if (stat && (stat->state == 'Z' || stat->state == 'X')) {
+      if (Slot* slot = find(tid)) slot->state = State::kZombie;
+    }
+  }
+  if (slots_.empty()) exited_ = true;
+  if (exec_pending_) stats.exec_seen = true;
+  exec_pending_ = false;
+}
+
+StopStats PtraceSession::new_stats() {
+  StopStats stats;
+  stats.stalls.reserve(slots_.size());
+  stats.skipped.reserve(slots_.size());
+  stats.vanished.reserve(slots_.size());
+  waiting_.clear();
+  waiting_.reserve(slots_.size());
+  return stats;
+}
+
+Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, const VisitFn& visit) {
+  check_thread();
+  RETURN_IF_ERROR(service());  // clear stops raised since the last call, before the clock starts
+  StopStats stats = new_stats();
+  {
+    Window window(*this, stats, 0);
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      Slot& slot = slots_[i];
+      if (slot.state == State::kZombie) continue;
+      slot.interrupt_ns = now_ns();
+      if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
+        slot.state = State::kGone;
+        stats.vanished.push_back(slot.tid);
+        continue;
+      }
+      waiting_.push_back(i);
+    }
+    const uint64_t deadline = window.start_ns + static_cast<uint64_t>(timeout.count()) * 1000;
+    for (;;) {
+      size_t keep = 0;
+      for (size_t i : waiting_) {
+        if (!poll_stop(slots_[i], stats)) waiting_[keep++] = i;
+      }
+      waiting_.resize(keep);
+      uint64_t now = now_ns();
+      if (waiting_.empty() || now >= deadline) break;
+      backoff(now - window.start_ns);
+    }
+    for (size_t i : waiting_) {
+      slots_[i].state = State::kStopPending;  // the stop lands later: service() resumes it
+      stats.skipped.push_back(slots_[i].tid);
+    }
+    for (Slot& slot : slots_) {
+      if (slot.state == State::kStopped && slot.visit) visit(slot.tid, slot.regs);
+    }
+  }  // resumes all
+  finish_window(stats);
+  if (exited_) return exited_error();
+  return stats;
+}
+
+Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
+                                           const VisitFn& visit) {
+  check_thread();
+  RETURN_IF_ERROR(service());
+  StopStats stats = new_stats();
+  uint64_t sample_start = 0;
+  for (Slot& slot : slots_) {
+    if (slot.state == State::kZombie) continue;
+    // One window per thread: between threads the target runs at its own priority.
+    Window window(*this, stats, sample_start);
+    sample_start = window.sample_start_ns;
+    slot.interrupt_ns = now_ns();
+    bool settled = pt_interrupt(slot.tid) < 0;
+    if (settled) {
+      slot.state = State::kGone;
+      stats.vanished.push_back(slot.tid);
+    }
+    const uint64_t deadline = slot.interrupt_ns + static_cast<uint64_t>(timeout.count()) * 1000;
+    while (!settled) {
+      settled = poll_stop(slot, stats);
+      uint64_t now = now_ns();
+      if (settled || now >= deadline) break;
+      backoff(now - slot.interrupt_ns);
+    }
+    if (!settled) {
+      slot.state = State::kStopPending;
+      stats.skipped.push_back(slot.tid);
+    } else if (slot.state == State::kStopped && slot.visit) {
+      visit(slot.tid, slot.regs);
+    }
+  }
+  finish_window(stats);
+  if (exited_) return exited_error();
+  return stats;
+}
+
+// --- Letting go ---
+
+Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
+  if (slots_.empty()) return {};
+  check_thread();
+  waiting_.clear();
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = slots_[i];
+    if (slot.state == State::kGone || slot.state == State::kZombie) continue;
+    if (slot.state == State::kStopped) {  // only if a visit threw: it is ours, let it go
+      (void)pt_detach(slot.tid, 0);
+      slot.state = State::kGone;
+      continue;
+    }
+    // A running tracee cannot be detached: stop it first.
+    if (pt_interrupt(slot.tid) < 0) {
+      slot.state = State::kGone;
+      continue;
+    }
+    waiting_.push_back(i);
+  }
+  const uint64_t start = now_ns();
+  const uint64_t deadline = start + static_cast<uint64_t>(timeout.count()) * 1'000'000;
+  for (;;) {
+    size_t keep = 0;
+    for (size_t i : waiting_) {
+      Slot& slot = slots_[i];
+      int status = 0;
+      pid_t r = wait_nohang(slot.tid, &status);
+      int e = errno;
+      if (r == 0 || (r < 0 && e == EINTR)) {
+        waiting_[keep++] = i;
+        continue;
+      }
+      if (r > 0 && WIFSTOPPED(status)) {
+        int sig = 0;
+        // A caught signal goes with the detach; a group stop stays in force after it.
+        Stop stop = classify(status, &sig);
+        (void)pt_detach(slot.tid, stop == Stop::kSignal ? sig : 0);
+      }
+      slot.state = State::kGone;
+    }
+    waiting_.resize(keep);
+    uint64_t now = now_ns();
+    if (waiting_.empty() || now >= deadline) break;
+    backoff(now - start);
+  }
+  std::string stuck;
+  for (size_t i : waiting_) {
+    slots_[i].state = State::kStopPending;
+    stuck += (stuck.empty() ? "" : ", ") + std::to_string(slots_[i].tid);
+  }
+  // Zombies need no release; stuck threads stay so a later detach() can retry.
+  std::erase_if(slots_,
+                [](const Slot& s) { return s.state == State::kGone || s.state == State::kZombie; });
+  if (!stuck.empty()) {
+    return fail("could not detach threads " + stuck + " of " + std::to_string(pid_) +
+                    ": they did not stop within " + std::to_string(timeout.count()) +
+                    " ms (uninterruptible sleep?); the kernel releases them when hearth exits",
+                EBUSY);
+  }
+  return {};
+}
+
+}  // namespace hearth::stacks

@@ -1,0 +1,86 @@
+// The stack sampler: rounds of "stop every thread, copy registers and stack tops, resume",
+// then unwinding over the copies and, later, symbolization. Owns the target's attachment:
+// destroying the Sampler (or detach()) releases every thread.
+//
+// Cost to the target per round (the stall): PTRACE_INTERRUPT of every thread, then per thread
+// one PTRACE_GETREGS and one pread of its stack top (stack_bytes, whole pages), then resume.
+// Everything else — reading thread states and kernel stacks, unwinding, symbolization — runs
+// while the target runs.
+// Not thread-safe; ptrace ties the tracees to the thread that attached (see ptrace_session.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/stacks/stack_counts.h"
+#include "common/result.h"
+
+namespace hearth::stacks {
+
+struct SamplerOptions {
+  pid_t pid = 0;
+  bool one_at_a_time = false;     // eu-stack's method: smallest stall, no consistency
+  size_t max_frames = 128;        // user frames per stack
+  size_t stack_bytes = 32 << 10;  // first stack copy per thread; doubles when a stack needs more
+  size_t max_stack_bytes = 1 << 20;
+  std::chrono::microseconds stop_timeout{10000};  // threads not stopped by then are skipped
+  bool kernel_stacks = true;  // sleeping threads: /proc/PID/task/TID/stack as _[k] frames
+};
+
+struct AggregateOptions {
+  bool merge_threads = false;  // root "[NAME]" instead of "[NAME tid=TID]"
+  bool state_frames = false;   // a frame like "[S sleeping]" under the thread
+};
+
+// Figures for the summary line and report.json: what the target paid, what we got.
+struct SamplerSummary {
+  uint64_t rounds = 0;
+  uint64_t thread_samples = 0;  // stacks taken (threads × rounds, minus skipped)
+  uint64_t skipped = 0;         // threads that did not stop in time (e.g. uninterruptible)
+  uint64_t truncated = 0;       // stacks that did not unwind to their outermost frame
+  size_t threads_seen = 0;
+  std::vector<double> round_stall_ms;   // per round: first interrupt to last resume
+  std::vector<double> thread_stall_us;  // per thread per round: its interrupt to its resume
+  double elapsed_s = 0;
+};
+
+class Sampler {
+ public:
+  // Attaches to every thread, reads the maps, loads unwind tables and opens the ELF files:
+  // all the slow work happens here, before the first stop.
+  static Result<Sampler> attach(const SamplerOptions& options);
+
+  Sampler(Sampler&&) noexcept;
+  Sampler& operator=(Sampler&&) noexcept;
+  ~Sampler();
+
+  // One round. Fails when the target exited (the rounds so far stay usable).
+  Result<void> sample();
+  // Sleeps while serving the target's ptrace events (signals are delivered as usual).
+  Result<void> idle_for(std::chrono::microseconds duration);
+  // Releases the target now (the destructor does it too). Safe to call twice.
+  Result<void> detach();
+
+  // Adds the rounds not aggregated yet to COUNTS (symbolizing their stacks). Call with the
+  // same options every time; works before and after detach().
+  void aggregate(StackCounts* counts, const AggregateOptions& options);
+  // Every thread sample as a line: "TIME_NS\tTID\tSTATE\tROOT;…;LEAF" (time since the first
+  // round, ns), with a #-header. The data a timeline or heatmap needs.
+  std::string raw_text(const AggregateOptions& options);
+
+  const SamplerSummary& summary() const;
+  pid_t pid() const;
+  std::string process_name() const;
+
+ private:
+  struct State;
+  explicit Sampler(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace hearth::stacks

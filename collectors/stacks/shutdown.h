@@ -1,0 +1,21 @@
+// Orderly shutdown for the stack sampler: SIGINT, SIGTERM and SIGHUP only raise a flag that the
+// sampling loop polls, so the loop ends at a safe point and the PtraceSession destructor lets go
+// of every thread. SIGPIPE is ignored (a closed output pipe is reported as a write error).
+//
+// A second SIGINT/SIGTERM/SIGHUP terminates hearth at once (the handler is installed with
+// SA_RESETHAND): the kernel then detaches every tracee, as it does on SIGKILL.
+#pragma once
+
+namespace hearth::stacks {
+
+// Installs the handlers process-wide. Call once, early in main, before attaching.
+void install_shutdown_handlers();
+
+// True once one of the signals arrived. Async-signal-safe, thread-safe, never blocks.
+bool shutdown_requested();
+
+// The signal that requested shutdown (SIGINT, SIGTERM, SIGHUP), 0 if none: exit codes and the
+// closing message ("interrupted by SIGTERM").
+int shutdown_signal();
+
+}  // namespace hearth::stacks

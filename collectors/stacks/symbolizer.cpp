@@ -1,0 +1,328 @@
+#include "collectors/stacks/symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "collectors/stacks/unwinder.h"
+
+namespace hearth::stacks {
+namespace {
+
+// A sizeless symbol (hand-written assembly) is trusted this far past its start, no further.
+constexpr uint64_t kMaxSizelessOffset = 4096;
+constexpr int kOffsetBits = 40;  // file offsets below 1 TiB; the module id sits above them
+
+struct Range {  // one executable mapping
+  uint64_t start, end, offset;
+  uint32_t module;  // index into State::modules
+};
+
+struct ModuleName {
+  std::string key;       // build-id in hex, or dev:inode:path when the file has none
+  std::string basename;  // for "[basename+0xOFFSET]"
+};
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string basename_of(const std::string& path) {
+  if (path == "[vdso]") return "vdso";
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The ending parameter list of a demangled name ("ns::foo(int) const" → "ns::foo"): the last
+// balanced "(…)" group; qualifiers after it go too. Names without one are returned whole.
+std::string strip_parameters(std::string name) {
+  size_t close = name.rfind(')');
+  if (close == std::string::npos) return name;
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) {
+      // "operator()(int)" and "(anonymous namespace)" keep what is not the parameter list.
+      if (i == 0) return name;
+      name.resize(i);
+      return name;
+    }
+  }
+  return name;
+}
+
+// The name of a DWARF function DIE, following abstract_origin/specification: the linkage
+// (mangled) name when there is one, else DW_AT_name. nullptr when it has neither.
+const char* die_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  for (int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+    if (dwarf_attr_integrate(die, at, &attr) != nullptr) {
+      if (const char* s = dwarf_formstring(&attr)) return s;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string clean_symbol_name(const char* name, bool parameters) {
+  std::string raw = name;
+  // Symbol versions as .symtab spells them: "pthread_cond_wait@@GLIBC_2.3.2".
+  if (const size_t at = raw.find('@'); at != std::string::npos && at > 0) raw.resize(at);
+  // glibc's internal aliases of its own functions: "__GI___lll_lock_wait" is __lll_lock_wait.
+  if (raw.starts_with("__GI_") && raw.size() > 5) raw.erase(0, 5);
+  std::string out;
+  int status = -1;
+  if (raw.starts_with("_Z")) {
+    char* demangled = abi::__cxa_demangle(raw.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && demangled != nullptr) out = demangled;
+    std::free(demangled);
+  }
+  if (status != 0) {
+    out = std::move(raw);
+  } else if (!parameters) {
+    out = strip_parameters(std::move(out));
+  }
+  std::replace(out.begin(), out.end(), ';', ':');
+  return out;
+}
+
+struct Symbolizer::State {
+  SymbolizerOptions options;
+  char* debuginfo_path = nullptr;  // points into options.debuginfo_path, or nullptr
+  Dwfl_Callbacks callbacks{};
+  Dwfl* dwfl = nullptr;
+  std::set<std::pair<uint64_t, std::string>> reported;  // (load bias, key) given to libdwfl
+  std::vector<Range> ranges;                            // sorted by start
+  std::vector<ModuleName> modules;
+  std::unordered_map<std::string, uint32_t> module_ids;    // key → index into modules
+  std::unordered_map<uint64_t, std::vector<Frame>> cache;  // id << kOffsetBits | file offset
+  std::vector<Frame> unknown{{"[unknown]", false}};
+  SymbolizerStats stats;
+
+  ~State() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+  uint32_t module_id(const std::string& key, const std::string& path);
+  std::vector<Frame> resolve(uint64_t addr, const Range& range);
+  void add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
+                   std::vector<Frame>* inlined);
+};
+
+uint32_t Symbolizer::State::module_id(const std::string& key, const std::string& path) {
+  auto [it, added] = module_ids.emplace(key, static_cast<uint32_t>(modules.size()));
+  if (added) modules.push_back({key, basename_of(path)});
+  return it->second;
+}
+
+Symbolizer::Symbolizer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
+Symbolizer& Symbolizer::operator=(Symbolizer&&) noexcept = default;
+Symbolizer::~Symbolizer() = default;
+
+Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
+  elf_version(EV_CURRENT);
+  auto state = std::make_unique<State>();
+  state->options = std::move(options);
+  if (!state->options.debuginfo_path.empty()) {
+    state->debuginfo_path = state->options.debuginfo_path.data();
+  }
+  state->callbacks.find_elf = dwfl_build_id_find_elf;  // unused: we hand libdwfl open files
+  state->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  state->callbacks.section_address = dwfl_offline_section_address;
+  state->callbacks.debuginfo_path = &state->debuginfo_path;
+  return Symbolizer(std::move(state));
+}
+
+Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& maps,
+                                  RemoteMemory* memory) {
+  State& s = *state_;
+  struct Pending {  // a module to report, with its file already open
+    int fd;
+    std::string path;
+    uint64_t bias;
+  };
+  std::vector<Range> ranges;
+  std::vector<std::pair<std::pair<uint64_t, std::string>, Pending>> modules;
+  std::set<std::pair<uint64_t, std::string>> current;
+  for (const proc::Mapping& m : maps) {
+    const bool vdso = m.path == "[vdso]";
+    if (!m.exec || m.path.empty() || (m.path[0] != '/' && !vdso)) continue;
+    int fd = -1;
+    std::vector<char> image;
+    Elf* elf = nullptr;
+    if (vdso) {
+      image.resize(m.end - m.start);
+      if (memory != nullptr && memory->read(m.start, image.data(), image.size(), nullptr)) {
+        elf = elf_memory(image.data(), image.size());
+      }
+    } else if (auto opened = open_mapped_file(pid, m)) {
+      fd = *opened;
+      elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    }
+    std::string key = m.dev + ":" + std::to_string(m.inode) + ":" + m.path;
+    const void* id_bits = nullptr;
+    const ssize_t id_len = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id_bits) : -1;
+    if (id_len > 0) {
+      key.clear();
+      for (ssize_t i = 0; i < id_len; ++i) {
+        char two[3];
+        std::snprintf(two, sizeof two, "%02x", static_cast<const uint8_t*>(id_bits)[i]);
+        key += two;
+      }
+    }
+    uint64_t bias = 0;
+    bool has_bias = false;
+    if (elf != nullptr) {
+      if (auto b = elf_load_bias(elf, m)) bias = *b, has_bias = true;
+      elf_end(elf);
+    }
+    if (vdso && has_bias) {  // libdwfl reads files: give it the image as an anonymous one
+      fd = memfd_create("hearth-vdso", MFD_CLOEXEC);
+      if (fd >= 0 && write(fd, image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
+        ::close(fd);
+        fd = -1;
+      }
+    }
+    ranges.push_back({m.start, m.end, m.offset, s.module_id(key, m.path)});
+    // One libdwfl module per object, however many executable mappings it has.
+    auto id = std::make_pair(bias, key);
+    if (fd < 0 || !has_bias || current.contains(id)) {
+      if (fd >= 0) ::close(fd);
+      continue;
+    }
+    current.insert(id);
+    modules.push_back({id, Pending{fd, m.path, bias}});
+  }
+  // libdwfl cannot re-report a module with a new file, so unless every module we have stays,
+  // start over with a new Dwfl. Cached names are keyed by build-id and survive.
+  const bool only_added =
+      std::includes(current.begin(), current.end(), s.reported.begin(), s.reported.end());
+  if (s.dwfl == nullptr || !only_added) {
+    if (s.dwfl != nullptr) dwfl_end(s.dwfl);
+    s.dwfl = dwfl_begin(&s.callbacks);
+    if (s.dwfl == nullptr) {
+      for (auto& [id, p] : modules) ::close(p.fd);
+      return fail(std::string("cannot start libdwfl: ") + dwfl_errmsg(-1));
+    }
+    s.reported.clear();
+    dwfl_report_begin(s.dwfl);
+  } else {
+    dwfl_report_begin_add(s.dwfl);
+  }
+  for (auto& [id, p] : modules) {
+    if (s.reported.contains(id)) {
+      ::close(p.fd);
+      continue;
+    }
+    const char* name = p.path.c_str();
+    // add_p_vaddr: the module sits at bias + p_vaddr, like the dynamic loader put it.
+    if (dwfl_report_elf(s.dwfl, name, name, p.fd, p.bias, true) == nullptr) {
+      ::close(p.fd);  // not consumed on failure; its frames stay "[module+0x…]"
+      continue;
+    }
+    s.reported.insert(id);
+  }
+  if (dwfl_report_end(s.dwfl, nullptr, nullptr) != 0) {
+    return fail(std::string("cannot report modules to libdwfl: ") + dwfl_errmsg(-1));
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.start < b.start; });
+  s.ranges = std::move(ranges);
+  s.stats.modules = s.reported.size();
+  return {};
+}
+
+void Symbolizer::State::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
+                                    std::vector<Frame>* inlined) {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cudie = dwfl_module_addrdie(mod, addr, &bias);
+  if (cudie == nullptr) return;
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cudie, addr - bias, &scopes);
+  if (n <= 0) return;
+  // dwarf_getscopes stops at the innermost inlined instance; the concrete chain of scopes
+  // containing it (every inline level up to the real function) comes from its DIE.
+  Dwarf_Die* chain = nullptr;
+  const int m = dwarf_getscopes_die(&scopes[0], &chain);
+  std::free(scopes);
+  for (int i = 0; i < m; ++i) {
+    const int tag = dwarf_tag(&chain[i]);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+    const char* name = die_name(&chain[i]);
+    if (tag == DW_TAG_subprogram) {
+      if (function->empty() && name != nullptr)
+        *function = clean_symbol_name(name, options.parameters);
+      break;
+    }
+    inlined->push_back(
+        {name != nullptr ? clean_symbol_name(name, options.parameters) : "[inlined]", true});
+  }
+  std::free(chain);
+  std::reverse(inlined->begin(), inlined->end());  // outermost first
+}
+
+std::vector<Frame> Symbolizer::State::resolve(uint64_t addr, const Range& range) {
+  std::string function;
+  std::vector<Frame> inlined;
+  Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
+  if (mod != nullptr) {
+    GElf_Off offset = 0;
+    GElf_Sym sym{};
+    const char* name = dwfl_module_addrinfo(mod, addr, &offset, &sym, nullptr, nullptr, nullptr);
+    // libdwfl returns the closest symbol at or below addr; it must also cover addr.
+    if (name != nullptr && name[0] != '\0' &&
+        (sym.st_size != 0 ? offset < sym.st_size : offset < kMaxSizelessOffset)) {
+      function = clean_symbol_name(name, options.parameters);
+    }
+    if (options.inlines) add_inlines(mod, addr, &function, &inlined);
+  }
+  if (function.empty()) {
+    function =
+        "[" + modules[range.module].basename + "+" + hex(addr - range.start + range.offset) + "]";
+  }
+  std::vector<Frame> frames;
+  frames.reserve(1 + inlined.size());
+  frames.push_back({std::move(function), false});
+  for (Frame& f : inlined) frames.push_back(std::move(f));
+  return frames;
+}
+
+const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_address) {
+  State& s = *state_;
+  ++s.stats.lookups;
+  const uint64_t addr = is_return_address && ip > 0 ? ip - 1 : ip;
+  auto it = std::upper_bound(s.ranges.begin(), s.ranges.end(), addr,
+                             [](uint64_t a, const Range& r) { return a < r.start; });
+  if (it == s.ranges.begin() || addr >= std::prev(it)->end) return s.unknown;
+  const Range& range = *std::prev(it);
+  const uint64_t offset = addr - range.start + range.offset;
+  const uint64_t key =
+      (uint64_t{range.module} << kOffsetBits) | (offset & ((uint64_t{1} << kOffsetBits) - 1));
+  if (auto hit = s.cache.find(key); hit != s.cache.end()) {
+    ++s.stats.cache_hits;
+    return hit->second;
+  }
+  return s.cache.emplace(key, s.resolve(addr, range)).first->second;
+}
+
+const SymbolizerStats& Symbolizer::stats() const {
+  return state_->stats;
+}
+
+}  // namespace hearth::stacks

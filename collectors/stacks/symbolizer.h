@@ -1,0 +1,84 @@
+// Turns the IPs an Unwinder found into function names, with elfutils (libdwfl/libdw): symbol
+// tables (.symtab, else .dynsym), separate debug files found by build-id (e.g. libc6-dbg under
+// /usr/lib/debug/.build-id) and DWARF inline information. C++ names are demangled.
+//
+// Modules are reported from the target's maps with files opened through /proc/PID/map_files,
+// so symbolization keeps working after the target exits (the files stay open here).
+// Results are cached per (module build-id, or path when it has none; file offset): an IP seen
+// before costs a binary search and a hash lookup.
+// Not thread-safe: one Symbolizer per target, used from one thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/proc/maps.h"
+#include "collectors/stacks/remote_memory.h"
+#include "common/result.h"
+
+namespace hearth::stacks {
+
+struct Frame {
+  std::string name;      // never empty; ';' replaced by ':' (the folded format's separator)
+  bool inlined = false;  // inlined into the frame before it (rendered with the _[i] suffix)
+};
+
+struct SymbolizerOptions {
+  bool parameters = true;  // keep C++ parameter lists: "ns::foo(int)"; false: "ns::foo"
+  bool inlines = true;     // add the functions inlined at the IP (from DWARF)
+  // Where libdw looks for separate debug files (Dwfl_Callbacks::debuginfo_path). Empty: libdw's
+  // default (":.debug:/usr/lib/debug", build-id first). A path without debug files makes the
+  // symbolizer behave as on a machine without -dbg packages.
+  std::string debuginfo_path;
+};
+
+struct SymbolizerStats {
+  uint64_t lookups = 0;     // symbolize() calls
+  uint64_t cache_hits = 0;  // answered from the cache
+  uint64_t modules = 0;     // ELF objects (and the vDSO) reported to libdwfl
+};
+
+class Symbolizer {
+ public:
+  static Result<Symbolizer> create(SymbolizerOptions options = {});
+
+  Symbolizer(Symbolizer&&) noexcept;
+  Symbolizer& operator=(Symbolizer&&) noexcept;
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+  ~Symbolizer();
+
+  // Reports the target's executable mappings: ELF files (opened now, kept open) and the vDSO
+  // (its image read through `memory`; without memory, vDSO frames are "[vdso+0x…]"). Call it
+  // again when the maps change; cached names stay valid. Errors only for a libdwfl failure;
+  // a file that cannot be opened leaves its frames as "[module+0x…]".
+  Result<void> set_maps(pid_t pid, const std::vector<proc::Mapping>& maps,
+                        RemoteMemory* memory = nullptr);
+
+  // The frames at ip, outermost first: the function, then the functions inlined into it, each
+  // inlined into the one before; e.g. {"foo", false}, {"bar", true} when bar was inlined into
+  // foo. is_return_address: ip is a caller's return address (see is_return_address() in
+  // unwinder.h), so ip - 1, the call instruction, is looked up.
+  // Unknown names: "[libc.so.6+0x8c3f2]" (module basename, file offset of the looked-up
+  // address) when no symbol covers the address — never the name of a symbol that ends before
+  // it — and "[unknown]" outside any file mapping (JIT code, garbage IPs).
+  // The reference stays valid until the Symbolizer is destroyed.
+  const std::vector<Frame>& symbolize(uint64_t ip, bool is_return_address);
+
+  const SymbolizerStats& stats() const;
+
+ private:
+  struct State;
+  explicit Symbolizer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// A demangled C++ name ("_ZN2ns3fooEi" → "ns::foo(int)", or "ns::foo" without parameters);
+// other names unchanged. ';' becomes ':'. Exposed for tests.
+std::string clean_symbol_name(const char* name, bool parameters);
+
+}  // namespace hearth::stacks

@@ -1,0 +1,461 @@
+#!/usr/bin/env bash
+# Benchmarks `hearth stacks` against gdb (`thread apply all bt`) and eu-stack on the same target
+# in the same run (issue 3, "Speed"): the stall the target suffers (seen from inside, by its
+# real-time heartbeat thread), wall time, CPU, and whether every worker's stack is complete;
+# then prints the figures next to the issue's goals. Informational only: the exit status says
+# whether the script ran, never whether a goal was met.
+#
+# usage: tests/bench/stacks_bench.sh [--threads "10 100 500"] [--builds "fp nofp"] [--depth 20]
+#            [--runs 3] [--skip-gdb] [--gdb-max-threads N] [--skip-eu-stack] [--no-floor]
+#            [--pin split|none] [--cpu-seconds 10 | --no-cpu] [--hearth PATH] [--data-dir DIR]
+#
+# Target: build/tests/integration/targets/stack_target-{fp,nofp} --threads N --depth D
+# --spin N/2 (N workers, half spinning, the rest blocked on a mutex or a condition variable,
+# plus main, holder and heartbeat threads). One target per (build, N), shared by every tool and
+# run; outputs of the last run stay in build/bench-data/stacks/.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+hearth=$root/build/bin/hearth/hearth
+targets=$root/build/tests/integration/targets
+threads_list="10 100 500"
+builds="fp nofp"
+depth=20
+runs=3
+skip_gdb=0
+gdb_max_threads=0 # 0: no limit
+skip_eu=0
+floor=1
+pin="split"
+cpu_seconds=10
+cpu_threads=100
+data_dir=$root/build/bench-data/stacks
+steady_n=20
+steady_hz=10
+
+usage() {
+  sed -n '8,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+while (($#)); do
+  case $1 in
+    --threads) threads_list=${2:?}; shift 2 ;;
+    --builds) builds=${2:?}; shift 2 ;;
+    --depth) depth=${2:?}; shift 2 ;;
+    --runs) runs=${2:?}; shift 2 ;;
+    --skip-gdb) skip_gdb=1; shift ;;
+    --gdb-max-threads) gdb_max_threads=${2:?}; shift 2 ;;
+    --skip-eu-stack) skip_eu=1; shift ;;
+    --no-floor) floor=0; shift ;;
+    --pin) pin=${2:?}; shift 2 ;;
+    --cpu-seconds) cpu_seconds=${2:?}; shift 2 ;;
+    --no-cpu) cpu_seconds=0; shift ;;
+    --hearth) hearth=${2:?}; shift 2 ;;
+    --data-dir) data_dir=${2:?}; shift 2 ;;
+    -h | --help) usage ;;
+    *) echo "stacks_bench: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "stacks_bench: --runs needs a positive integer" >&2; exit 2; }
+if ! [[ $depth =~ ^[0-9]+$ ]] || ((depth < 1 || depth > 64)); then
+  echo "stacks_bench: --depth must be 1..64 (stack_target's limit)" >&2
+  exit 2
+fi
+for n in $threads_list; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "stacks_bench: --threads wants positive integers" >&2; exit 2; }
+done
+for b in $builds; do
+  [[ $b == fp || $b == nofp ]] || { echo "stacks_bench: --builds takes fp and/or nofp" >&2; exit 2; }
+done
+[[ $cpu_seconds =~ ^[0-9]+$ ]] || { echo "stacks_bench: --cpu-seconds wants an integer" >&2; exit 2; }
+case $pin in
+  split) target_cpu=1; tool_cpu=0 ;;
+  none) target_cpu=""; tool_cpu="" ;;
+  *) echo "stacks_bench: --pin is split or none" >&2; exit 2 ;;
+esac
+if [[ $pin == split ]] && (($(nproc) < 2)); then
+  echo "stacks_bench: --pin split needs 2 CPUs; using --pin none" >&2
+  pin=none target_cpu="" tool_cpu=""
+fi
+
+if [[ ! -x $hearth ]]; then
+  echo "stacks_bench: $hearth is not built: cmake --build build (or bin/setup), or --hearth PATH" >&2
+  exit 2
+fi
+for b in $builds; do
+  [[ -x $targets/stack_target-$b ]] ||
+    { echo "stacks_bench: $targets/stack_target-$b is not built: cmake --build build" >&2; exit 2; }
+done
+need_pkg() { # command package
+  command -v "$1" >/dev/null && return 0
+  echo "stacks_bench: installing Debian's $2 for $1" >&2
+  local sudo_=""
+  (($(id -u) == 0)) || sudo_=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_ apt-get install -y -qq "$2" >/dev/null ||
+    { $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq "$2" >/dev/null; }
+}
+[[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time
+((skip_eu)) || need_pkg eu-stack elfutils
+((skip_gdb)) || need_pkg gdb gdb
+# No tool may fetch debug info over the network while the target is stopped.
+unset DEBUGINFOD_URLS
+
+mkdir -p "$data_dir"
+work=$(mktemp -d)
+results=$data_dir/results.tsv
+: >"$results"
+
+# --- the target -------------------------------------------------------------------------------
+
+target_pid=""
+target_fd=""
+report=$work/heartbeat.report
+
+stop_target() {
+  if [[ -n $target_fd ]]; then
+    exec {target_fd}>&- # stdin closes: the target exits by itself
+    target_fd=""
+  fi
+  if [[ -n $target_pid ]]; then
+    local i
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$target_pid" 2>/dev/null || break
+      sleep 0.02
+    done
+    kill -TERM "$target_pid" 2>/dev/null || true
+    sleep 0.05
+    kill -KILL "$target_pid" 2>/dev/null || true
+    wait "$target_pid" 2>/dev/null || true
+    target_pid=""
+  fi
+}
+cleanup() {
+  stop_target
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+start_target() { # build threads
+  local build=$1 n=$2 fifo=$work/stdin.fifo out=$work/target.out i
+  rm -f "$fifo" "$report" "$out"
+  mkfifo "$fifo"
+  local pin_cmd=()
+  [[ -n $target_cpu ]] && pin_cmd=(taskset -c "$target_cpu")
+  # A simple command, so that $! is the target itself (taskset execs it).
+  "${pin_cmd[@]}" "$targets/stack_target-$build" --threads "$n" --depth "$depth" \
+    --spin $((n / 2)) --report "$report" <"$fifo" >"$out" 2>&1 &
+  target_pid=$!
+  exec {target_fd}>"$fifo"
+  for ((i = 0; i < 6000; i++)); do # up to 60 s (500 threads on one CPU take a few)
+    grep -q '^ready ' "$out" 2>/dev/null && break
+    kill -0 "$target_pid" 2>/dev/null || { cat "$out" >&2; echo "stacks_bench: target died" >&2; exit 1; }
+    sleep 0.01
+  done
+  grep -q "^ready $target_pid\$" "$out" ||
+    { cat "$out" >&2; echo "stacks_bench: target not ready (or not pid $target_pid)" >&2; exit 1; }
+  sleep 0.3 # let start-up settle before the first measurement
+}
+
+# Longest gap the heartbeat saw since the last call (µs), and resets it.
+heartbeat() {
+  local i line
+  rm -f "$report"
+  kill -USR1 "$target_pid"
+  for ((i = 0; i < 1000; i++)); do
+    [[ -s $report ]] && break
+    sleep 0.005
+  done
+  read -r _ line <"$report" || { echo "stacks_bench: no heartbeat report" >&2; exit 1; }
+  echo "$line"
+}
+
+# --- measuring --------------------------------------------------------------------------------
+
+now_ns() { date +%s%N; }
+
+# measure OUT ERR command... : resets the heartbeat, runs the command (pinned to the tool CPU),
+# sets GAP_US (heartbeat), WALL_MS, CPU_S (user + system of the command and its children).
+measure() {
+  local out=$1 err=$2 t0 t1 rc=0
+  shift 2
+  heartbeat >/dev/null
+  t0=$(now_ns)
+  /usr/bin/time -f '%U %S' -o "$work/time.txt" with_pin_cmd "$@" >"$out" 2>"$err" || rc=$?
+  t1=$(now_ns)
+  GAP_US=$(heartbeat)
+  WALL_MS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+  CPU_S=$(awk 'END { printf "%.2f", $1 + $2 }' "$work/time.txt")
+  if ((rc != 0)); then
+    echo "stacks_bench: '$*' exited with $rc:" >&2
+    tail -3 "$err" >&2
+  fi
+}
+# /usr/bin/time needs an executable: a tiny wrapper that pins.
+with_pin_cmd_path=$work/with_pin_cmd
+printf '#!/bin/sh\nif [ -n "%s" ]; then exec taskset -c "%s" "$@"; else exec "$@"; fi\n' \
+  "$tool_cpu" "$tool_cpu" >"$with_pin_cmd_path"
+chmod +x "$with_pin_cmd_path"
+PATH=$work:$PATH
+
+# hearth's summary line → "samples threads stacks truncated skipped med_ms max_ms thr_med_us thr_max_us"
+hearth_summary() {
+  sed -nE 's/.*: ([0-9]+) samples? of up to ([0-9]+) threads \(([0-9]+) stacks, ([0-9]+) truncated, ([0-9]+) threads skipped\) in [0-9.]+ s; stall per sample: median ([0-9.]+) ms, max ([0-9.]+) ms; per thread: median ([0-9.]+) us, max ([0-9.]+) us.*/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1" |
+    tail -1
+}
+
+# Completeness: prints "complete seen" = worker thread-samples whose stack holds, root first,
+# start_thread … worker_main; level_0; …; level_{D-1}; leaf; leaf_KIND (KIND from the thread
+# name where the tool shows it) and no [truncated] frame; and all worker thread-samples seen.
+# FORMAT: folded (hearth), gdb, eu-stack.
+complete_stacks() { # format file
+  awk -v fmt="$1" -v D="$depth" '
+    function check(frames, n, kind,    i, j, ok, start, trunc) {
+      start = 0; trunc = 0
+      for (i = 1; i <= n; i++) {
+        if (frames[i] == "start_thread") start = 1
+        if (frames[i] == "[truncated]") trunc = 1
+      }
+      if (!start || trunc) return 0
+      for (i = 2; i <= n; i++) {
+        if (frames[i] != "level_0" || frames[i - 1] !~ /worker_main/) continue
+        ok = 1
+        for (j = 1; j < D; j++) if (frames[i + j] != "level_" j) { ok = 0; break }
+        if (!ok || frames[i + D] != "leaf") continue
+        if (kind != "" && frames[i + D + 1] == "leaf_" kind) return 1
+        if (kind == "" && frames[i + D + 1] ~ /^leaf_(spin|mutex|cond)$/) return 1
+      }
+      return 0
+    }
+    # gdb / eu-stack frame line → function name
+    function fname(s) {
+      sub(/^#[0-9]+ +/, "", s)
+      sub(/^0x[0-9a-f]+ +(in +)?/, "", s)
+      p = index(s, " (")
+      if (p > 0) s = substr(s, 1, p - 1)
+      sub(/@@.*/, "", s)
+      return s
+    }
+    function flush(   k) {  # a gdb / eu-stack thread block: frames leaf first → root first
+      if (nf == 0) { kindb = ""; return }
+      for (k = 1; k <= nf; k++) rf[k] = lf[nf - k + 1]
+      worker = 0
+      for (k = 1; k <= nf; k++) if (rf[k] ~ /worker_main/) worker = 1
+      if (kindb != "" || worker) { seen++; complete += check(rf, nf, kindb) }
+      nf = 0; kindb = ""
+    }
+    fmt == "folded" {
+      count = $NF
+      line = $0
+      sub(/ [0-9]+$/, "", line)
+      n = split(line, fr, ";")
+      root = fr[1]
+      if (root !~ /^\[(spin|mutex|cond)-[0-9]+ tid=[0-9]+\]$/) next
+      kind = root
+      sub(/^\[/, "", kind); sub(/-.*/, "", kind)
+      for (i = 1; i < n; i++) f2[i] = fr[i + 1]
+      seen += count
+      complete += count * check(f2, n - 1, kind)
+      next
+    }
+    fmt == "gdb" && /^Thread [0-9]+ / {
+      flush()
+      if (match($0, /"(spin|mutex|cond)-[0-9]+"/)) { kindb = substr($0, RSTART + 1, RLENGTH - 2); sub(/-.*/, "", kindb) }
+      next
+    }
+    fmt == "eu-stack" && /^TID [0-9]+:/ { flush(); next }
+    fmt != "folded" && /^#[0-9]+ / { lf[++nf] = fname($0); next }
+    END { if (fmt != "folded") flush(); printf "%d %d\n", complete, seen }
+  ' "$2"
+}
+
+# record build n run tool gap_us wall_ms cpu_s samples threads stacks truncated skipped med_ms max_ms
+#        thr_med_us thr_max_us complete seen   ("-" where it does not apply)
+record() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$results"; }
+
+run_hearth() { # build n run tool complete?(0/1) hearth-args...
+  local build=$1 n=$2 run=$3 tool=$4 check=$5
+  shift 5
+  local out=$data_dir/$tool-$build-$n.folded err=$data_dir/$tool-$build-$n.err
+  measure "$out" "$err" "$hearth" stacks -p "$target_pid" -o "$out" "$@"
+  local s c="- -"
+  s=$(hearth_summary "$err")
+  [[ -n $s ]] || { echo "stacks_bench: no summary from hearth ($tool):" >&2; cat "$err" >&2; s="- - - - - - - - -"; }
+  ((check)) && c=$(complete_stacks folded "$out")
+  # shellcheck disable=SC2086
+  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" $s $c
+  printf '  %-14s gap %7s us  wall %8s ms  cpu %5s s  | %s\n' "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" \
+    "$(sed -nE 's/.*threads skipped\) //p' "$err" | tail -1)" >&2
+}
+
+run_peer() { # build n run tool command...
+  local build=$1 n=$2 run=$3 tool=$4
+  shift 4
+  local out=$data_dir/$tool-$build-$n.txt c
+  measure "$out" "$out.err" "$@"
+  c=$(complete_stacks "$tool" "$out")
+  # shellcheck disable=SC2086
+  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" - - - - - - - - - $c
+  printf '  %-14s gap %7s us  wall %8s ms  cpu %5s s  | complete %s\n' "$tool" "$GAP_US" "$WALL_MS" \
+    "$CPU_S" "$c" >&2
+}
+
+echo "stacks_bench: hearth $hearth; depth $depth; runs $runs; pin $pin" \
+  "(target on CPU ${target_cpu:-any}, tools on CPU ${tool_cpu:-any}); results in $results" >&2
+
+for build in $builds; do
+  for n in $threads_list; do
+    echo "== $build, $n workers ($((n / 2)) spinning), depth $depth" >&2
+    start_target "$build" "$n"
+    for ((run = 1; run <= runs; run++)); do
+      echo " run $run" >&2
+      # Noise floor: what the heartbeat sees with no tool attached, over a steady run's length.
+      measure /dev/null "$work/sleep.err" sleep "$(awk -v n=$steady_n -v f=$steady_hz 'BEGIN { print n / f }')"
+      record "$build" "$n" "$run" baseline "$GAP_US" "$WALL_MS" - - - - - - - - - - - -
+      printf '  %-14s gap %7s us\n' baseline "$GAP_US" >&2
+      run_hearth "$build" "$n" "$run" hearth-first 1 -n 1
+      run_hearth "$build" "$n" "$run" hearth-steady 1 -n "$steady_n" -F "$steady_hz"
+      run_hearth "$build" "$n" "$run" hearth-1by1 1 -n 1 --one-at-a-time
+      if ((floor)); then
+        run_hearth "$build" "$n" "$run" hearth-floor 0 -n "$steady_n" -F "$steady_hz" \
+          --max-frames 1 --stack-bytes 4096 --no-kernel
+      fi
+      if ((!skip_eu)); then
+        run_peer "$build" "$n" "$run" eu-stack eu-stack -p "$target_pid"
+      fi
+      if ((!skip_gdb)) && ((gdb_max_threads == 0 || n <= gdb_max_threads)); then
+        # gdb takes seconds from 500 threads on: one run there.
+        if ((run == 1 || n < 500)); then
+          run_peer "$build" "$n" "$run" gdb gdb -nx -batch -iex 'set debuginfod enabled off' \
+            -p "$target_pid" -ex 'thread apply all bt'
+        fi
+      fi
+    done
+    if ((cpu_seconds > 0 && n == cpu_threads)); then
+      run_hearth "$build" "$n" 1 hearth-cpu 0 -d "$cpu_seconds" -F 10
+    fi
+    stop_target
+  done
+done
+
+# --- report -----------------------------------------------------------------------------------
+
+awk -F'\t' -v depth="$depth" -v runs="$runs" -v steady_n="$steady_n" -v cpu_n="$cpu_threads" '
+  function median(key,    n, i, j, t, a) {
+    n = split(vals[key], a, " ")
+    if (n == 0 || vals[key] == "") return ""
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  function add(key, v) { if (v == "-" || v == "") return; vals[key] = vals[key] (vals[key] == "" ? "" : " ") v; nrun[key]++ }
+  function has(k) { return (k in vals) && vals[k] != "" }
+  function fmt(v, p) { return v == "" ? "-" : sprintf("%." p "f", v) }
+  function verdict(ok) { return ok ? "met" : "MISSED" }
+  {
+    b = $1; n = $2; tool = $4; k = b SUBSEP n SUBSEP tool
+    if (!((b, n) in cfg)) { cfg[b, n] = 1; order[++ncfg] = b SUBSEP n }
+    if (!(k in seen_tool)) { seen_tool[k] = 1; tools[b, n] = tools[b, n] " " tool }
+    add(k SUBSEP "gap", $5); add(k SUBSEP "wall", $6); add(k SUBSEP "cpu", $7)
+    # $10 (stacks) is not used
+    add(k SUBSEP "samples", $8); add(k SUBSEP "threads", $9); add(k SUBSEP "trunc", $11)
+    add(k SUBSEP "skip", $12); add(k SUBSEP "med", $13); add(k SUBSEP "max", $14)
+    add(k SUBSEP "tmed", $15); add(k SUBSEP "tmax", $16)
+    if ($17 != "-" && $17 != "") {
+      # expected worker thread-samples: N per sample (N per snapshot for peers)
+      exp_ = ($8 == "-" ? 1 : $8) * n
+      add(k SUBSEP "frac", ($17 + 0) / exp_)
+    }
+  }
+  END {
+    printf "\nstacks_bench: medians of %d run(s); stall = longest gap seen by the target'"'"'s heartbeat thread\n", runs
+    printf "(all-stop tools: the whole process stops; 1-by-1 tools: only the heartbeat'"'"'s own stop).\n"
+    printf "threads T = N workers + main, holder, heartbeat. goal G = 50 us x T + 1 ms per sample.\n\n"
+    hdr = sprintf("%-13s %-5s %5s %5s | %9s %9s | %-17s %-15s | %9s %6s | %9s %s", \
+      "tool", "build", "N", "T", "stall ms", "us/thread", "own med/max ms", "own/thr med/max", "wall ms", "cpu s", "complete", "trunc/skip")
+    print hdr
+    gsub(/./, "-", hdr); print hdr
+    for (c = 1; c <= ncfg; c++) {
+      split(order[c], bn, SUBSEP); b = bn[1]; n = bn[2]; T = n + 3
+      m = split(substr(tools[b, n], 2), tl, " ")
+      for (i = 1; i <= m; i++) {
+        t = tl[i]; k = b SUBSEP n SUBSEP t
+        gap = median(k SUBSEP "gap")
+        per = ""
+        if (gap != "") per = (t == "eu-stack" || t == "hearth-1by1" || t == "baseline") ? gap : gap / T
+        if (has(k SUBSEP "threads")) T_ = median(k SUBSEP "threads"); else T_ = T
+        own = has(k SUBSEP "med") ? fmt(median(k SUBSEP "med"), 3) "/" fmt(median(k SUBSEP "max"), 3) : "-"
+        ownt = has(k SUBSEP "tmed") ? fmt(median(k SUBSEP "tmed"), 0) "/" fmt(median(k SUBSEP "tmax"), 0) : "-"
+        comp = has(k SUBSEP "frac") ? sprintf("%.1f%%", 100 * median(k SUBSEP "frac")) : "-"
+        ts = has(k SUBSEP "trunc") ? median(k SUBSEP "trunc") "/" median(k SUBSEP "skip") : "-"
+        printf "%-13s %-5s %5d %5d | %9s %9s | %-17s %-15s | %9s %6s | %9s %s\n", t, b, n, T_, \
+          fmt(gap / 1000, 3), fmt(per, per == gap ? 0 : 1) (per == gap && t != "baseline" && gap != "" ? "*" : ""), own, ownt, \
+          fmt(median(k SUBSEP "wall"), 1), fmt(median(k SUBSEP "cpu"), 2), comp, ts
+        G[b, n, t, "gap"] = gap; G[b, n, t, "wall"] = median(k SUBSEP "wall")
+        G[b, n, t, "med"] = median(k SUBSEP "med"); G[b, n, t, "max"] = median(k SUBSEP "max")
+        G[b, n, t, "frac"] = has(k SUBSEP "frac") ? median(k SUBSEP "frac") : ""
+        G[b, n, t, "cpu"] = median(k SUBSEP "cpu"); G[b, n, t, "T"] = T_
+      }
+    }
+    print "  * 1-by-1 tools: the heartbeat thread'"'"'s own stall; all-stop tools: stall / T."
+    print "  own = hearth'"'"'s summary line: per-sample stall (first interrupt to last resume) and per thread."
+    print "  hearth-floor = hearth copying 4 KiB of stack and unwinding 1 frame: close to the bare ptrace cost."
+
+    printf "\nratios (same run; above 1: hearth stalls less / is faster)\n"
+    printf "%-5s %5s | %-24s %-24s %-24s | %-22s %-22s\n", "build", "N", "gdb/first (stall)", "gdb/steady heartbeat", "gdb/steady own median", "eu-stack/1by1 (stall)", "wall gdb/eu/first ms"
+    for (c = 1; c <= ncfg; c++) {
+      split(order[c], bn, SUBSEP); b = bn[1]; n = bn[2]
+      gg = G[b, n, "gdb", "gap"]; eg = G[b, n, "eu-stack", "gap"]
+      f = G[b, n, "hearth-first", "gap"]; s = G[b, n, "hearth-steady", "gap"]; sm = G[b, n, "hearth-steady", "med"] * 1000
+      o = G[b, n, "hearth-1by1", "gap"]
+      printf "%-5s %5d | %-24s %-24s %-24s | %-22s %-22s\n", b, n, \
+        (gg != "" && f > 0) ? sprintf("%.0fx", gg / f) : "-", \
+        (gg != "" && s > 0) ? sprintf("%.0fx", gg / s) : "-", \
+        (gg != "" && sm > 0) ? sprintf("%.0fx", gg / sm) : "-", \
+        (eg != "" && o > 0) ? sprintf("%.1fx", eg / o) : "-", \
+        sprintf("%s/%s/%s", fmt(G[b, n, "gdb", "wall"], 0), fmt(G[b, n, "eu-stack", "wall"], 0), fmt(G[b, n, "hearth-first", "wall"], 0))
+    }
+
+    printf "\ngoals (issue 3)\n"
+    for (c = 1; c <= ncfg; c++) {
+      split(order[c], bn, SUBSEP); b = bn[1]; n = bn[2]
+      T_ = G[b, n, "hearth-steady", "T"]; if (T_ == "") T_ = n + 3
+      goal = 0.05 * T_ + 1
+      printf "%s, N=%d (T=%d): G = %.2f ms\n", b, n, T_, goal
+      if (G[b, n, "hearth-steady", "med"] != "") {
+        printf "  steady stall <= G:        own median %.3f ms %s; own max %.3f ms %s; heartbeat max over %d samples %.3f ms %s (idle baseline %.3f ms)\n", \
+          G[b, n, "hearth-steady", "med"], verdict(G[b, n, "hearth-steady", "med"] <= goal), \
+          G[b, n, "hearth-steady", "max"], verdict(G[b, n, "hearth-steady", "max"] <= goal), steady_n, \
+          G[b, n, "hearth-steady", "gap"] / 1000, verdict(G[b, n, "hearth-steady", "gap"] / 1000 <= goal), \
+          G[b, n, "baseline", "gap"] / 1000
+      }
+      if (G[b, n, "hearth-first", "med"] != "") {
+        printf "  first sample <= 2G:       own %.3f ms %s; heartbeat %.3f ms %s\n", \
+          G[b, n, "hearth-first", "med"], verdict(G[b, n, "hearth-first", "med"] <= 2 * goal), \
+          G[b, n, "hearth-first", "gap"] / 1000, verdict(G[b, n, "hearth-first", "gap"] / 1000 <= 2 * goal)
+      }
+      gg = G[b, n, "gdb", "gap"]
+      if (gg != "" && n == 100) {
+        printf "  >= 100x less than gdb:    gdb %.1f ms; vs first %s %s, vs steady (heartbeat) %s %s\n", gg / 1000, \
+          sprintf("%.0fx", gg / G[b, n, "hearth-first", "gap"]), verdict(gg / G[b, n, "hearth-first", "gap"] >= 100), \
+          sprintf("%.0fx", gg / G[b, n, "hearth-steady", "gap"]), verdict(gg / G[b, n, "hearth-steady", "gap"] >= 100)
+      }
+      line = ""; all = 1
+      split("hearth-first hearth-steady hearth-1by1", ht, " ")
+      for (j = 1; j <= 3; j++) if (G[b, n, ht[j], "frac"] != "") {
+        line = line sprintf(" %s %.1f%%", ht[j], 100 * G[b, n, ht[j], "frac"]); if (G[b, n, ht[j], "frac"] < 1) all = 0
+      }
+      if (line != "") printf "  every stack complete:    %s %s\n", line, verdict(all)
+      if (G[b, n, "hearth-cpu", "wall"] != "") {
+        pct = 100 * G[b, n, "hearth-cpu", "cpu"] / (G[b, n, "hearth-cpu", "wall"] / 1000)
+        # without start-up (attach, tables, symbols, writing), taken from the one-shot run
+        marg = 100 * (G[b, n, "hearth-cpu", "cpu"] - G[b, n, "hearth-first", "cpu"]) / \
+          ((G[b, n, "hearth-cpu", "wall"] - G[b, n, "hearth-first", "wall"]) / 1000)
+        printf "  CPU at 10 Hz < 5%% core:   %.2f s CPU in %.1f s = %.2f%% %s; without start-up (-n 1 run: %.2f s CPU) %.2f%%\n", \
+          G[b, n, "hearth-cpu", "cpu"], G[b, n, "hearth-cpu", "wall"] / 1000, pct, verdict(pct < 5), \
+          G[b, n, "hearth-first", "cpu"], marg
+      }
+    }
+  }
+' "$results"

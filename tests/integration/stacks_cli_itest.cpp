@@ -1,0 +1,285 @@
+// `hearth stacks` as users run it, on target programs this test starts itself
+// (tests/integration/targets/stack_target.cpp, built with and without frame pointers).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Spawned {
+  pid_t pid = -1;
+  int stdin_fd = -1;  // closing it ends the target
+  int stdout_fd = -1;
+};
+
+// Starts ARGV with pipes on stdin and stdout.
+Spawned spawn(const std::vector<std::string>& argv) {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  return {pid, in[1], out[0]};
+}
+
+std::string read_line(int fd) {
+  std::string line;
+  char c;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+class Target {
+ public:
+  Target(const std::string& variant, int threads, int depth, int spin) {
+    p_ = spawn({std::string(HEARTH_TARGETS_DIR) + "/stack_target-" + variant, "--threads",
+                std::to_string(threads), "--depth", std::to_string(depth), "--spin",
+                std::to_string(spin)});
+    ready_ = read_line(p_.stdout_fd).rfind("ready ", 0) == 0;
+  }
+  ~Target() {
+    close(p_.stdin_fd);
+    kill(p_.pid, SIGKILL);
+    waitpid(p_.pid, nullptr, 0);
+    close(p_.stdout_fd);
+  }
+  bool ready() const { return ready_; }
+  pid_t pid() const { return p_.pid; }
+  bool alive() const { return kill(p_.pid, 0) == 0; }
+
+ private:
+  Spawned p_;
+  bool ready_ = false;
+};
+
+struct HearthRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs hearth with ARGS; stdout and stderr captured through files. Gives up (SIGKILL) after a
+// generous bound so a bug shows as a failure, not a hung test run.
+HearthRun hearth(const std::vector<std::string>& args, int signal_after_ms = 0) {
+  std::string dir = testing::TempDir();
+  std::string out = dir + "/hearth.out", err = dir + "/hearth.err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(HEARTH_EXE, argv.data());
+    _exit(127);
+  }
+  HearthRun r;
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  bool signalled = false;
+  auto start = std::chrono::steady_clock::now();
+  while (waitpid(pid, &r.status, WNOHANG) == 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (signal_after_ms > 0 && !signalled &&
+        now - start >= std::chrono::milliseconds(signal_after_ms)) {
+      kill(pid, SIGINT);
+      signalled = true;
+    }
+    if (now > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &r.status, 0);
+      ADD_FAILURE() << "hearth did not finish";
+      break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  std::ifstream o(out), e(err);
+  std::stringstream so, se;
+  so << o.rdbuf();
+  se << e.rdbuf();
+  r.out = so.str();
+  r.err = se.str();
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The folded line whose root names THREAD ("[spin-0 " prefix).
+std::string line_of_thread(const std::string& folded, const std::string& thread) {
+  for (const std::string& l : lines_of(folded)) {
+    if (l.rfind("[" + thread + " ", 0) == 0 || l.rfind("[" + thread + "]", 0) == 0) return l;
+  }
+  return "";
+}
+
+std::vector<std::string> frames_of(const std::string& line) {
+  std::vector<std::string> frames;
+  std::string stack = line.substr(0, line.rfind(' '));
+  std::stringstream in(stack);
+  for (std::string f; std::getline(in, f, ';');) frames.push_back(f);
+  return frames;
+}
+
+// Expects FRAMES to contain level_0 … level_{depth-1} then LEAF, consecutively.
+void expect_complete(const std::vector<std::string>& frames, int depth, const std::string& leaf) {
+  auto first = std::find(frames.begin(), frames.end(), "level_0");
+  ASSERT_NE(first, frames.end()) << "no level_0";
+  for (int i = 0; i < depth; ++i) {
+    ASSERT_LT(first + i, frames.end());
+    EXPECT_EQ(*(first + i), "level_" + std::to_string(i));
+  }
+  auto next = first + depth;
+  if (next < frames.end() && *next == "leaf") ++next;  // the dispatcher: a tail call at -O2
+  ASSERT_LT(next, frames.end());
+  EXPECT_EQ(*next, leaf);
+  EXPECT_NE(std::find(frames.begin(), first, "start_thread"), first) << "no start_thread below";
+}
+
+bool released(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string l; std::getline(status, l);) {
+    if (l.rfind("TracerPid:", 0) == 0) return std::stoi(l.substr(10)) == 0;
+  }
+  return false;
+}
+
+class StacksCli : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (ptrace of another process)";
+  }
+};
+
+TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
+  Target t(GetParam(), 6, 7, 2);
+  ASSERT_TRUE(t.ready());
+  HearthRun r = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  for (const char* name : {"spin-0", "spin-1"}) {
+    SCOPED_TRACE(name);
+    expect_complete(frames_of(line_of_thread(r.out, name)), 7, "leaf_spin");
+  }
+  for (const char* name : {"mutex-0", "mutex-1"}) {
+    SCOPED_TRACE(name);
+    auto frames = frames_of(line_of_thread(r.out, name));
+    expect_complete(frames, 7, "leaf_mutex");
+    EXPECT_EQ(frames.back().substr(frames.back().size() - 4), "_[k]") << "kernel frames on top";
+  }
+  for (const char* name : {"cond-0", "cond-1"}) {
+    SCOPED_TRACE(name);
+    expect_complete(frames_of(line_of_thread(r.out, name)), 7, "leaf_cond");
+  }
+  // The main thread (named after the program): from _start through main.
+  std::string main_line;
+  for (const std::string& l : lines_of(r.out)) {
+    if (l.rfind("[stack_target", 0) == 0) main_line = l;
+  }
+  auto main_frames = frames_of(main_line);
+  EXPECT_NE(std::find(main_frames.begin(), main_frames.end(), "main"), main_frames.end())
+      << main_line;
+  EXPECT_NE(r.err.find("hearth stacks: pid"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stall per sample"), std::string::npos) << r.err;
+  EXPECT_TRUE(released(t.pid()));
+  EXPECT_TRUE(t.alive());
+}
+
+TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
+  Target t(GetParam(), 4, 3, 2);
+  ASSERT_TRUE(t.ready());
+  std::string raw = testing::TempDir() + "/raw.tsv";
+  HearthRun r = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "3", "-F", "50", "--state",
+                        "--threads", "merge", "--raw", raw, "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  auto spin = frames_of(line_of_thread(r.out, "spin-0"));
+  ASSERT_GE(spin.size(), 2u);
+  EXPECT_EQ(spin[0], "[spin-0]");  // merged by name: no tid
+  EXPECT_EQ(spin[1], "[R running]");
+  auto cond = frames_of(line_of_thread(r.out, "cond-0"));
+  ASSERT_GE(cond.size(), 2u);
+  EXPECT_EQ(cond[1], "[S sleeping]");
+  // Counts add up to threads x samples; the raw file has one line per thread sample.
+  uint64_t total = 0;
+  for (const std::string& l : lines_of(r.out)) total += std::stoull(l.substr(l.rfind(' ') + 1));
+  std::ifstream in(raw);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto raw_lines = lines_of(ss.str());
+  ASSERT_GE(raw_lines.size(), 3u);
+  EXPECT_EQ(raw_lines[0].rfind("# hearth stacks raw 1", 0), 0u);
+  EXPECT_EQ(raw_lines.size() - 2, total);
+  EXPECT_EQ(total % 3, 0u);
+}
+
+TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
+  Target t(GetParam(), 1, 60, 1);
+  ASSERT_TRUE(t.ready());
+  HearthRun whole = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(whole.status), 0) << whole.err;
+  expect_complete(frames_of(line_of_thread(whole.out, "spin-0")), 60, "leaf_spin");
+  HearthRun cut =
+      hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "--max-frames", "40", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(cut.status), 0) << cut.err;
+  auto frames = frames_of(line_of_thread(cut.out, "spin-0"));
+  ASSERT_GE(frames.size(), 2u);
+  EXPECT_EQ(frames[1], "[truncated]");  // the root side is missing, and says so
+  EXPECT_EQ(frames.back(), "leaf_spin");
+  EXPECT_EQ(frames.size(), 2u + 40u);
+}
+
+TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
+  Target t(GetParam(), 3, 2, 1);
+  ASSERT_TRUE(t.ready());
+  std::string out = testing::TempDir() + "/sigint.folded";
+  HearthRun r =
+      hearth({"stacks", "-p", std::to_string(t.pid()), "-d", "30", "-F", "20", "-o", out}, 500);
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_FALSE(line_of_thread(ss.str(), "spin-0").empty()) << ss.str();
+  EXPECT_TRUE(released(t.pid()));
+  EXPECT_TRUE(t.alive());
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, StacksCli, testing::Values("fp", "nofp"));
+
+TEST(StacksCliErrors, WrongPidIsOneClearLine) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  HearthRun r = hearth({"stacks", "-p", "999999999", "-n", "1", "-o", "-"});
+  EXPECT_EQ(WEXITSTATUS(r.status), 1);
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("999999999"), std::string::npos) << r.err;
+  HearthRun bad = hearth({"stacks", "-p", "1", "-F", "0", "--threads", "x"});
+  EXPECT_EQ(WEXITSTATUS(bad.status), 2);
+  EXPECT_EQ(lines_of(bad.err).size(), 2u) << bad.err;
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// Threads that keep appearing and exiting, for "threads appear or exit mid-sample".
+//
+//   thread_churn_target [--rate N] [--base B]
+//
+// B long-lived threads (default 2, named "base-I") sleep in 1 ms steps; a spawner thread
+// creates N threads per second (default 200, named "churn-I"), each of which spins or sleeps
+// for 0–10 ms and exits. Prints "ready PID" once running; exits when stdin closes.
+#include <poll.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace {
+
+std::atomic<long> g_alive{0};
+volatile unsigned long g_sink;
+
+void sleep_us(long us) {
+  timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+void churn_main(long index) {
+  std::string name = "churn-" + std::to_string(index % 100000);
+  pthread_setname_np(pthread_self(), name.c_str());
+  long life_us = (index * 7919) % 10000;
+  if (index % 2 == 0) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(life_us);
+    unsigned long x = static_cast<unsigned long>(index);
+    while (std::chrono::steady_clock::now() < end) g_sink = x = x * 6364136223846793005ul + 1;
+  } else {
+    sleep_us(life_us);
+  }
+  g_alive.fetch_sub(1);
+}
+
+void spawner_main(int rate) {
+  pthread_setname_np(pthread_self(), "spawner");
+  const long period_us = 1000000 / rate;
+  for (long i = 0;; ++i) {
+    if (g_alive.load() < 1000) {  // never run away if threads cannot exit (target stopped)
+      g_alive.fetch_add(1);
+      std::thread(churn_main, i).detach();
+    }
+    sleep_us(period_us);
+  }
+}
+
+void base_main(int index) {
+  std::string name = "base-" + std::to_string(index);
+  pthread_setname_np(pthread_self(), name.c_str());
+  for (;;) sleep_us(1000);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rate = 200;
+  int base = 2;
+  bool ok = argc % 2 == 1;
+  for (int i = 1; ok && i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--rate") {
+      rate = std::atoi(argv[i + 1]);
+    } else if (flag == "--base") {
+      base = std::atoi(argv[i + 1]);
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || rate <= 0 || rate > 1000000 || base < 0) {
+    std::fprintf(stderr, "usage: %s [--rate N] [--base B]\n", argv[0]);
+    return 2;
+  }
+  for (int i = 0; i < base; ++i) std::thread(base_main, i).detach();
+  std::thread(spawner_main, rate).detach();
+  std::printf("ready %d\n", getpid());
+  std::fflush(stdout);
+  char buffer[256];
+  while (read(STDIN_FILENO, buffer, sizeof buffer) > 0) {
+  }
+  std::_Exit(0);  // stdin closed
+}
