@@ -20,11 +20,18 @@ void split_stack(std::string_view stack, std::string* thread, std::string* leaf_
   leaf_first->clear();
   if (semi == std::string_view::npos) return;
   std::string_view rest = stack.substr(semi + 1);
+  bool in_kernel = false;  // a run of kernel frames shows as its leaf and "..."
   while (!rest.empty()) {
     size_t last = rest.rfind(';');
     std::string_view frame = last == std::string_view::npos ? rest : rest.substr(last + 1);
-    if (!leaf_first->empty()) *leaf_first += " < ";
-    *leaf_first += frame;
+    bool kernel = frame.ends_with("_[k]");
+    if (kernel && in_kernel) {
+      if (!leaf_first->ends_with("...")) *leaf_first += " ...";
+    } else {
+      if (!leaf_first->empty()) *leaf_first += " < ";
+      *leaf_first += frame;
+    }
+    in_kernel = kernel;
     if (last == std::string_view::npos) break;
     rest = rest.substr(0, last);
   }

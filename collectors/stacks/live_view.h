@@ -21,7 +21,8 @@ struct LiveStatus {
 
 // Exactly ROWS lines (or fewer if there is less to show), none wider than COLS columns
 // (counted in bytes; names are ASCII in practice, other bytes count one each).
-// Each stack is shown leaf first ("leaf < caller < … < [thread]"), the part that differs.
+// Each stack is shown leaf first ("leaf < caller < …"); a run of kernel frames shows as its
+// leaf followed by "...", so the user-space caller stays in view.
 std::string render_live_view(const StackCounts& counts, const LiveStatus& status, int cols,
                              int rows);
 

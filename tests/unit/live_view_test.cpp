@@ -17,7 +17,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 StackCounts sample_counts() {
   StackCounts c;
   std::vector<std::string> lock = {"start_thread", "worker_loop()", "std::mutex::lock()",
-                                   "__lll_lock_wait"};
+                                   "__lll_lock_wait", "do_futex_[k]", "futex_wait_[k]"};
   std::vector<std::string> work = {"start_thread", "worker_loop()", "compute(int)"};
   c.add(thread_root("worker-1", 11, false), lock, 6);
   c.add(thread_root("worker-2", 12, false), work, 3);
@@ -28,7 +28,8 @@ StackCounts sample_counts() {
 TEST(StackCounts, FoldedIsSortedWithThreadRoots) {
   EXPECT_EQ(sample_counts().to_folded(),
             "[main tid=10];main;poll 1\n"
-            "[worker-1 tid=11];start_thread;worker_loop();std::mutex::lock();__lll_lock_wait 6\n"
+            "[worker-1 tid=11];start_thread;worker_loop();std::mutex::lock();__lll_lock_wait;"
+            "do_futex_[k];futex_wait_[k] 6\n"
             "[worker-2 tid=12];start_thread;worker_loop();compute(int) 3\n");
 }
 
@@ -45,13 +46,15 @@ TEST(StackCounts, MergedThreadsAndSafeNames) {
 
 TEST(LiveView, HottestStacksFirstLeafFirstWithPercentages) {
   LiveStatus s{.pid = 42, .process_name = "app", .samples = 10, .threads = 3};
-  auto lines = lines_of(render_live_view(sample_counts(), s, 120, 10));
+  auto lines = lines_of(render_live_view(sample_counts(), s, 160, 10));
   ASSERT_EQ(lines.size(), 5u);  // header, column titles, three stacks
   EXPECT_NE(lines[0].find("pid 42 (app)"), std::string::npos);
   EXPECT_NE(lines[2].find(" 60.0"), std::string::npos);
   EXPECT_NE(lines[2].find("[worker-1 tid=11]"), std::string::npos);
-  EXPECT_NE(lines[2].find("__lll_lock_wait < std::mutex::lock() < worker_loop() < start_thread"),
-            std::string::npos);
+  EXPECT_NE(lines[2].find("futex_wait_[k] ... < __lll_lock_wait < std::mutex::lock() < "
+                          "worker_loop() < start_thread"),
+            std::string::npos)
+      << lines[2];
   EXPECT_NE(lines[3].find(" 30.0"), std::string::npos);
   EXPECT_NE(lines[4].find(" 10.0"), std::string::npos);
 }
