@@ -547,15 +547,19 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
       }
       waiting_.push_back(i);
     }
+    // Threads that missed the last deadline (still in D sleep, most likely) are polled but not
+    // waited for: one stuck thread costs the others one timeout, not one per sample.
     const uint64_t deadline = window.start_ns + static_cast<uint64_t>(timeout.count()) * 1000;
     for (;;) {
-      size_t keep = 0;
+      size_t keep = 0, must_wait = 0;
       for (size_t i : waiting_) {
-        if (!poll_stop(slots_[i], stats)) waiting_[keep++] = i;
+        if (poll_stop(slots_[i], stats)) continue;
+        waiting_[keep++] = i;
+        must_wait += slots_[i].state != State::kStopPending;
       }
       waiting_.resize(keep);
       uint64_t now = now_ns();
-      if (waiting_.empty() || now >= deadline) break;
+      if (must_wait == 0 || now >= deadline) break;
       backoff(now - window.start_ns);
     }
     for (size_t i : waiting_) {
@@ -588,7 +592,11 @@ Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
       slot.state = State::kGone;
       stats.vanished.push_back(slot.tid);
     }
-    const uint64_t deadline = slot.interrupt_ns + static_cast<uint64_t>(timeout.count()) * 1000;
+    // As in stop_all, a thread that missed the last deadline gets one poll, no wait.
+    const uint64_t deadline =
+        slot.state == State::kStopPending
+            ? slot.interrupt_ns
+            : slot.interrupt_ns + static_cast<uint64_t>(timeout.count()) * 1000;
     while (!settled) {
       settled = poll_stop(slot, stats);
       uint64_t now = now_ns();

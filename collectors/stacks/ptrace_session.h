@@ -105,8 +105,10 @@ class PtraceSession {
 
   // All-stop sample: interrupt every thread, wait for each (until TIMEOUT after the first
   // interrupt), read registers, call VISIT for each stopped thread while all are stopped, resume
-  // all. No allocation and no /proc access between the first interrupt and the last resume
-  // (vectors are sized before). Fails only when the target has exited.
+  // all. Threads not stopped by then are skipped; one skipped in the previous sample too is not
+  // waited for again (only polled), so a thread stuck in D sleep costs the others one TIMEOUT,
+  // not one per sample. No allocation and no /proc access between the first interrupt and the
+  // last resume (vectors are sized before). Fails only when the target has exited.
   Result<StopStats> stop_all(std::chrono::microseconds timeout, const VisitFn& visit);
 
   // One thread at a time (eu-stack's method): interrupt, wait (up to TIMEOUT), registers, visit,

@@ -16,64 +16,24 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/target_process.h"
+
 namespace {
 
 using namespace std::chrono_literals;
 
-struct Spawned {
-  pid_t pid = -1;
-  int stdin_fd = -1;  // closing it ends the target
-  int stdout_fd = -1;
-};
+using hearth::testing_support::Target;
 
-// Starts ARGV with pipes on stdin and stdout.
-Spawned spawn(const std::vector<std::string>& argv) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return {};
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(in[0]);
-  close(out[1]);
-  return {pid, in[1], out[0]};
+// stack_target with N threads (K spinning) at depth D, -fp or -nofp.
+std::unique_ptr<Target> start_target(const std::string& variant, int threads, int depth, int spin) {
+  return Target::start("stack_target-" + variant,
+                       {"--threads", std::to_string(threads), "--depth", std::to_string(depth),
+                        "--spin", std::to_string(spin)});
 }
 
-std::string read_line(int fd) {
-  std::string line;
-  char c;
-  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
-  return line;
+bool alive(pid_t pid) {
+  return kill(pid, 0) == 0;
 }
-
-class Target {
- public:
-  Target(const std::string& variant, int threads, int depth, int spin) {
-    p_ = spawn({std::string(HEARTH_TARGETS_DIR) + "/stack_target-" + variant, "--threads",
-                std::to_string(threads), "--depth", std::to_string(depth), "--spin",
-                std::to_string(spin)});
-    ready_ = read_line(p_.stdout_fd).rfind("ready ", 0) == 0;
-  }
-  ~Target() {
-    close(p_.stdin_fd);
-    kill(p_.pid, SIGKILL);
-    waitpid(p_.pid, nullptr, 0);
-    close(p_.stdout_fd);
-  }
-  bool ready() const { return ready_; }
-  pid_t pid() const { return p_.pid; }
-  bool alive() const { return kill(p_.pid, 0) == 0; }
-
- private:
-  Spawned p_;
-  bool ready_ = false;
-};
 
 struct HearthRun {
   int status = -1;
@@ -179,9 +139,9 @@ class StacksCli : public testing::TestWithParam<std::string> {
 };
 
 TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
-  Target t(GetParam(), 6, 7, 2);
-  ASSERT_TRUE(t.ready());
-  HearthRun r = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "-o", "-"});
+  auto t = start_target(GetParam(), 6, 7, 2);
+  ASSERT_TRUE(t);
+  HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   for (const char* name : {"spin-0", "spin-1"}) {
     SCOPED_TRACE(name);
@@ -207,15 +167,15 @@ TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
       << main_line;
   EXPECT_NE(r.err.find("hearth stacks: pid"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("stall per sample"), std::string::npos) << r.err;
-  EXPECT_TRUE(released(t.pid()));
-  EXPECT_TRUE(t.alive());
+  EXPECT_TRUE(released(t->pid()));
+  EXPECT_TRUE(alive(t->pid()));
 }
 
 TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
-  Target t(GetParam(), 4, 3, 2);
-  ASSERT_TRUE(t.ready());
+  auto t = start_target(GetParam(), 4, 3, 2);
+  ASSERT_TRUE(t);
   std::string raw = testing::TempDir() + "/raw.tsv";
-  HearthRun r = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "3", "-F", "50", "--state",
+  HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "3", "-F", "50", "--state",
                         "--threads", "merge", "--raw", raw, "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   auto spin = frames_of(line_of_thread(r.out, "spin-0"));
@@ -239,13 +199,13 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
 }
 
 TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
-  Target t(GetParam(), 1, 60, 1);
-  ASSERT_TRUE(t.ready());
-  HearthRun whole = hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "-o", "-"});
+  auto t = start_target(GetParam(), 1, 60, 1);
+  ASSERT_TRUE(t);
+  HearthRun whole = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(whole.status), 0) << whole.err;
   expect_complete(frames_of(line_of_thread(whole.out, "spin-0")), 60, "leaf_spin");
-  HearthRun cut =
-      hearth({"stacks", "-p", std::to_string(t.pid()), "-n", "1", "--max-frames", "40", "-o", "-"});
+  HearthRun cut = hearth(
+      {"stacks", "-p", std::to_string(t->pid()), "-n", "1", "--max-frames", "40", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(cut.status), 0) << cut.err;
   auto frames = frames_of(line_of_thread(cut.out, "spin-0"));
   ASSERT_GE(frames.size(), 2u);
@@ -255,18 +215,18 @@ TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
 }
 
 TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
-  Target t(GetParam(), 3, 2, 1);
-  ASSERT_TRUE(t.ready());
+  auto t = start_target(GetParam(), 3, 2, 1);
+  ASSERT_TRUE(t);
   std::string out = testing::TempDir() + "/sigint.folded";
   HearthRun r =
-      hearth({"stacks", "-p", std::to_string(t.pid()), "-d", "30", "-F", "20", "-o", out}, 500);
+      hearth({"stacks", "-p", std::to_string(t->pid()), "-d", "30", "-F", "20", "-o", out}, 500);
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   std::ifstream in(out);
   std::stringstream ss;
   ss << in.rdbuf();
   EXPECT_FALSE(line_of_thread(ss.str(), "spin-0").empty()) << ss.str();
-  EXPECT_TRUE(released(t.pid()));
-  EXPECT_TRUE(t.alive());
+  EXPECT_TRUE(released(t->pid()));
+  EXPECT_TRUE(alive(t->pid()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, StacksCli, testing::Values("fp", "nofp"));

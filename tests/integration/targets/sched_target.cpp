@@ -1,0 +1,131 @@
+// Scheduler scenarios for `hearth sched` tests and benchmarks.
+//
+//   sched_target [--hogs N] [--hog-cpu C] [--sleeper] [--pinned CPU] [--late-ms MS]
+//
+// --hogs N: N threads "hog-I" spinning, all pinned to CPU C (default 0): each is mostly
+//   preempted (runnable), by the others.
+// --sleeper: a thread "sleeper" sleeping 20 ms at a time (mostly S).
+// --pinned CPU: a thread "pinned" spinning alone on CPU (tenancy ~100% there).
+// --late-ms MS: after MS ms, a thread "late" appears; it sleeps 1 ms at a time and spins a
+//   little between sleeps (so it switches in and out).
+// Prints "ready PID" once every thread runs, "late TID" when the late thread starts; exits when
+// stdin closes (the main thread blocks reading it).
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+volatile unsigned long g_sink;
+std::atomic<int> g_started{0};
+
+void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) std::perror("sched_setaffinity");
+}
+
+void name_self(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.c_str());
+}
+
+[[noreturn]] void spin_forever() {
+  unsigned long x = 1;
+  for (;;) g_sink = x = x * 6364136223846793005ul + 1;
+}
+
+void sleep_us(long us) {
+  timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+void hog_main(int index, int cpu) {
+  name_self("hog-" + std::to_string(index));
+  pin_to(cpu);
+  g_started.fetch_add(1);
+  spin_forever();
+}
+
+void pinned_main(int cpu) {
+  name_self("pinned");
+  pin_to(cpu);
+  g_started.fetch_add(1);
+  spin_forever();
+}
+
+void sleeper_main() {
+  name_self("sleeper");
+  g_started.fetch_add(1);
+  for (;;) sleep_us(20000);
+}
+
+void late_main() {
+  name_self("late");
+  std::printf("late %ld\n", static_cast<long>(syscall(SYS_gettid)));
+  std::fflush(stdout);
+  for (;;) {
+    unsigned long x = 1;
+    for (int i = 0; i < 20000; ++i) g_sink = x = x * 6364136223846793005ul + 1;
+    sleep_us(1000);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int hogs = 0, hog_cpu = 0, pinned = -1;
+  long late_ms = -1;
+  bool sleeper = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> long {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return std::strtol(argv[++i], nullptr, 10);
+    };
+    if (a == "--hogs") {
+      hogs = static_cast<int>(next());
+    } else if (a == "--hog-cpu") {
+      hog_cpu = static_cast<int>(next());
+    } else if (a == "--pinned") {
+      pinned = static_cast<int>(next());
+    } else if (a == "--late-ms") {
+      late_ms = next();
+    } else if (a == "--sleeper") {
+      sleeper = true;
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  int expected = hogs + (sleeper ? 1 : 0) + (pinned >= 0 ? 1 : 0);
+  for (int i = 0; i < hogs; ++i) std::thread(hog_main, i, hog_cpu).detach();
+  if (sleeper) std::thread(sleeper_main).detach();
+  if (pinned >= 0) std::thread(pinned_main, pinned).detach();
+  while (g_started.load() < expected) sleep_us(1000);
+  std::printf("ready %d\n", static_cast<int>(getpid()));
+  std::fflush(stdout);
+  if (late_ms >= 0) {
+    std::thread([late_ms] {
+      sleep_us(late_ms * 1000);
+      std::thread(late_main).detach();
+    }).detach();
+  }
+  char c;
+  while (read(0, &c, 1) > 0) {
+  }
+  return 0;
+}
