@@ -195,7 +195,9 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
   ASSERT_GE(raw_lines.size(), 3u);
   EXPECT_EQ(raw_lines[0].rfind("# hearth stacks raw 1", 0), 0u);
   EXPECT_EQ(raw_lines.size() - 2, total);
-  EXPECT_EQ(total % 3, 0u);
+  // Three rounds (a thread that cannot stop within --stop-timeout on a loaded machine is
+  // skipped in its round, so the total need not be a multiple of the thread count).
+  EXPECT_NE(r.err.find(": 3 samples of"), std::string::npos) << r.err;
 }
 
 TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
