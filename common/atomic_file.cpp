@@ -40,6 +40,20 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     f.fd_ = STDOUT_FILENO;
     return f;
   }
+  // An existing path that is not a regular file (/dev/null, a FIFO, a terminal) is written in
+  // place: renaming over it would replace the device with a file (as root, even /dev/null).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return fail("cannot write " + path + ": it is a directory");
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+      int e = errno;
+      return fail_errno("cannot write " + path, e);
+    }
+    f.fd_ = fd;
+    f.in_place_ = true;
+    return f;
+  }
   std::string tmpl = path + ".hearth-tmp-XXXXXX";
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) {
@@ -66,6 +80,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
     tmp_path_ = std::move(other.tmp_path_);
     fd_ = std::exchange(other.fd_, -1);
     is_stdout_ = other.is_stdout_;
+    in_place_ = other.in_place_;
     write_errno_ = other.write_errno_;
     buffer_ = std::move(other.buffer_);
   }
@@ -79,7 +94,7 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::discard() {
   if (fd_ >= 0 && !is_stdout_) {
     ::close(fd_);
-    ::unlink(tmp_path_.c_str());
+    if (!in_place_) ::unlink(tmp_path_.c_str());
   }
   fd_ = -1;
 }
@@ -108,6 +123,12 @@ Result<void> AtomicFile::commit() {
   }
   if (is_stdout_) {
     fd_ = -1;
+    return {};
+  }
+  if (in_place_) {
+    int rc = ::close(std::exchange(fd_, -1));
+    int e = errno;
+    if (rc != 0) return fail_errno("cannot write " + path_, e);
     return {};
   }
   if (::close(std::exchange(fd_, -1)) != 0) {

@@ -12,7 +12,8 @@ namespace hearth {
 
 class AtomicFile {
  public:
-  // Creates PATH.hearth-tmp-XXXXXX next to PATH. "-" means standard output (no rename).
+  // Creates PATH.hearth-tmp-XXXXXX next to PATH. "-" means standard output (no rename); an
+  // existing non-regular file (/dev/null, a FIFO) is written in place.
   static Result<AtomicFile> create(const std::string& path);
 
   AtomicFile(AtomicFile&& other) noexcept;
@@ -37,6 +38,7 @@ class AtomicFile {
   std::string tmp_path_;
   int fd_ = -1;
   bool is_stdout_ = false;
+  bool in_place_ = false;  // not a regular file (a device, a FIFO): written directly
   int write_errno_ = 0;
   std::string buffer_;
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 
 #include "bin/hearth/terminal.h"
 #include "collectors/stacks/live_view.h"
@@ -20,6 +21,7 @@ using std::chrono::microseconds;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kLiveRefresh = std::chrono::milliseconds(500);
+constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -130,7 +132,11 @@ int run_stacks(const StacksArgs& a) {
       if (a.duration > 0 && Clock::now() - start >= std::chrono::duration<double>(a.duration))
         break;
       if (stacks::shutdown_requested()) break;
-      if (auto r = sampler->sample(); !r) {
+      // The last round of -n releases the target at the end of its own stop. Runs that end
+      // otherwise (-d, Ctrl-C, q) release it below, one thread at a time.
+      bool last = count > 0 && n + 1 >= count;
+      if (auto r = sampler->sample(last ? stacks::Release::kDetach : stacks::Release::kResume);
+          !r) {
         ended_because = r.error().message;
         break;
       }
@@ -165,7 +171,8 @@ int run_stacks(const StacksArgs& a) {
       }
     }
   }
-  // Release the target before the slow part (symbolization, writing).
+  // Release the target before the slow part (symbolization, writing): nothing after this
+  // touches it through ptrace.
   if (auto r = sampler->detach(); !r)
     std::fprintf(stderr, "hearth stacks: %s\n", r.error().message.c_str());
   if (!ended_because.empty())
@@ -174,22 +181,44 @@ int run_stacks(const StacksArgs& a) {
     std::fprintf(stderr, "hearth stacks: no sample taken\n");
     return 1;
   }
-  sampler->aggregate(&counts, ao);
-  std::string out_path = a.output.empty() ? "-" : a.output;
-  if (!live || !a.output.empty()) {
-    auto written = write_file_atomically(out_path, counts.to_folded());
-    if (!written) {
-      std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
-      return 1;
+  // Symbolizes and writes; touches no ptrace state (see Sampler::detach()).
+  auto write_outputs = [&]() -> int {
+    sampler->aggregate(&counts, ao);
+    std::string out_path = a.output.empty() ? "-" : a.output;
+    if (!live || !a.output.empty()) {
+      auto written = write_file_atomically(out_path, counts.to_folded());
+      if (!written) {
+        std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+        return 1;
+      }
     }
-  }
-  if (!a.raw.empty()) {
-    auto written = write_file_atomically(a.raw, sampler->raw_text(ao));
-    if (!written) {
-      std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
-      return 1;
+    if (!a.raw.empty()) {
+      auto written = write_file_atomically(a.raw, sampler->raw_text(ao));
+      if (!written) {
+        std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+        return 1;
+      }
     }
+    return 0;
+  };
+  int status = 0;
+  if (!sampler->holds_target()) {
+    status = write_outputs();
+  } else {
+    // Threads that could not be stopped (D sleep) still have our interrupt pending: each
+    // stops when it wakes and must be detached at once, not after the writing. The tracees
+    // belong to this thread, so the writing goes to another one meanwhile.
+    std::future<int> writing = std::async(std::launch::async, write_outputs);
+    while (writing.wait_for(kReleasePoll) != std::future_status::ready) {
+      if (sampler->holds_target()) (void)sampler->detach();
+    }
+    status = writing.get();
+    if (sampler->holds_target() && sampler->detach()) {
+      std::fprintf(stderr, "hearth stacks: every thread released\n");
+    }
+    // Still held: the kernel releases them as we exit.
   }
+  if (status != 0) return status;
   print_summary(sampler->summary(), a.pid);
   return 0;
 }

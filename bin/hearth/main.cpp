@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_flame.h"
+#include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_stacks.h"
 #include "common/version.h"
 
@@ -16,6 +18,10 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and git revision");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
+  hearth::cli::SchedArgs sched;
+  hearth::cli::add_sched_command(app, &sched);
+  hearth::cli::ChartArgs chart;
+  hearth::cli::add_chart_command(app, &chart);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
   try {
@@ -30,6 +36,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
+    if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
+    if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());

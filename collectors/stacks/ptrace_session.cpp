@@ -30,6 +30,12 @@ constexpr long kShortPollNs = 10'000;              // then every kLongPollNs
 constexpr long kLongPollNs = 100'000;
 constexpr unsigned long kTimerSlackNs = 1000;
 constexpr std::chrono::microseconds kServicePeriod{1000};
+// One-at-a-time walks (stop_each, detach): a thread not stopped after kWalkTurnNs stays
+// interrupted while the next one's turn comes, so a thread slow to stop delays no other.
+constexpr uint64_t kWalkTurnNs = 1'000'000;
+// The longest wait for a runnable thread, ns: stop_each, detach. Only that thread waits.
+constexpr uint64_t kEachLimitNs = 1'000'000'000;
+constexpr uint64_t kDetachLimitNs = 2'000'000'000;
 
 // --- Thin layer: raw results; callers copy errno on the next line. ---
 
@@ -304,6 +310,7 @@ std::unexpected<Error> PtraceSession::exited_error() const {
 Result<size_t> PtraceSession::refresh_threads() {
   check_thread();
   if (exited_) return exited_error();
+  if (released_) return fail("target " + std::to_string(pid_) + " was released");
   auto tids = proc::list_threads(pid_);
   auto start = proc::process_start_time(pid_);
   if (!tids || !start || *start != start_time_) {
@@ -325,7 +332,15 @@ Result<size_t> PtraceSession::refresh_threads() {
 void PtraceSession::take_event(Slot& slot, int status) {
   int sig = 0;
   long r = 0;
-  switch (classify(status, &sig)) {
+  Stop stop = classify(status, &sig);
+  if (released_ && stop != Stop::kExited) {
+    // A stop that landed after a release (a D sleeper woke): let it go. A caught signal goes
+    // with the detach; a group stop stays in force after it.
+    (void)pt_detach(slot.tid, stop == Stop::kSignal ? sig : 0);
+    slot.state = State::kGone;
+    return;
+  }
+  switch (stop) {
     case Stop::kExited:
       slot.state = State::kGone;
       ++counters_.threads_exited;
@@ -362,6 +377,7 @@ void PtraceSession::take_event(Slot& slot, int status) {
 Result<void> PtraceSession::service() {
   check_thread();
   if (exited_) return exited_error();
+  if (released_ && slots_.empty()) return {};
   bool scan_all = false;
   // Each pass reaps one event; bound the passes so a storm of signals cannot keep us here.
   for (size_t pass = 0; pass < 2 * slots_.size() + 16; ++pass) {
@@ -397,7 +413,7 @@ Result<void> PtraceSession::service() {
     }
   }
   std::erase_if(slots_, [](const Slot& s) { return s.state == State::kGone; });
-  if (slots_.empty()) exited_ = true;
+  if (slots_.empty() && !released_) exited_ = true;
   if (exited_) return exited_error();
   return {};
 }
@@ -473,26 +489,33 @@ bool PtraceSession::poll_stop(Slot& slot, StopStats& stats) {
   return take_stop(slot, status, stats);
 }
 
-void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns) {
-  long r = slot.listen_on_resume ? pt_listen(slot.tid) : pt_cont(slot.tid, 0);
+void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns,
+                           Release release) {
+  if (release == Release::kDetach) {
+    // A group stop stays in force after the detach, as it would untraced. ESRCH: killed while
+    // stopped; nothing left to release.
+    (void)pt_detach(slot.tid, 0);
+    slot.state = State::kGone;
+  } else {
+    long r = slot.listen_on_resume ? pt_listen(slot.tid) : pt_cont(slot.tid, 0);
+    // ESRCH: killed while stopped; a later service() reaps its exit.
+    slot.state = (r == 0 && slot.listen_on_resume) ? State::kListening : State::kRunning;
+  }
   uint64_t now = now_ns();
   stats.stalls.push_back({slot.tid, now - slot.interrupt_ns});
   stats.total_stall_ns = now - sample_start_ns;
-  // ESRCH: killed while stopped; a later service() reaps its exit.
-  slot.state = (r == 0 && slot.listen_on_resume) ? State::kListening : State::kRunning;
 }
 
 // Brackets a stop window: real-time priority on entry (see the header); on exit, also when a
 // visit throws, resumes every thread still stopped and restores the priority.
 struct PtraceSession::Window {
-  Window(PtraceSession& s, StopStats& st, uint64_t sample_start)
-      : session(s), stats(st), restore_policy(s.enter_realtime()), start_ns(now_ns()) {
-    sample_start_ns = sample_start != 0 ? sample_start : start_ns;
+  Window(PtraceSession& s, StopStats& st, Release r)
+      : session(s), stats(st), release(r), restore_policy(s.enter_realtime()), start_ns(now_ns()) {
     stats.realtime = stats.realtime || restore_policy >= 0;
   }
   ~Window() {
     for (Slot& slot : session.slots_) {
-      if (slot.state == State::kStopped) session.resume(slot, stats, sample_start_ns);
+      if (slot.state == State::kStopped) session.resume(slot, stats, start_ns, release);
     }
     session.leave_realtime(restore_policy);
   }
@@ -501,13 +524,16 @@ struct PtraceSession::Window {
 
   PtraceSession& session;
   StopStats& stats;
+  const Release release;
   const int restore_policy;
   const uint64_t start_ns;
-  uint64_t sample_start_ns;
 };
 
 void PtraceSession::finish_window(StopStats& stats) {
-  std::erase_if(slots_, [](const Slot& s) { return s.state == State::kGone; });
+  // After a release, zombies need nothing more from us.
+  std::erase_if(slots_, [this](const Slot& s) {
+    return s.state == State::kGone || (released_ && s.state == State::kZombie);
+  });
   for (pid_t tid : stats.skipped) {
     // A leader that exited before its threads cannot stop or be reaped yet: stop asking.
     auto stat = proc::thread_stat(pid_, tid);
@@ -515,7 +541,7 @@ void PtraceSession::finish_window(StopStats& stats) {
       if (Slot* slot = find(tid)) slot->state = State::kZombie;
     }
   }
-  if (slots_.empty()) exited_ = true;
+  if (slots_.empty() && !released_) exited_ = true;
   if (exec_pending_) stats.exec_seen = true;
   exec_pending_ = false;
 }
@@ -530,12 +556,15 @@ StopStats PtraceSession::new_stats() {
   return stats;
 }
 
-Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, const VisitFn& visit) {
+Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
+                                          Release release) {
   check_thread();
+  if (released_) return fail("target " + std::to_string(pid_) + " was released");
   RETURN_IF_ERROR(service());  // clear stops raised since the last call, before the clock starts
   StopStats stats = new_stats();
+  if (release == Release::kDetach) released_ = true;  // a skipped thread's late stop: detach
   {
-    Window window(*this, stats, 0);
+    Window window(*this, stats, release);
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& slot = slots_[i];
       if (slot.state == State::kZombie) continue;
@@ -569,46 +598,103 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     for (Slot& slot : slots_) {
       if (slot.state == State::kStopped && slot.visit) visit(slot.tid, slot.regs);
     }
-  }  // resumes all
+  }  // resumes (or detaches) all
   finish_window(stats);
   if (exited_) return exited_error();
   return stats;
 }
 
-Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
-                                           const VisitFn& visit) {
-  check_thread();
-  RETURN_IF_ERROR(service());
-  StopStats stats = new_stats();
-  uint64_t sample_start = 0;
-  for (Slot& slot : slots_) {
-    if (slot.state == State::kZombie) continue;
-    // One window per thread: between threads the target runs at its own priority.
-    Window window(*this, stats, sample_start);
-    sample_start = window.sample_start_ns;
+void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release,
+                              StopStats& stats) {
+  waiting_.clear();  // interrupted, stop not seen yet (kAwaited), in interrupt order
+  // Polls every awaited thread once: settles those that stopped or vanished, gives up on those
+  // past their bounds.
+  auto poll_awaited = [&] {
+    size_t keep = 0;
+    for (size_t i : waiting_) {
+      Slot& slot = slots_[i];
+      if (poll_stop(slot, stats)) {
+        if (slot.state == State::kStopped) {
+          if (visit != nullptr && slot.visit) (*visit)(slot.tid, slot.regs);
+          resume(slot, stats, slot.interrupt_ns, release);
+        }
+        continue;
+      }
+      uint64_t waited = now_ns() - slot.interrupt_ns;
+      bool give_up = slot.poll_only || waited >= bounds.limit_ns;
+      if (!give_up && waited >= bounds.d_check_ns && !slot.d_checked) {
+        // Uninterruptible sleep can last any time: don't wait for it. A zombie leader (its
+        // threads live on) cannot stop at all. Anything else is runnable: it stops when it
+        // gets a CPU, and waiting for it stalls no other thread.
+        slot.d_checked = true;
+        auto stat = proc::thread_stat(pid_, slot.tid);
+        give_up = stat && (stat->state == 'D' || stat->state == 'Z' || stat->state == 'X');
+      }
+      if (give_up) {
+        slot.state = State::kStopPending;  // the stop lands later: service() handles it
+        stats.skipped.push_back(slot.tid);
+        continue;
+      }
+      waiting_[keep++] = i;
+    }
+    waiting_.resize(keep);
+  };
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = slots_[i];
+    if (slot.state == State::kZombie || slot.state == State::kGone) continue;
+    if (slot.state == State::kStopped) {  // only if a visit threw: it is ours, let it go
+      resume(slot, stats, slot.interrupt_ns, release);
+      continue;
+    }
+    slot.d_checked = false;
     slot.interrupt_ns = now_ns();
-    bool settled = pt_interrupt(slot.tid) < 0;
-    if (settled) {
+    if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
       slot.state = State::kGone;
       stats.vanished.push_back(slot.tid);
+      continue;
     }
+    slot.state = State::kAwaited;
+    waiting_.push_back(i);
+    // Its turn: most threads stop within microseconds. Then the next one's, while this one
+    // (if still running) stays awaited. Every poll also settles the earlier awaited threads.
+    for (;;) {
+      poll_awaited();
+      bool mine = !waiting_.empty() && waiting_.back() == i;  // the order is kept
+      uint64_t waited = now_ns() - slot.interrupt_ns;
+      if (!mine || waited >= kWalkTurnNs) break;
+      backoff(waited);
+    }
+  }
+  const uint64_t tail_start = now_ns();
+  while (!waiting_.empty()) {
+    backoff(now_ns() - tail_start);
+    poll_awaited();
+  }
+}
+
+Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
+                                           const VisitFn& visit, Release release) {
+  check_thread();
+  if (released_) return fail("target " + std::to_string(pid_) + " was released");
+  RETURN_IF_ERROR(service());
+  StopStats stats = new_stats();
+  if (release == Release::kDetach) released_ = true;
+  for (Slot& slot : slots_) {
     // As in stop_all, a thread that missed the last deadline gets one poll, no wait.
-    const uint64_t deadline =
-        slot.state == State::kStopPending
-            ? slot.interrupt_ns
-            : slot.interrupt_ns + static_cast<uint64_t>(timeout.count()) * 1000;
-    while (!settled) {
-      settled = poll_stop(slot, stats);
-      uint64_t now = now_ns();
-      if (settled || now >= deadline) break;
-      backoff(now - slot.interrupt_ns);
-    }
-    if (!settled) {
-      slot.state = State::kStopPending;
-      stats.skipped.push_back(slot.tid);
-    } else if (slot.state == State::kStopped && slot.visit) {
-      visit(slot.tid, slot.regs);
-    }
+    slot.poll_only = slot.state == State::kStopPending || slot.state == State::kAwaited;
+  }
+  const uint64_t timeout_ns = static_cast<uint64_t>(timeout.count()) * 1000;
+  {
+    // Real-time for the whole walk: a stopped thread must not wait for us to get a CPU back.
+    // Between stops we sleep, so the target runs at its own priority.
+    Window window(*this, stats, release);
+    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kEachLimitNs)},
+              &visit, release, stats);
+  }
+  // Threads stop one at a time: the sample's stall is its most stalled thread's.
+  stats.total_stall_ns = 0;
+  for (const ThreadStall& t : stats.stalls) {
+    stats.total_stall_ns = std::max(stats.total_stall_ns, t.stall_ns);
   }
   finish_window(stats);
   if (exited_) return exited_error();
@@ -618,65 +704,55 @@ Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
 // --- Letting go ---
 
 Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
-  if (slots_.empty()) return {};
-  check_thread();
-  waiting_.clear();
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    Slot& slot = slots_[i];
-    if (slot.state == State::kGone || slot.state == State::kZombie) continue;
-    if (slot.state == State::kStopped) {  // only if a visit threw: it is ours, let it go
-      (void)pt_detach(slot.tid, 0);
-      slot.state = State::kGone;
-      continue;
-    }
-    // A running tracee cannot be detached: stop it first.
-    if (pt_interrupt(slot.tid) < 0) {
-      slot.state = State::kGone;
-      continue;
-    }
-    waiting_.push_back(i);
-  }
-  const uint64_t start = now_ns();
-  const uint64_t deadline = start + static_cast<uint64_t>(timeout.count()) * 1'000'000;
-  for (;;) {
-    size_t keep = 0;
-    for (size_t i : waiting_) {
-      Slot& slot = slots_[i];
-      int status = 0;
-      pid_t r = wait_nohang(slot.tid, &status);
-      int e = errno;
-      if (r == 0 || (r < 0 && e == EINTR)) {
-        waiting_[keep++] = i;
-        continue;
-      }
-      if (r > 0 && WIFSTOPPED(status)) {
-        int sig = 0;
-        // A caught signal goes with the detach; a group stop stays in force after it.
-        Stop stop = classify(status, &sig);
-        (void)pt_detach(slot.tid, stop == Stop::kSignal ? sig : 0);
-      }
-      slot.state = State::kGone;
-    }
-    waiting_.resize(keep);
-    uint64_t now = now_ns();
-    if (waiting_.empty() || now >= deadline) break;
-    backoff(now - start);
-  }
-  std::string stuck;
-  for (size_t i : waiting_) {
-    slots_[i].state = State::kStopPending;
-    stuck += (stuck.empty() ? "" : ", ") + std::to_string(slots_[i].tid);
-  }
-  // Zombies need no release; stuck threads stay so a later detach() can retry.
+  // Zombies need no release.
   std::erase_if(slots_,
                 [](const Slot& s) { return s.state == State::kGone || s.state == State::kZombie; });
-  if (!stuck.empty()) {
-    return fail("could not detach threads " + stuck + " of " + std::to_string(pid_) +
-                    ": they did not stop within " + std::to_string(timeout.count()) +
-                    " ms (uninterruptible sleep?); the kernel releases them when hearth exits",
-                EBUSY);
+  if (slots_.empty()) return {};
+  check_thread();
+  // Given up on by an earlier detach(): poll them, don't wait again.
+  for (Slot& slot : slots_) slot.poll_only = released_ && slot.state == State::kStopPending;
+  released_ = true;
+  const uint64_t timeout_ns = static_cast<uint64_t>(timeout.count()) * 1'000'000;
+  bool gave_up_now = false;
+  StopStats stats = new_stats();  // bookkeeping only
+  {
+    Window window(*this, stats, Release::kDetach);
+    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kDetachLimitNs)},
+              nullptr, Release::kDetach, stats);
+    for (Slot& slot : slots_) gave_up_now |= slot.state == State::kStopPending && !slot.poll_only;
+    // Threads given up on stop when they wake or get a CPU: keep detaching them as they land
+    // for a while, rather than leave them stopped until someone looks.
+    const uint64_t start = now_ns();
+    while (gave_up_now && now_ns() - start < timeout_ns) {
+      if (!service() || slots_.empty()) break;
+      backoff(now_ns() - start);
+    }
   }
-  return {};
+  std::erase_if(slots_,
+                [](const Slot& s) { return s.state == State::kGone || s.state == State::kZombie; });
+  if (exited_ || slots_.empty()) return {};
+  std::string sleeping, runnable;
+  for (Slot& slot : slots_) {
+    slot.state = State::kStopPending;
+    auto stat = proc::thread_stat(pid_, slot.tid);
+    std::string& list = stat && stat->state == 'D' ? sleeping : runnable;
+    list += (list.empty() ? "" : ", ") + std::to_string(slot.tid);
+  }
+  std::string why;
+  if (!sleeping.empty()) {
+    why = "thread" + std::string(sleeping.find(',') != std::string::npos ? "s " : " ") +
+          sleeping + " in uninterruptible sleep (D)";
+  }
+  if (!runnable.empty()) {
+    why += (why.empty() ? "thread" : "; thread") +
+           std::string(runnable.find(',') != std::string::npos ? "s " : " ") + runnable +
+           " not stopped after " + std::to_string(std::max(timeout_ns, kDetachLimitNs) / 1'000'000) +
+           " ms (no CPU to run on?)";
+  }
+  return fail("could not detach all of " + std::to_string(pid_) + ": " + why +
+                  "; still traced, with a stop pending: hearth detaches each when it stops, or "
+                  "the kernel does when hearth exits",
+              EBUSY);
 }
 
 }  // namespace hearth::stacks

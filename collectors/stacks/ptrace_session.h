@@ -20,10 +20,13 @@
 //   re-injects the signal, honours the group stop with PTRACE_LISTEN, reaps the exit. idle_for()
 //   sleeps and calls service() every millisecond. A sampler that sleeps between samples must
 //   use idle_for(), or signals to the target wait for the next sample.
-// - Release: the destructor (or detach()) lets go of every thread. Threads that cannot stop
-//   (uninterruptible sleep) cannot be detached; they stay traced until they wake and we detach
-//   them, or until this thread exits, when the kernel releases them (also on SIGKILL: a tracer's
-//   exit clears pending interrupts and wakes its stopped tracees).
+// - Release: the destructor (or detach()) lets go of every thread, one at a time, each only for
+//   its own stop; or the last sample does it (Release::kDetach), with no stop of its own. Threads
+//   that cannot stop (uninterruptible sleep) cannot be detached; their interrupt stays pending,
+//   they stop when they wake, and service() (or a later detach()) detaches them then. Those
+//   still pending when this thread exits are released by the kernel (also on SIGKILL: a
+//   tracer's exit clears pending interrupts and wakes its stopped tracees). After a release the
+//   session samples no more: refresh_threads() and the stop windows fail.
 // - Waits are bounded by the caller's timeout; no call blocks forever. Waiting polls waitpid
 //   with 10 µs sleeps; attach() lowers the calling thread's timer slack to 1 µs
 //   (PR_SET_TIMERSLACK) so that these sleeps are short.
@@ -55,7 +58,10 @@ struct ThreadStall {
 // One sample's cost to the target.
 struct StopStats {
   std::vector<ThreadStall> stalls;  // one per thread stopped and resumed, in resume order
-  uint64_t total_stall_ns = 0;      // first interrupt to last resume
+  // The sample's stall. stop_all: first interrupt to last resume (every thread waits for the
+  // slowest). stop_each: the longest per-thread stall (threads stop one at a time; the walk's
+  // length is no thread's stall).
+  uint64_t total_stall_ns = 0;
   std::vector<pid_t> skipped;       // not stopped before the deadline (e.g. D sleep): not visited
   std::vector<pid_t> vanished;      // exited meanwhile: dropped from the session
   uint32_t signals_reinjected = 0;  // signals that arrived during the window, delivered on
@@ -77,6 +83,12 @@ struct SessionCounters {
   uint64_t signals_reinjected = 0;
   uint64_t group_stops = 0;  // job-control stops honoured with PTRACE_LISTEN
   uint64_t execs = 0;
+};
+
+// How a stop window ends for the threads it stopped.
+enum class Release : uint8_t {
+  kResume,  // PTRACE_CONT (PTRACE_LISTEN in a group stop): the next sample can follow
+  kDetach,  // PTRACE_DETACH: the last sample; releases the target with no stop of its own
 };
 
 // Called once per stopped thread while ALL threads of the sample are stopped (stop_all) or
@@ -108,12 +120,21 @@ class PtraceSession {
   // all. Threads not stopped by then are skipped; one skipped in the previous sample too is not
   // waited for again (only polled), so a thread stuck in D sleep costs the others one TIMEOUT,
   // not one per sample. No allocation and no /proc access between the first interrupt and the
-  // last resume (vectors are sized before). Fails only when the target has exited.
-  Result<StopStats> stop_all(std::chrono::microseconds timeout, const VisitFn& visit);
+  // last resume (vectors are sized before). With Release::kDetach the window ends in
+  // PTRACE_DETACH (see Release) and skipped threads are detached when their stop lands (see
+  // detach()). Fails when the target has exited or was released.
+  Result<StopStats> stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
+                             Release release = Release::kResume);
 
-  // One thread at a time (eu-stack's method): interrupt, wait (up to TIMEOUT), registers, visit,
-  // resume; then the next. The smallest stall per thread, no consistency across threads.
-  Result<StopStats> stop_each(std::chrono::microseconds timeout, const VisitFn& visit);
+  // One thread at a time (eu-stack's method): interrupt, wait, registers, visit, resume (or
+  // detach); then the next. The smallest stall per thread, no consistency across threads.
+  // Stopping only one thread at a time, a longer wait stalls nobody else: a thread is waited
+  // for up to max(TIMEOUT, 1 s) (a runnable thread on a saturated CPU may need 100+ ms to
+  // reach its stop), except one found in D sleep after TIMEOUT, which is skipped. A thread not
+  // stopped after 1 ms stays interrupted while the walk goes on, and is visited when its stop
+  // lands. total_stall_ns is the longest per-thread stall (see StopStats).
+  Result<StopStats> stop_each(std::chrono::microseconds timeout, const VisitFn& visit,
+                              Release release = Release::kResume);
 
   // Handles the stops the kernel raised since the last call (see the contract above). Never
   // blocks. Fails when the target has exited.
@@ -123,9 +144,14 @@ class PtraceSession {
   // requested (shutdown.h). Fails when the target has exited.
   Result<void> idle_for(std::chrono::microseconds duration);
 
-  // Lets go of every thread: interrupt, wait up to TIMEOUT, PTRACE_DETACH (with the pending
-  // signal, if one was caught; a job-control stop stays in force). Fails, listing them, if some
-  // threads could not be stopped and so stay traced (see the contract above).
+  // Lets go of every thread, one at a time at real-time priority: interrupt it, PTRACE_DETACH
+  // it the moment it stops (with the pending signal, if one was caught; a job-control stop
+  // stays in force), so no thread stays stopped while another is awaited. A thread not stopped
+  // after 1 ms stays interrupted while the next ones go. One found in D sleep after TIMEOUT is
+  // given up on; a runnable one is waited for up to max(TIMEOUT, 2 s). Threads given up on are
+  // then serviced for TIMEOUT more (detached as their stop lands) before this fails, naming
+  // them and why; they stay traced with their stop pending, and service() or another detach()
+  // (which only polls them, never waits) detaches them when it lands (see the contract above).
   Result<void> detach(std::chrono::milliseconds timeout);
 
   pid_t pid() const { return pid_; }
@@ -133,6 +159,8 @@ class PtraceSession {
   std::vector<pid_t> threads() const;
   const SessionCounters& counters() const { return counters_; }
   bool target_exited() const { return exited_; }
+  // A release began (detach(), or a window with Release::kDetach): no more samples.
+  bool released() const { return released_; }
 
   static constexpr std::chrono::milliseconds kDetachTimeout{500};
 
@@ -142,6 +170,7 @@ class PtraceSession {
     kStopped,      // in a ptrace-stop we own, inside stop_all/stop_each
     kListening,    // in a job-control stop, released with PTRACE_LISTEN
     kStopPending,  // interrupted but did not stop in time; the stop lands later
+    kAwaited,      // interrupted in a one-at-a-time walk (stop_each, detach), stop not seen yet
     kZombie,       // exited, not yet reapable (a group leader waiting for its threads)
     kGone,         // exited and reaped; removed at the end of the call
   };
@@ -150,6 +179,8 @@ class PtraceSession {
     State state = State::kRunning;
     bool listen_on_resume = false;  // stopped in a group stop: resume with PTRACE_LISTEN
     bool visit = false;             // visit this one (false for an exec stop)
+    bool poll_only = false;         // in a walk: poll once, don't wait (given up on before)
+    bool d_checked = false;         // in a walk: its /proc state was read after the timeout
     uint64_t interrupt_ns = 0;      // CLOCK_MONOTONIC
     user_regs_struct regs = {};
   };
@@ -164,8 +195,18 @@ class PtraceSession {
   // Outside a stop window (service()): handles one reaped status and lets the thread go on.
   void take_event(Slot& slot, int status);
   struct Window;
+  // Bounds of a one-at-a-time walk, ns after each thread's interrupt.
+  struct WalkBounds {
+    uint64_t d_check_ns;  // not stopped by then: read its state; give up if in D sleep
+    uint64_t limit_ns;    // not stopped by then: give up
+  };
+  // Interrupts each thread in turn and settles it (VISIT if given, then RELEASE) as soon as its
+  // stop lands; threads given up on end kStopPending, listed in stats.skipped.
+  void walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release,
+                 StopStats& stats);
   StopStats new_stats();
-  void resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns);
+  // Ends SLOT's stop (resume, or detach); records its stall.
+  void resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns, Release release);
   // After a stop window: drops reaped threads, marks skipped zombies, detects the target's end.
   void finish_window(StopStats& stats);
   void check_thread() const;
@@ -179,6 +220,7 @@ class PtraceSession {
   pid_t tracer_tid_ = 0;     // the thread that owns the tracees
   bool realtime_ = false;    // AttachOptions::realtime_windows, cleared when not permitted
   bool exited_ = false;
+  bool released_ = false;        // see released(); late stops are detached, not resumed
   bool exec_pending_ = false;    // an exec was serviced since the last StopStats
   std::vector<Slot> slots_;      // ascending tid
   std::vector<size_t> waiting_;  // scratch for stop_all: indexes into slots_

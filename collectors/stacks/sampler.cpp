@@ -261,14 +261,14 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   return Sampler(std::move(s));
 }
 
-Result<void> Sampler::sample() {
+Result<void> Sampler::sample(Release release) {
   State& s = *state_;
   if (!s.session) return fail("the target was released");
   RETURN_IF_ERROR(s.prepare_round());
   auto visit = [&s](pid_t tid, const user_regs_struct& regs) { s.visit(tid, regs); };
   Result<StopStats> stats = s.options.one_at_a_time
-                                ? s.session->stop_each(s.options.stop_timeout, visit)
-                                : s.session->stop_all(s.options.stop_timeout, visit);
+                                ? s.session->stop_each(s.options.stop_timeout, visit, release)
+                                : s.session->stop_all(s.options.stop_timeout, visit, release);
   if (!stats) return std::unexpected(stats.error());
   s.finish_round(*stats);
   if (stats->exec_seen) s.maps_fingerprint = 0;  // reload maps and symbols next round
@@ -284,8 +284,12 @@ Result<void> Sampler::detach() {
   State& s = *state_;
   if (!s.session) return {};
   Result<void> r = s.session->detach(PtraceSession::kDetachTimeout);
-  s.session.reset();
+  if (r || s.session->target_exited()) s.session.reset();  // else: threads with a stop pending
   return r;
+}
+
+bool Sampler::holds_target() const {
+  return state_->session.has_value();
 }
 
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {

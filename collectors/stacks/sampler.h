@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/stack_counts.h"
 #include "common/result.h"
 
@@ -44,7 +45,8 @@ struct SamplerSummary {
   uint64_t skipped = 0;         // threads that did not stop in time (e.g. uninterruptible)
   uint64_t truncated = 0;       // stacks that did not unwind to their outermost frame
   size_t threads_seen = 0;
-  std::vector<double> round_stall_ms;   // per round: first interrupt to last resume
+  // Per round: first interrupt to last resume; one-at-a-time: the longest per-thread stall.
+  std::vector<double> round_stall_ms;
   std::vector<double> thread_stall_us;  // per thread per round: its interrupt to its resume
   double elapsed_s = 0;
 };
@@ -59,12 +61,21 @@ class Sampler {
   Sampler& operator=(Sampler&&) noexcept;
   ~Sampler();
 
-  // One round. Fails when the target exited (the rounds so far stay usable).
-  Result<void> sample();
+  // One round. Fails when the target exited (the rounds so far stay usable). Release::kDetach
+  // makes it the last: its stop releases the target (no separate stop to detach); then
+  // detach() only deals with threads that did not stop in it.
+  Result<void> sample(Release release = Release::kResume);
   // Sleeps while serving the target's ptrace events (signals are delivered as usual).
   Result<void> idle_for(std::chrono::microseconds duration);
-  // Releases the target now (the destructor does it too). Safe to call twice.
+  // Releases the target now (the destructor does it too), one thread at a time (see
+  // PtraceSession::detach()). When some threads could not be stopped (D sleep), fails and keeps
+  // holding them: call it again now and then (it never waits for them a second time) to detach
+  // those whose stop has landed since; holds_target() says when none is left. The kernel
+  // releases the rest when the attaching thread exits.
+  // detach() and holds_target() share no data with aggregate(), raw_text() or summary(): the
+  // attaching thread may keep releasing while another thread symbolizes.
   Result<void> detach();
+  bool holds_target() const;
 
   // Adds the rounds not aggregated yet to COUNTS (symbolizing their stacks). Call with the
   // same options every time; works before and after detach().

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Golden tests for `hearth flame`: renders every case in cases.txt and compares with
-# expected/ byte for byte, after checking every SVG is well-formed XML (xmllint).
+# Golden tests for hearth's pictures: renders every case in cases.txt (with `hearth flame`, or
+# the verb the case names) and compares with expected/ byte for byte, after checking every SVG
+# is well-formed XML (xmllint).
 # `--update` rewrites expected/ instead (review the diff after).
 #   tests/golden/run.sh [--update] HEARTH_BINARY
 set -uo pipefail
@@ -11,12 +12,12 @@ hearth=${1:?usage: run.sh [--update] HEARTH_BINARY}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 failed=0 total=0
-while IFS='|' read -r name input options; do
+while IFS='|' read -r name input options verb; do
   case "$name" in ''|'#'*) continue ;; esac
-  name=$(echo "$name" | xargs); input=$(echo "$input" | xargs)
+  name=$(echo "$name" | xargs); input=$(echo "$input" | xargs); verb=$(echo "$verb" | xargs)
   total=$((total + 1))
   eval "args=($options)"
-  if ! "$hearth" flame "$here/inputs/$input" "${args[@]}" -o "$out/$name" 2>"$out/$name.err"; then
+  if ! "$hearth" "${verb:-flame}" "$here/inputs/$input" "${args[@]}" -o "$out/$name" 2>"$out/$name.err"; then
     echo "FAIL $name: hearth exited non-zero: $(cat "$out/$name.err")"
     failed=$((failed + 1)); continue
   fi

@@ -75,6 +75,15 @@ cp "$t/a.svg" "$t/keep.svg"
 "$hearth" flame "$t/empty.folded" -o "$t/keep.svg" 2>/dev/null
 cmp -s "$t/a.svg" "$t/keep.svg" && ok || bad "failed run damaged the existing output"
 ls "$t" | grep -q 'hearth-tmp' && bad "temp files left in the output directory" || ok
+# A device or FIFO as output is written in place, never replaced by a file.
+mkfifo "$t/fifo.svg"
+timeout 20 cat "$t/fifo.svg" > "$t/from-fifo" &
+reader=$!
+timeout 20 "$hearth" flame "$inputs/threads.folded" -o "$t/fifo.svg" 2>/dev/null
+wait $reader
+[ -p "$t/fifo.svg" ] && cmp -s "$t/a.svg" "$t/from-fifo" && ok || bad "FIFO output replaced or wrong"
+"$hearth" flame "$inputs/threads.folded" -o /dev/null 2>/dev/null
+[ -c /dev/null ] && ok || bad "/dev/null is no longer a device"
 # Version names the revision.
 "$hearth" --version | grep -Eq '^hearth [0-9]+\.[0-9]+\.[0-9]+ \(' && ok || bad "--version: $("$hearth" --version)"
 

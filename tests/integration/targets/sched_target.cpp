@@ -1,10 +1,11 @@
 // Scheduler scenarios for `hearth sched` tests and benchmarks.
 //
-//   sched_target [--hogs N] [--hog-cpu C] [--sleeper] [--pinned CPU] [--late-ms MS]
+//   sched_target [--hogs N] [--hog-cpu C] [--sleeper] [--sleeper-cpu CPU] [--pinned CPU]
+//                [--late-ms MS]
 //
 // --hogs N: N threads "hog-I" spinning, all pinned to CPU C (default 0): each is mostly
 //   preempted (runnable), by the others.
-// --sleeper: a thread "sleeper" sleeping 20 ms at a time (mostly S).
+// --sleeper: a thread "sleeper" sleeping 20 ms at a time (mostly S); --sleeper-cpu CPU pins it.
 // --pinned CPU: a thread "pinned" spinning alone on CPU (tenancy ~100% there).
 // --late-ms MS: after MS ms, a thread "late" appears; it sleeps 1 ms at a time and spins a
 //   little between sleeps (so it switches in and out).
@@ -64,8 +65,9 @@ void pinned_main(int cpu) {
   spin_forever();
 }
 
-void sleeper_main() {
+void sleeper_main(int cpu) {
   name_self("sleeper");
+  if (cpu >= 0) pin_to(cpu);
   g_started.fetch_add(1);
   for (;;) sleep_us(20000);
 }
@@ -84,7 +86,7 @@ void late_main() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int hogs = 0, hog_cpu = 0, pinned = -1;
+  int hogs = 0, hog_cpu = 0, pinned = -1, sleeper_cpu = -1;
   long late_ms = -1;
   bool sleeper = false;
   for (int i = 1; i < argc; ++i) {
@@ -104,6 +106,8 @@ int main(int argc, char** argv) {
       pinned = static_cast<int>(next());
     } else if (a == "--late-ms") {
       late_ms = next();
+    } else if (a == "--sleeper-cpu") {
+      sleeper_cpu = static_cast<int>(next());
     } else if (a == "--sleeper") {
       sleeper = true;
     } else {
@@ -113,7 +117,7 @@ int main(int argc, char** argv) {
   }
   int expected = hogs + (sleeper ? 1 : 0) + (pinned >= 0 ? 1 : 0);
   for (int i = 0; i < hogs; ++i) std::thread(hog_main, i, hog_cpu).detach();
-  if (sleeper) std::thread(sleeper_main).detach();
+  if (sleeper) std::thread(sleeper_main, sleeper_cpu).detach();
   if (pinned >= 0) std::thread(pinned_main, pinned).detach();
   while (g_started.load() < expected) sleep_us(1000);
   std::printf("ready %d\n", static_cast<int>(getpid()));

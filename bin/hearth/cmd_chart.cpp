@@ -1,0 +1,161 @@
+#include "bin/hearth/cmd_chart.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "render/cairo/cairo_writer.h"
+#include "render/charts/charts.h"
+#include "render/sched/sched_tsv_reader.h"
+#include "render/svg/svg_writer.h"
+
+namespace hearth::cli {
+namespace {
+
+enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
+
+OutFormat format_of(const std::string& path) {
+  if (path.empty() || path == "-" || path.ends_with(".svg")) return OutFormat::kSvg;
+  if (path.ends_with(".png")) return OutFormat::kPng;
+  if (path.ends_with(".pdf")) return OutFormat::kPdf;
+  return OutFormat::kUnknown;
+}
+
+// A directory means every sched.KIND.tsv in it of a KIND this hearth reads, by name; other
+// sched.*.tsv files (newer kinds, such as sched.cpu.tsv) are noted and left out. Problems are
+// appended to *PROBLEMS.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
+                                       std::vector<std::string>* problems) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const fs::directory_entry& e : fs::directory_iterator(in, ec)) {
+      std::string name = e.path().filename().string();
+      if (!name.starts_with("sched.") || !name.ends_with(".tsv")) continue;
+      std::string kind = name.substr(6, name.size() - 10);
+      if (sched_model::parse_kind(kind)) {
+        found.push_back(e.path().string());
+      } else {
+        std::fprintf(stderr, "hearth chart: %s: no chart reads sched.%s files; skipped\n",
+                     e.path().c_str(), kind.c_str());
+      }
+    }
+    if (ec) {
+      problems->push_back("cannot list " + in + ": " + ec.message());
+    } else if (found.empty()) {
+      problems->push_back(in + ": no sched.*.tsv files in this directory (record with `hearth " +
+                          "sched -p PID -o " + in + "`)");
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+}  // namespace
+
+void add_chart_command(CLI::App& app, ChartArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "chart", "Chart a scheduler recording: thread states, CPU tenancy, preemptors");
+  c->add_option("files", a->inputs, "sched.*.tsv files, or directories of them")->required();
+  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf");
+  c->add_option("--title", a->title, "Title text (default: Scheduler: TARGET)");
+  c->add_option("--sort", a->sort,
+                "Order of the thread bars: runnable, on_cpu, blocked (share of the thread's "
+                "time, largest first), name or tid")
+      ->capture_default_str();
+  c->add_flag("--group-threads", a->group_threads,
+              "Merge pool threads into one bar: worker-1, worker-2 -> worker-*");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+std::vector<std::string> validate_chart(const ChartArgs& a) {
+  std::vector<std::string> problems;
+  if (a.inputs.empty()) {
+    problems.push_back("no input: give sched.*.tsv files or the directory `hearth sched` wrote");
+  }
+  if (!charts::parse_sort_key(a.sort)) {
+    problems.push_back("--sort " + a.sort + ": use one of " + std::string(charts::kSortKeyNames));
+  }
+  if (!(a.width >= 300 && a.width <= 100000)) {
+    problems.push_back("--width must be between 300 and 100000");
+  }
+  if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
+  if (format_of(a.output) == OutFormat::kUnknown) {
+    problems.push_back("-o " + a.output + ": the output must end in .svg, .png or .pdf");
+  }
+  return problems;
+}
+
+int run_chart(const ChartArgs& a) {
+  std::vector<std::string> problems = validate_chart(a);
+  if (a.output.empty() && isatty(STDOUT_FILENO)) {
+    problems.push_back("no output: give -o OUT.svg (or .png, .pdf)");
+  }
+  std::vector<std::string> paths = expand_inputs(a.inputs, &problems);
+  std::vector<sched_model::SchedFile> files;
+  for (const std::string& p : paths) {
+    Result<sched_model::SchedFile> f = sched_model::read_sched_tsv(p);
+    if (f) {
+      files.push_back(std::move(*f));
+    } else {
+      problems.push_back(f.error().message);
+    }
+  }
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth chart: %s\n", p.c_str());
+    return 2;
+  }
+
+  charts::ChartOptions o;
+  o.title = a.title;
+  o.width = a.width;
+  o.sort = *charts::parse_sort_key(a.sort);
+  o.group_threads = a.group_threads;
+  charts::ChartStats st;
+  scene::Scene s = charts::layout_charts(files, o, &st);
+  for (const std::string& f : st.skipped) {
+    std::fprintf(stderr,
+                 "hearth chart: %s: wakeups only annotate the states chart of their recording, "
+                 "and there is none; skipped\n",
+                 f.c_str());
+  }
+  if (st.sections == 0) {
+    std::fprintf(stderr,
+                 "hearth chart: nothing to chart: give sched.states.tsv, sched.tenancy.tsv or "
+                 "sched.preemptors.tsv\n");
+    return 2;
+  }
+
+  Result<void> written;
+  switch (format_of(a.output)) {
+    case OutFormat::kPng:
+      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPng, a.scale);
+      break;
+    case OutFormat::kPdf:
+      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPdf, 1);
+      break;
+    default:
+      written = svg::write_svg(s, a.output.empty() ? "-" : a.output);
+  }
+  if (!written) {
+    std::fprintf(stderr, "hearth chart: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  if (!a.output.empty() && a.output != "-") {
+    std::fprintf(stderr, "hearth chart: wrote %s: %zu charts, %zu bars\n", a.output.c_str(),
+                 st.sections, st.bars);
+  }
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,164 @@
+#include "bin/hearth/cmd_sched.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "collectors/sched/recorder.h"
+#include "collectors/sched/tsv_writer.h"
+#include "collectors/stacks/shutdown.h"
+
+namespace hearth::cli {
+namespace {
+
+constexpr int kCapSysAdmin = 21;
+constexpr int kCapPerfmon = 38;
+
+// Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set (/proc/self/status CapEff).
+bool may_trace() {
+  if (::geteuid() == 0) return true;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+    return (caps >> kCapPerfmon & 1) || (caps >> kCapSysAdmin & 1);
+  }
+  return false;
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
+}
+
+void print_summary(const sched::RecordResult& r, const std::string& dir) {
+  const sched::SchedHeader& h = r.header;
+  double window_s = static_cast<double>(h.window_end_ns - h.window_start_ns) / 1e9;
+  std::fprintf(stderr,
+               "hearth sched: %llu events (sched_switch %llu, sched_waking %llu, "
+               "sched_migrate_task %llu), %llu lost, %llu threads, window %.3f s%s -> %s\n",
+               static_cast<unsigned long long>(r.events),
+               static_cast<unsigned long long>(h.sched_switch),
+               static_cast<unsigned long long>(h.sched_waking),
+               static_cast<unsigned long long>(h.sched_migrate_task),
+               static_cast<unsigned long long>(h.lost), static_cast<unsigned long long>(r.threads),
+               window_s, r.interrupted ? " (ended early)" : "", dir.c_str());
+  if (h.lost > 0) {
+    std::string per_cpu;
+    for (const sched::CpuLoss& l : r.losses) {
+      if (l.total() == 0) continue;
+      per_cpu += " cpu" + std::to_string(l.cpu) + "=" + std::to_string(l.total());
+    }
+    std::fprintf(stderr,
+                 "hearth sched: warning: events lost on%s — the figures undercount; record "
+                 "fewer tasks (-p instead of -a) or a shorter window\n",
+                 per_cpu.c_str());
+  }
+}
+
+}  // namespace
+
+void add_sched_command(CLI::App& app, SchedArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
+  c->add_option("-p,--pid", a->pids, "Process to record (repeatable)");
+  c->add_flag("-a,--all", a->all, "Record every task on the system");
+  c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
+  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
+  c->add_option("-o,--output", a->output, "Output directory (created if missing)");
+  c->add_flag("--wakeups", a->wakeups,
+              "Also record wakeups and migrations: wakeup latency (sched.wakeups.tsv)");
+}
+
+std::vector<std::string> validate_sched(const SchedArgs& a) {
+  std::vector<std::string> problems;
+  if (a.pids.empty() && !a.all) problems.push_back("give -p PID (repeatable) or -a");
+  if (!a.pids.empty() && a.all) problems.push_back("-p and -a exclude each other");
+  for (int pid : a.pids) {
+    if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
+  }
+  if (a.cpu != -1) {
+    if (!a.all) problems.push_back("--cpu needs -a");
+    long ncpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    if (a.cpu < 0 || a.cpu >= ncpus) {
+      problems.push_back("--cpu must be between 0 and " + std::to_string(ncpus - 1));
+    }
+  }
+  if (!(a.duration > 0 && a.duration <= 7 * 24 * 3600))
+    problems.push_back("-d must be above 0 and at most a week (in seconds)");
+  if (a.output.empty()) problems.push_back("-o DIR is required (the output directory)");
+  return problems;
+}
+
+int run_sched(const SchedArgs& a) {
+  std::vector<std::string> problems = validate_sched(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth sched: %s\n", p.c_str());
+    return 2;
+  }
+  if (!may_trace()) {
+    std::fprintf(stderr,
+                 "hearth sched: tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN — run as root "
+                 "(sudo)\n");
+    return 1;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(a.output, ec);
+  if (ec) {
+    std::fprintf(stderr, "hearth sched: cannot create %s: %s\n", a.output.c_str(),
+                 ec.message().c_str());
+    return 1;
+  }
+  auto ftrace = sched::FtraceTextWriter::create(a.output + "/sched.ftrace.txt");
+  if (!ftrace) {
+    std::fprintf(stderr, "hearth sched: %s\n", ftrace.error().message.c_str());
+    return 1;
+  }
+
+  stacks::install_shutdown_handlers();
+  sched::RecordOptions o;
+  o.pids.assign(a.pids.begin(), a.pids.end());
+  o.all = a.all;
+  o.cpu = a.cpu;
+  o.duration_s = a.duration;
+  o.wakeups = a.wakeups;
+  o.stop_requested = [] { return stacks::shutdown_requested(); };
+  o.ftrace = &*ftrace;
+  o.spool_dir = a.output;
+  auto recorded = sched::record_sched(o);
+  if (!recorded) {
+    std::fprintf(stderr, "hearth sched: %s\n", recorded.error().message.c_str());
+    return 1;
+  }
+  if (recorded->interrupted) {
+    std::fprintf(stderr, "hearth sched: interrupted by %s: writing what was recorded\n",
+                 signal_name(stacks::shutdown_signal()));
+  }
+  auto written = sched::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
+                                         a.all && a.cpu >= 0);
+  if (written) written = ftrace->commit();
+  if (!written) {
+    std::fprintf(stderr, "hearth sched: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  print_summary(*recorded, a.output);
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,29 @@
+// `hearth sched`: record the scheduler's view of processes (or of every task, or of one CPU)
+// for a window and write states, tenancy, preemptors (and wakeups, cpu) TSVs plus the events in
+// ftrace text format into a directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace hearth::cli {
+
+struct SchedArgs {
+  std::vector<int> pids;  // -p, repeatable
+  bool all = false;       // -a
+  int cpu = -1;           // --cpu, with -a
+  double duration = 10;   // -d, s
+  std::string output;     // -o DIR, created if missing
+  bool wakeups = false;   // --wakeups
+};
+
+void add_sched_command(CLI::App& app, SchedArgs* args);
+// Checks everything; returns every problem found (empty: fine).
+std::vector<std::string> validate_sched(const SchedArgs& args);
+// Runs the verb; returns the exit code (0 done, also when ended early by SIGINT/SIGTERM;
+// 1 runtime failure; 2 bad usage).
+int run_sched(const SchedArgs& args);
+
+}  // namespace hearth::cli

@@ -1,0 +1,162 @@
+// The pure computation behind `hearth sched`: a time-ordered stream of decoded scheduler events
+// in, per-thread time-weighted states, CPU tenancy, preemptors and wakeup latencies out. No I/O:
+// the recorder feeds it live, the unit tests feed it synthetic streams.
+//
+// Window edges: every thread's time is accounted from the window start to the window end.
+// - A thread seeded at the start (it existed: /proc said R/S/D…) whose first event is a
+//   switch-out was running since the start; one whose first event is a switch-in was off-CPU
+//   since the start in its seeded state ('R' → runnable); one with no event at all spent the
+//   whole window in its seeded state, where 'R' means on-CPU on its last CPU (a thread that ran
+//   alone and never switched, e.g. pinned to an isolated core) unless that CPU switched other
+//   tasks during the window: then it was runnable throughout.
+// - A thread not seeded (created during the window) is accounted from its first event; if that
+//   event is a switch-out, it is taken as running since the window start.
+// - Intervals still open at the end are closed at the window end; a thread that exits (its
+//   last switch-out says "X" or "Z") stops counting there, so its states add up to its life.
+// - A switch-out of a thread the stream never switched in on that CPU means its switch-in was
+//   not recorded (lost events; or a kernel that does not trace idle → task switches on some
+//   CPUs, as this project's VM kernel does on CPU 1). The switch-in is then placed at the
+//   latest known point: the thread's pending wakeup (sched_waking), else the CPU's previous
+//   switch. Such switch-ins count in tenancy but give no wakeup latency.
+// Off-CPU time goes to the state the thread was switched out in, from that switch-out to its
+// next switch-in (README, "Scheduler states"); the idle task (tid 0) is kept per CPU.
+//
+// Not thread-safe: one owner feeds events and calls finish().
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collectors/sched/events.h"
+
+namespace hearth::sched {
+
+// A thread alive at the start of the window, from /proc/PID/task/TID/stat.
+struct ThreadSeed {
+  pid_t tid = 0;
+  pid_t pid = 0;  // tgid
+  std::string comm;
+  char proc_state = '?';  // proc(5) state letter
+  int cpu = -1;           // CPU it last ran on
+};
+
+// Wakeup latency histogram: bucket k (0..14) counts latencies in (1000·2^(k-1), 1000·2^k] ns
+// (bucket 0: ≤ 1000 ns); bucket 15 counts those above 16.384 ms. Columns le_1us … le_16ms,
+// gt_16ms: powers of two of a microsecond, so "1ms" is 1.024 ms. Counts per bucket, not
+// cumulative.
+constexpr int kLatencyBuckets = 16;
+uint64_t latency_bucket_bound_ns(int k);  // upper bound of bucket k < 15
+int latency_bucket(uint64_t latency_ns);
+
+struct ThreadStates {
+  pid_t tid = 0;
+  pid_t pid = 0;  // 0: unknown (exited before it could be looked up)
+  std::string comm;
+  uint64_t on_cpu_ns = 0;
+  std::array<uint64_t, kOffStates> off_ns{};    // indexed by OffState
+  std::array<uint64_t, kOffStates> switches{};  // switch-outs per OffState
+};
+
+struct TenancyRow {
+  pid_t tid = 0;
+  std::string comm;
+  int cpu = 0;
+  uint64_t on_cpu_ns = 0;
+  uint64_t switch_ins = 0;
+};
+
+struct PreemptorRow {
+  pid_t tid = 0;
+  std::string comm;
+  pid_t preemptor_pid = 0;
+  pid_t preemptor_tid = 0;
+  std::string preemptor_comm;
+  uint64_t count = 0;    // runnable switch-outs with this task next
+  uint64_t time_ns = 0;  // runnable time of those switch-outs, until the thread ran again
+};
+
+struct WakeupRow {
+  pid_t tid = 0;
+  std::string comm;
+  uint64_t wakeups = 0;  // sched_waking followed by a switch-in within the window
+  uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;  // nearest-rank percentiles
+  uint64_t migrations = 0;  // switch-ins on another CPU than the previous switch-in
+  std::array<uint64_t, kLatencyBuckets> histogram{};
+};
+
+// With --cpu N: each task that ran on CPU N.
+struct CpuRow {
+  pid_t tid = 0;
+  pid_t pid = 0;
+  std::string comm;
+  uint64_t on_cpu_ns = 0;
+  uint64_t switch_ins = 0;
+  uint64_t longest_off_ns = 0;  // longest interval off CPU N inside the window, edges included
+};
+
+// Everything the writers need; each vector sorted as the README states.
+struct SchedModel {
+  std::vector<ThreadStates> states;      // by tid
+  std::vector<TenancyRow> tenancy;       // by tid, cpu
+  std::vector<PreemptorRow> preemptors;  // by tid, time desc, preemptor_tid
+  std::vector<WakeupRow> wakeups;        // by tid
+  std::vector<CpuRow> cpu;               // by tid (only with AnalysisOptions::cpu >= 0)
+};
+
+struct AnalysisOptions {
+  uint64_t window_start_ns = 0;
+  // Processes whose threads are reported; empty: every task (-a), the idle task included in the
+  // tenancy and cpu views (as tid 0, "swapper/N").
+  std::vector<pid_t> target_pids;
+  int cpu = -1;  // ≥ 0: also compute the cpu view for this CPU
+};
+
+class SchedAnalysis {
+ public:
+  explicit SchedAnalysis(AnalysisOptions options);
+  ~SchedAnalysis();
+  SchedAnalysis(const SchedAnalysis&) = delete;
+  SchedAnalysis& operator=(const SchedAnalysis&) = delete;
+
+  // Before the first event.
+  void seed(const ThreadSeed& seed);
+
+  // Events in non-decreasing ts order, all within the window (an earlier ts counts as equal).
+  void add(const SchedEvent& event);
+  void add(const SwitchEvent& event);
+  void add(const WakingEvent& event);
+  void add(const MigrateEvent& event);
+
+  // Closes open intervals at WINDOW_END_NS and returns the rows. Call once.
+  SchedModel finish(uint64_t window_end_ns);
+
+  size_t threads_seen() const;
+
+ private:
+  struct Thread;
+  // What the stream last said about a CPU: who is on it since when.
+  struct CpuState {
+    uint64_t last_switch_ns = 0;
+    int64_t current = 0;  // thread key
+  };
+  Thread& thread(pid_t tid, int cpu);
+  void infer_missing_switch_in(Thread& t, uint64_t ts, int cpu);
+  void switch_out(Thread& t, uint64_t ts, int cpu, OffState state, pid_t next_tid);
+  void switch_in(Thread& t, uint64_t ts, int cpu, bool observed = true);
+  uint64_t clamp_ts(uint64_t ts);
+
+  AnalysisOptions options_;
+  uint64_t last_ts_ = 0;
+  // Key: tid, or -(cpu+1) for the idle task of a CPU.
+  std::unordered_map<int64_t, std::unique_ptr<Thread>> threads_;
+  std::unordered_map<int, CpuState> cpus_;  // CPUs with at least one switch seen
+};
+
+}  // namespace hearth::sched

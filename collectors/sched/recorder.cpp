@@ -1,0 +1,346 @@
+#include "collectors/sched/recorder.h"
+
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/sched/tracefs_c.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "collectors/proc/threads.h"
+#include "collectors/sched/decoder.h"
+#include "collectors/sched/spool.h"
+
+namespace hearth::sched {
+namespace {
+
+uint64_t now_mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void sleep_ns(uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+  nanosleep(&ts, nullptr);  // EINTR (a shutdown signal) just ends the nap early
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// ---- Per-CPU readers: trace_pipe_raw, non-blocking. ----
+
+struct CpuReader {
+  int cpu = 0;
+  tracefs_cpu* tcpu = nullptr;
+  std::vector<char> page;
+};
+
+class Readers {
+ public:
+  ~Readers() { close(); }
+
+  void close() {
+    for (CpuReader& r : readers_) {
+      if (r.tcpu != nullptr) tracefs_cpu_close(r.tcpu);
+      r.tcpu = nullptr;
+    }
+  }
+
+  Result<void> open(tracefs_instance* inst, int only_cpu) {
+    long ncpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    for (int cpu = 0; cpu < ncpus; ++cpu) {
+      if (only_cpu >= 0 && cpu != only_cpu) continue;
+      tracefs_cpu* tcpu = tracefs_cpu_open(inst, cpu, true);
+      if (tcpu == nullptr) continue;  // offline or absent CPU
+      CpuReader r;
+      r.cpu = cpu;
+      r.tcpu = tcpu;
+      int size = tracefs_cpu_read_size(tcpu);
+      r.page.resize(static_cast<size_t>(size > 0 ? size : 4096));
+      readers_.push_back(std::move(r));
+    }
+    if (readers_.empty()) {
+      int e = errno;
+      return fail_errno("cannot open any per_cpu/cpuN/trace_pipe_raw of the tracefs instance", e);
+    }
+    return {};
+  }
+
+  // Moves everything committed so far on every CPU into SPOOL (partial sub-buffers included:
+  // a read of trace_pipe_raw returns the committed part). Returns the bytes moved.
+  uint64_t drain(Spool* spool) {
+    uint64_t total = 0;
+    for (CpuReader& r : readers_) {
+      for (;;) {
+        int n = tracefs_cpu_read(r.tcpu, r.page.data(), true);
+        if (n <= 0) break;  // EAGAIN: nothing more now
+        spool->append(r.cpu, r.page.data(), static_cast<size_t>(n));
+        total += static_cast<uint64_t>(n);
+      }
+    }
+    return total;
+  }
+
+ private:
+  std::vector<CpuReader> readers_;
+};
+
+// ---- Tasks: process ids and names, looked up once per task. ----
+
+class TaskDirectory {
+ public:
+  pid_t tgid(pid_t tid) {
+    if (tid <= 0) return 0;
+    auto it = tgid_.find(tid);
+    if (it != tgid_.end()) return it->second;
+    pid_t found = -1;
+    auto status = proc::read_file("/proc/" + std::to_string(tid) + "/status");
+    if (status) {
+      size_t pos = status->find("\nTgid:");
+      if (pos != std::string::npos) {
+        pos += 6;
+        while (pos < status->size() && ((*status)[pos] == '\t' || (*status)[pos] == ' ')) ++pos;
+        std::from_chars(status->data() + pos, status->data() + status->size(), found);
+      }
+    }
+    if (found < 0) {
+      auto f = fork_parent_tgid_.find(tid);
+      if (f != fork_parent_tgid_.end()) found = f->second;
+    }
+    tgid_[tid] = found;
+    return found;
+  }
+
+  void set_tgid(pid_t tid, pid_t tgid) { tgid_[tid] = tgid; }
+
+  const std::string& comm(pid_t tid) {
+    auto it = comm_.find(tid);
+    if (it != comm_.end()) return it->second;
+    std::string name;
+    if (tid > 0) {
+      auto c = proc::read_file("/proc/" + std::to_string(tid) + "/comm");
+      if (c) name = trim(*c);
+    }
+    return comm_.emplace(tid, std::move(name)).first->second;
+  }
+
+  void note_comm(pid_t tid, const std::string& comm) {
+    if (tid > 0 && !comm.empty()) comm_[tid] = comm;
+  }
+
+  void note_fork(pid_t parent, pid_t child) {
+    pid_t p = tgid(parent);
+    if (p > 0) fork_parent_tgid_[child] = p;
+  }
+
+  // Fills in tgids and the current task's name, and learns names from the event.
+  void annotate(SchedEvent* ev) {
+    if (auto* s = std::get_if<SwitchEvent>(ev)) {
+      note_comm(s->prev_pid, s->prev_comm);
+      note_comm(s->next_pid, s->next_comm);
+      s->prev_tgid = tgid(s->prev_pid);
+      s->next_tgid = tgid(s->next_pid);
+    } else if (auto* w = std::get_if<WakingEvent>(ev)) {
+      note_comm(w->pid, w->comm);
+      w->tgid = tgid(w->pid);
+      w->ctx.common_comm = comm(w->ctx.common_pid);
+    } else if (auto* m = std::get_if<MigrateEvent>(ev)) {
+      note_comm(m->pid, m->comm);
+      m->tgid = tgid(m->pid);
+      m->ctx.common_comm = comm(m->ctx.common_pid);
+    } else if (auto* f = std::get_if<ForkEvent>(ev)) {
+      note_comm(f->parent_pid, f->parent_comm);
+      note_comm(f->child_pid, f->child_comm);
+      note_fork(f->parent_pid, f->child_pid);
+      f->ctx.common_comm = f->parent_comm;
+    }
+  }
+
+ private:
+  std::unordered_map<pid_t, pid_t> tgid_;  // -1: unknown
+  std::unordered_map<pid_t, pid_t> fork_parent_tgid_;
+  std::unordered_map<pid_t, std::string> comm_;
+};
+
+std::vector<pid_t> all_pids() {
+  std::vector<pid_t> pids;
+  DIR* d = ::opendir("/proc");
+  if (d == nullptr) return pids;
+  while (const dirent* e = ::readdir(d)) {
+    pid_t pid = 0;
+    const char* n = e->d_name;
+    auto r = std::from_chars(n, n + std::strlen(n), pid);
+    if (r.ec == std::errc() && *r.ptr == '\0' && pid > 0) pids.push_back(pid);
+  }
+  ::closedir(d);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+// tid → process for every task alive now, from /proc/PID/task directory listings only.
+void scan_all_tasks(TaskDirectory* tasks) {
+  for (pid_t pid : all_pids()) {
+    auto tids = proc::list_threads(pid);
+    if (!tids) continue;
+    for (pid_t tid : *tids) tasks->set_tgid(tid, pid);
+  }
+}
+
+// Every thread of PIDS alive now, with its state: the state at the window start.
+std::vector<ThreadSeed> seed_threads(const std::vector<pid_t>& pids, TaskDirectory* tasks,
+                                     std::unordered_set<pid_t>* known) {
+  std::vector<ThreadSeed> seeds;
+  for (pid_t pid : pids) {
+    auto tids = proc::list_threads(pid);
+    if (!tids) continue;  // exited meanwhile
+    for (pid_t tid : *tids) {
+      auto st = proc::thread_stat(pid, tid);
+      if (!st) continue;
+      ThreadSeed s;
+      s.tid = tid;
+      s.pid = pid;
+      auto name = proc::thread_name(pid, tid);
+      s.comm = name ? *name : "";
+      s.proc_state = st->state;
+      s.cpu = st->processor;
+      tasks->set_tgid(tid, pid);
+      tasks->note_comm(tid, s.comm);
+      if (known != nullptr) known->insert(tid);
+      seeds.push_back(std::move(s));
+    }
+  }
+  return seeds;
+}
+
+}  // namespace
+
+Result<RecordResult> record_sched(const RecordOptions& o) {
+  RecordResult result;
+  SchedHeader& h = result.header;
+  h.cpu = o.all ? o.cpu : -1;
+
+  // Targets and their threads, before anything touches tracefs.
+  std::vector<pid_t> tids;
+  for (pid_t pid : o.pids) {
+    auto list = proc::list_threads(pid);
+    if (!list) {
+      return fail("no such process: " + std::to_string(pid) + " (" + list.error().message +
+                      ") — check the pid with ps",
+                  list.error().errnum);
+    }
+    tids.insert(tids.end(), list->begin(), list->end());
+    auto comm = proc::read_file("/proc/" + std::to_string(pid) + "/comm");
+    h.targets.push_back({pid, comm ? trim(*comm) : ""});
+  }
+
+  InstanceOptions io;
+  io.tids = o.all ? std::vector<pid_t>{} : tids;
+  io.cpu = o.all ? o.cpu : -1;
+  // sched_waking always: besides wakeup latency, it places switch-ins the kernel did not
+  // record (see analysis.h) at the wakeup instead of at the CPU's previous switch.
+  io.waking = true;
+  io.migrations = o.wakeups;
+  io.forks = !o.all;
+  ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));
+  result.instance_name = instance.name();
+
+  Decoder decoder;
+  RETURN_IF_ERROR(decoder.init());
+  ASSIGN_OR_RETURN(Spool spool, Spool::create(o.spool_dir.empty() ? "/tmp" : o.spool_dir));
+  Readers readers;  // declared after the instance: closed before it is removed
+  RETURN_IF_ERROR(readers.open(instance.get(), io.cpu));
+
+  TaskDirectory tasks;
+  std::unordered_set<pid_t> known;
+  const std::vector<pid_t> seed_pids = o.all ? all_pids() : o.pids;
+
+  // The seeds describe the state right before tracing starts; events begin right after.
+  std::vector<ThreadSeed> seeds = seed_threads(seed_pids, &tasks, o.all ? nullptr : &known);
+  const uint64_t start_ns = now_mono_ns();
+  RETURN_IF_ERROR(instance.start());
+
+  // The window: only raw pages move (into the spool); decoding waits until it is over.
+  const uint64_t poll_ns = static_cast<uint64_t>(std::max(1, o.poll_ms)) * 1000000ull;
+  const uint64_t deadline = start_ns + static_cast<uint64_t>(o.duration_s * 1e9);
+  constexpr uint64_t kRescanNs = 250000000ull;
+  uint64_t next_rescan = start_ns + kRescanNs;
+  for (;;) {
+    uint64_t now = now_mono_ns();
+    if (o.stop_requested && o.stop_requested()) {
+      result.interrupted = true;
+      break;
+    }
+    if (now >= deadline) break;
+    sleep_ns(std::min(poll_ns, deadline - now));
+    uint64_t round = now_mono_ns();
+    readers.drain(&spool);
+    if (round >= next_rescan) {
+      // Learn the process of tasks while they live (decoding happens after the window, when
+      // short-lived ones are gone). With -p, also a safety net behind event-fork.
+      if (o.all) {
+        scan_all_tasks(&tasks);
+      } else {
+        std::vector<pid_t> fresh;
+        for (pid_t pid : o.pids) {
+          auto list = proc::list_threads(pid);
+          if (!list) continue;
+          for (pid_t tid : *list) {
+            if (known.insert(tid).second) {
+              fresh.push_back(tid);
+              tasks.set_tgid(tid, pid);
+            }
+          }
+        }
+        if (!fresh.empty()) instance.add_tids(fresh);  // best effort: event-fork has them
+      }
+      next_rescan = round + kRescanNs;
+    }
+  }
+  const uint64_t end_ns = now_mono_ns();
+  RETURN_IF_ERROR(instance.stop());
+  readers.drain(&spool);
+
+  // After the window: decode, in timestamp order, into the analysis and the ftrace text.
+  AnalysisOptions ao;
+  ao.window_start_ns = start_ns;
+  ao.target_pids = o.all ? std::vector<pid_t>{} : o.pids;
+  ao.cpu = o.all ? o.cpu : -1;
+  SchedAnalysis analysis(ao);
+  for (const ThreadSeed& s : seeds) analysis.seed(s);
+  seeds.clear();
+  auto sink = [&](SchedEvent& ev) {
+    uint64_t ts = context_of(ev).ts_ns;
+    if (ts < start_ns || ts > end_ns) return;
+    ++result.events;
+    tasks.annotate(&ev);
+    if (std::holds_alternative<SwitchEvent>(ev)) ++h.sched_switch;
+    if (std::holds_alternative<WakingEvent>(ev)) ++h.sched_waking;
+    if (std::holds_alternative<MigrateEvent>(ev)) ++h.sched_migrate_task;
+    analysis.add(ev);
+    if (o.ftrace != nullptr) o.ftrace->write(ev);
+  };
+  ASSIGN_OR_RETURN(result.losses, instance.losses());
+  for (const CpuLoss& l : result.losses) h.lost += l.total();
+  h.window_start_ns = start_ns;
+  h.window_end_ns = end_ns;
+  // The instance goes away before the slow part.
+  readers.close();
+  instance.remove();
+  result.spool_bytes = spool.bytes();
+  ASSIGN_OR_RETURN(uint64_t missed, spool.replay(decoder, sink));
+  (void)missed;  // the kernel's page-header count of the same losses the stats files give
+  result.model = analysis.finish(end_ns);
+  result.threads = result.model.states.size();
+  return result;
+}
+
+}  // namespace hearth::sched

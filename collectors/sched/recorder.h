@@ -1,0 +1,67 @@
+// Records scheduler events of some processes (or of every task) for a time window into a
+// private tracefs instance, decodes them with libtraceevent and streams them, in timestamp
+// order, into the analysis and (optionally) the ftrace text writer.
+//
+// Reader: one non-blocking trace_pipe_raw reader per CPU (tracefs_cpu_open), all drained by one
+// thread every poll period (20 ms). During the window it only moves raw sub-buffers (partial
+// ones included) into a spool file (spool.h): no decoding, no formatting, no allocation per
+// event, so one thread keeps up with millions of events per second and the target's CPUs see
+// nothing but the tracepoints. The ring buffer (16 MiB per CPU) absorbs what arrives between
+// polls. After the window the spool is replayed in exact timestamp order (a k-way merge of the
+// CPUs' streams) through the decoder (decoder.h) into the analysis and the ftrace text.
+//
+// Threads: with -p, the tids of /proc/PID/task go to the instance's event pid list and the
+// kernel adds every task they create (options/event-fork); a /proc rescan every 250 ms is a
+// safety net and records each new thread's process while it lives. With -a the rescan maps
+// every task to its process from the /proc/PID/task listings. At decoding, a task still
+// unknown is looked up in /proc/TID/status; for one gone by then, the process of the target
+// thread that forked it (sched_process_fork) stands in; else its process is unknown (0).
+//
+// Losses: per-CPU `overrun`, `commit overrun` and `dropped events` from per_cpu/cpuN/stats,
+// summed into the header and reported per CPU.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "collectors/sched/analysis.h"
+#include "collectors/sched/tracefs_instance.h"
+#include "collectors/sched/tsv_writer.h"
+#include "common/result.h"
+
+namespace hearth::sched {
+
+struct RecordOptions {
+  std::vector<pid_t> pids;  // processes; empty with all = true
+  bool all = false;         // every task
+  int cpu = -1;             // with all: only this CPU
+  double duration_s = 10;   // window length; the recording may end earlier (stop_requested)
+  bool wakeups = false;     // also sched_migrate_task (sched_waking is always on)
+  // Polled at least every poll period (and from the sleep between polls, interrupted by
+  // signals): true ends the window early. Outputs are complete either way.
+  std::function<bool()> stop_requested;
+  FtraceTextWriter* ftrace = nullptr;  // not owned; receives every event in time order
+  std::string spool_dir;  // where raw pages wait for decoding (an unnamed file); "": /tmp
+  int poll_ms = 20;
+};
+
+struct RecordResult {
+  SchedHeader header;
+  SchedModel model;
+  std::vector<CpuLoss> losses;  // per CPU
+  uint64_t events = 0;          // all events read, every kind
+  uint64_t threads = 0;         // threads reported (rows of sched.states.tsv)
+  std::string instance_name;    // removed by the time record_sched returns
+  uint64_t spool_bytes = 0;     // raw ring-buffer bytes read
+  bool interrupted = false;     // stop_requested ended the window
+};
+
+// Errors (one line, with the fix): not root, tracefs not mountable, no such process, events
+// missing. The instance is removed before this returns, also on error.
+Result<RecordResult> record_sched(const RecordOptions& options);
+
+}  // namespace hearth::sched

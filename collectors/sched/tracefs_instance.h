@@ -1,0 +1,95 @@
+// A private tracefs instance (its own ring buffer, events, pid list and clock), so that the
+// global trace buffer and other tools' instances are never touched.
+//
+// Lifecycle: create() mounts tracefs at /sys/kernel/tracing when it is not mounted, removes
+// instances left by killed hearth runs (`hearth-<pid>-<hex>` whose hearth process is gone),
+// and creates and configures `hearth-<ourpid>-<random>` with tracing off. The destructor turns
+// tracing off, disables the events and removes the instance (and unmounts tracefs if create()
+// mounted it and nobody else uses it). A SIGKILLed run leaves its instance behind: the next
+// create() removes it.
+//
+// Filtering: with tids, the instance's `set_event_pid` lists them and `options/event-fork` adds
+// every task they create (threads and child processes) at fork time, in the kernel, with no
+// race: sched_switch is recorded when prev or next is listed, sched_waking when the waker or the
+// wakee is. The list is a kernel pid bitmap: no size limit, O(1) per event (unlike an event
+// `filter` expression, limited to a page and evaluated term by term).
+//
+// Not thread-safe; move-only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+struct tracefs_instance;
+
+namespace hearth::sched {
+
+constexpr const char* kTracingDir = "/sys/kernel/tracing";
+
+struct InstanceOptions {
+  std::vector<pid_t> tids;       // event pid list; empty: every task
+  int cpu = -1;                  // ≥ 0: record on this CPU only (tracing_cpumask)
+  bool waking = false;           // also sched_waking
+  bool migrations = false;       // also sched_migrate_task
+  bool forks = false;            // also sched_process_fork
+  size_t buffer_kb_per_cpu = 0;  // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
+};
+
+struct CpuLoss {
+  int cpu = 0;
+  uint64_t overrun = 0;         // overwritten (overwrite mode) events
+  uint64_t commit_overrun = 0;  // lost to nested writes wrapping the buffer
+  uint64_t dropped = 0;         // dropped because the buffer was full (our mode)
+  uint64_t total() const { return overrun + commit_overrun + dropped; }
+};
+
+class TracefsInstance {
+ public:
+  static Result<TracefsInstance> create(const InstanceOptions& options);
+
+  TracefsInstance(TracefsInstance&& other) noexcept;
+  TracefsInstance& operator=(TracefsInstance&& other) noexcept;
+  TracefsInstance(const TracefsInstance&) = delete;
+  TracefsInstance& operator=(const TracefsInstance&) = delete;
+  ~TracefsInstance();
+
+  // Turns tracing off and removes the instance now (the destructor does it otherwise). Close
+  // every trace_pipe_raw reader first: an open one keeps the instance busy.
+  void remove() { destroy(); }
+
+  Result<void> start();  // tracing_on = 1
+  Result<void> stop();   // tracing_on = 0
+  // Adds tasks to the event pid list (threads the periodic /proc rescan found).
+  Result<void> add_tids(const std::vector<pid_t>& tids);
+  // Per-CPU losses from per_cpu/cpuN/stats, for the CPUs that have a stats file.
+  Result<std::vector<CpuLoss>> losses() const;
+
+  tracefs_instance* get() const { return instance_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  TracefsInstance() = default;
+  void destroy();
+
+  tracefs_instance* instance_ = nullptr;  // owned
+  std::string name_;
+  bool mounted_by_us_ = false;
+};
+
+// Mounts tracefs at kTracingDir if needed. *MOUNTED tells whether this call mounted it.
+Result<void> ensure_tracefs_mounted(bool* mounted);
+
+// Removes instances named hearth-<pid>-… whose pid is not a live hearth process. Returns the
+// names removed.
+std::vector<std::string> remove_stale_instances();
+
+// "hearth-<pid>-<hex>" → pid; 0 if NAME is not ours.
+pid_t instance_owner(const std::string& name);
+
+}  // namespace hearth::sched

@@ -1,0 +1,487 @@
+// `hearth sched` as users run it, on workloads this test starts itself
+// (tests/integration/targets/sched_target.cpp): two CPU hogs sharing a CPU, a sleeper, a thread
+// pinned to CPU 1, a thread created mid-recording; and the tracefs hygiene: the private
+// instance is gone after SIGINT, a SIGKILLed run's instance is removed by the next run, the
+// global trace buffer's settings are untouched. Needs root.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kTracing = "/sys/kernel/tracing";
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// A TSV as rows of column name → value; header lines kept apart.
+struct Tsv {
+  std::vector<std::string> comments;
+  std::vector<std::map<std::string, std::string>> rows;
+};
+
+Tsv read_tsv(const std::string& path) {
+  Tsv t;
+  std::vector<std::string> names;
+  for (const std::string& line : split(slurp(path), '\n')) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      t.comments.push_back(line);
+    } else if (names.empty()) {
+      names = split(line, '\t');
+    } else {
+      std::vector<std::string> v = split(line, '\t');
+      std::map<std::string, std::string> row;
+      for (size_t i = 0; i < names.size() && i < v.size(); ++i) row[names[i]] = v[i];
+      t.rows.push_back(row);
+    }
+  }
+  return t;
+}
+
+uint64_t u(const std::map<std::string, std::string>& row, const std::string& col) {
+  auto it = row.find(col);
+  return it == row.end() ? 0 : std::stoull(it->second);
+}
+
+const std::map<std::string, std::string>* by_comm(const Tsv& t, const std::string& comm) {
+  for (const auto& r : t.rows)
+    if (r.at("comm") == comm) return &r;
+  return nullptr;
+}
+
+// window duration from the "# window_ns START END DURATION" line.
+uint64_t window_ns(const Tsv& t) {
+  for (const std::string& c : t.comments) {
+    if (c.rfind("# window_ns\t", 0) == 0) return std::stoull(split(c, '\t').at(3));
+  }
+  return 0;
+}
+
+struct Spawned {
+  pid_t pid = -1;
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+};
+
+Spawned spawn(const std::vector<std::string>& argv) {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  return {pid, in[1], out[0]};
+}
+
+std::string read_line(int fd) {
+  std::string line;
+  char c;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+class Target {
+ public:
+  explicit Target(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{std::string(HEARTH_TARGETS_DIR) + "/sched_target-fp"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    p_ = spawn(argv);
+    ready_ = read_line(p_.stdout_fd).rfind("ready ", 0) == 0;
+  }
+  ~Target() {
+    close(p_.stdin_fd);
+    kill(p_.pid, SIGKILL);
+    waitpid(p_.pid, nullptr, 0);
+    close(p_.stdout_fd);
+  }
+  bool ready() const { return ready_; }
+  pid_t pid() const { return p_.pid; }
+  int stdout_fd() const { return p_.stdout_fd; }
+
+ private:
+  Spawned p_;
+  bool ready_ = false;
+};
+
+struct HearthRun {
+  int status = -1;
+  std::string err;
+};
+
+// Starts hearth with ARGS, stderr to ERR_PATH.
+pid_t start_hearth(const std::vector<std::string>& args, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int n = open("/dev/null", O_WRONLY);
+    dup2(n, 1);
+    dup2(e, 2);
+    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(HEARTH_EXE, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Runs hearth to the end (SIGINT after SIGINT_AFTER if given); SIGKILL after 60 s.
+HearthRun hearth(const std::vector<std::string>& args,
+                 std::chrono::milliseconds sigint_after = 0ms) {
+  std::string err = testing::TempDir() + "/hearth_sched.err";
+  pid_t pid = start_hearth(args, err);
+  HearthRun r;
+  auto start = Clock::now();
+  bool signalled = false;
+  while (waitpid(pid, &r.status, WNOHANG) == 0) {
+    if (sigint_after > 0ms && !signalled && Clock::now() - start >= sigint_after) {
+      kill(pid, SIGINT);
+      signalled = true;
+    }
+    if (Clock::now() - start > 60s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &r.status, 0);
+      ADD_FAILURE() << "hearth did not finish";
+      break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  r.err = slurp(err);
+  return r;
+}
+
+bool exited_ok(const HearthRun& r) {
+  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+}
+
+std::vector<std::string> hearth_instances(pid_t owner = 0) {
+  std::vector<std::string> names;
+  DIR* d = opendir((std::string(kTracing) + "/instances").c_str());
+  if (d == nullptr) return names;
+  std::string prefix = owner > 0 ? "hearth-" + std::to_string(owner) + "-" : "hearth-";
+  while (const dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.rfind(prefix, 0) == 0) names.push_back(n);
+  }
+  closedir(d);
+  return names;
+}
+
+std::string fresh_dir(const std::string& name) {
+  std::string dir = testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+class SchedCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "hearth sched needs root";
+    // The checks below read tracefs themselves: make sure it is mounted (hearth would mount
+    // it, and unmount it again when it mounted it).
+    struct statfs st {};
+    if (statfs(kTracing, &st) != 0 || st.f_type != 0x74726163) {
+      if (mount("nodev", kTracing, "tracefs", 0, nullptr) != 0)
+        GTEST_SKIP() << "this kernel has no tracefs (mount failed)";
+    }
+    if (access((std::string(kTracing) + "/events/sched/sched_switch/format").c_str(), R_OK) != 0)
+      GTEST_SKIP() << "this kernel has no sched:sched_switch tracepoint";
+  }
+};
+
+TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
+  // The sleeper shares CPU 0 with the hogs: its wakeups preempt them, and its switch-ins are
+  // traced (see SleeperOnAnIdleCpuIsMostlySleeping for CPU 1).
+  Target t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_hogs");
+  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir, "--wakeups"});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  EXPECT_NE(r.err.find("hearth sched: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" lost, "), std::string::npos) << r.err;
+
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  ASSERT_GE(states.comments.size(), 5u);
+  EXPECT_EQ(states.comments[0], "# hearth sched.states 1");
+  EXPECT_EQ(states.comments[1],
+            "# target\tpid=" + std::to_string(t.pid()) + "\tcomm=sched_target-fp");
+  EXPECT_EQ(states.comments[4], "# lost\t0");
+  uint64_t window = window_ns(states);
+  EXPECT_GT(window, 1'900'000'000u);
+  EXPECT_LT(window, 2'500'000'000u);
+
+  // Every thread existed for the whole window: its states add up to it exactly.
+  for (const auto& row : states.rows) {
+    uint64_t sum = u(row, "on_cpu_ns") + u(row, "runnable_ns") + u(row, "sleeping_ns") +
+                   u(row, "blocked_ns") + u(row, "other_ns");
+    EXPECT_EQ(sum, window) << row.at("comm");
+  }
+  for (const char* hog : {"hog-0", "hog-1"}) {
+    const auto* h = by_comm(states, hog);
+    ASSERT_NE(h, nullptr) << hog;
+    // Two spinners on one CPU: each runs about half the time and waits runnable the rest.
+    EXPECT_GT(u(*h, "runnable_ns"), window / 4) << hog;
+    EXPECT_GT(u(*h, "switches_runnable"), 10u) << hog;
+    EXPECT_EQ(u(*h, "switches_sleeping"), 0u) << hog;
+  }
+  const auto* sleeper = by_comm(states, "sleeper");
+  ASSERT_NE(sleeper, nullptr);
+  EXPECT_GT(u(*sleeper, "sleeping_ns"), window * 9 / 10);
+  EXPECT_GT(u(*sleeper, "switches_sleeping"), 50u);
+
+  // Each hog is the other's main preemptor within the process (rows sorted by tid, then time
+  // descending). Other programs on a shared machine may take more of CPU 0 than the other hog,
+  // so the check ignores preemptors from other processes.
+  Tsv pre = read_tsv(dir + "/sched.preemptors.tsv");
+  for (const auto& [victim, other] : {std::pair{"hog-0", "hog-1"}, std::pair{"hog-1", "hog-0"}}) {
+    const std::map<std::string, std::string>* top = nullptr;
+    for (const auto& row : pre.rows) {
+      if (row.at("comm") == victim && row.at("preemptor_pid") == std::to_string(t.pid())) {
+        top = &row;
+        break;
+      }
+    }
+    ASSERT_NE(top, nullptr) << victim;
+    EXPECT_EQ(top->at("preemptor_comm"), other) << victim;
+    EXPECT_GT(u(*top, "count"), 5u) << victim;
+  }
+
+  // Tenancy: the hogs only ever ran on CPU 0; per-thread sums equal on-CPU time.
+  Tsv ten = read_tsv(dir + "/sched.tenancy.tsv");
+  std::map<std::string, uint64_t> on_by_comm;
+  for (const auto& row : ten.rows) {
+    on_by_comm[row.at("comm")] += u(row, "on_cpu_ns");
+    if (row.at("comm").rfind("hog-", 0) == 0) {
+      EXPECT_EQ(row.at("cpu"), "0");
+    }
+  }
+  for (const auto& row : states.rows) {
+    EXPECT_EQ(on_by_comm[row.at("comm")], u(row, "on_cpu_ns")) << row.at("comm");
+  }
+
+  // Wakeups: the sleeper wakes every 20 ms.
+  Tsv wk = read_tsv(dir + "/sched.wakeups.tsv");
+  const auto* ws = by_comm(wk, "sleeper");
+  ASSERT_NE(ws, nullptr);
+  EXPECT_GT(u(*ws, "wakeups"), 50u);
+  EXPECT_GT(u(*ws, "max_ns"), 0u);
+  EXPECT_LE(u(*ws, "p50_ns"), u(*ws, "p99_ns"));
+
+  std::string ftrace = slurp(dir + "/sched.ftrace.txt");
+  EXPECT_EQ(ftrace.rfind("# tracer: nop\n", 0), 0u);
+  EXPECT_NE(ftrace.find(": sched_switch: prev_comm=hog-"), std::string::npos);
+  EXPECT_NE(ftrace.find(": sched_waking: comm=sleeper"), std::string::npos);
+  EXPECT_TRUE(hearth_instances().empty());
+}
+
+TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Target t({"--pinned", "1", "--late-ms", "1200"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_pinned");
+  pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2.5", "-o", dir},
+                         testing::TempDir() + "/hearth_sched_pinned.err");
+  std::string late = read_line(t.stdout_fd());  // "late TID", ~1.2 s after ready
+  int status = 0;
+  waitpid(h, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << slurp(testing::TempDir() + "/hearth_sched_pinned.err");
+  ASSERT_EQ(late.rfind("late ", 0), 0u) << late;
+  std::string late_tid = late.substr(5);
+
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  uint64_t window = window_ns(states);
+  const auto* pinned = by_comm(states, "pinned");
+  ASSERT_NE(pinned, nullptr);
+  const std::map<std::string, std::string>* late_row = nullptr;
+  for (const auto& row : states.rows)
+    if (row.at("tid") == late_tid) late_row = &row;
+  ASSERT_NE(late_row, nullptr) << "the thread created mid-recording is missing";
+  EXPECT_EQ(late_row->at("comm"), "late");
+  EXPECT_EQ(late_row->at("pid"), std::to_string(t.pid()));
+  uint64_t late_total = u(*late_row, "on_cpu_ns") + u(*late_row, "runnable_ns") +
+                        u(*late_row, "sleeping_ns") + u(*late_row, "blocked_ns") +
+                        u(*late_row, "other_ns");
+  EXPECT_LT(late_total, window);  // it did not exist at the start
+  EXPECT_GT(u(*late_row, "switches_sleeping"), 10u);
+
+  // All of pinned's on-CPU time is on CPU 1.
+  Tsv ten = read_tsv(dir + "/sched.tenancy.tsv");
+  uint64_t on_cpu1 = 0, on_other = 0;
+  for (const auto& row : ten.rows) {
+    if (row.at("comm") != "pinned") continue;
+    (row.at("cpu") == "1" ? on_cpu1 : on_other) += u(row, "on_cpu_ns");
+  }
+  EXPECT_EQ(on_other, 0u);
+  EXPECT_EQ(on_cpu1, u(*pinned, "on_cpu_ns"));
+  EXPECT_GT(on_cpu1, window / 10);
+}
+
+// On this project's VM kernel, idle → task switches on CPU 1 are not traced: the sleeper's
+// switch-ins there must be placed at its wakeups, not at the CPU's previous switch.
+TEST_F(SchedCli, SleeperOnAnIdleCpuIsMostlySleeping) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Target t({"--sleeper", "--sleeper-cpu", "1"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_idle_sleeper");
+  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "1", "-o", dir});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  const auto* s = by_comm(states, "sleeper");
+  ASSERT_NE(s, nullptr);
+  uint64_t window = window_ns(states);
+  EXPECT_GT(u(*s, "sleeping_ns"), window * 9 / 10);
+  EXPECT_LT(u(*s, "on_cpu_ns"), window / 20);
+  EXPECT_GT(u(*s, "switches_sleeping"), 25u);
+}
+
+TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
+  Target t({"--sleeper"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_sigint");
+  auto start = Clock::now();
+  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "60", "-o", dir}, 1000ms);
+  EXPECT_LT(Clock::now() - start, 10s);
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
+  for (const char* f :
+       {"sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.ftrace.txt"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  }
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  EXPECT_LT(window_ns(states), 5'000'000'000u);
+  EXPECT_NE(by_comm(states, "sleeper"), nullptr);
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find("hearth-tmp"), std::string::npos);
+  EXPECT_TRUE(hearth_instances().empty());
+}
+
+TEST_F(SchedCli, InstanceOfAKilledRunIsRemovedByTheNextRun) {
+  Target t({"--sleeper"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_kill");
+  pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "60", "-o", dir},
+                         testing::TempDir() + "/hearth_sched_kill.err");
+  auto deadline = Clock::now() + 20s;
+  while (hearth_instances(h).empty() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(hearth_instances(h).size(), 1u) << "hearth never created its instance";
+  std::this_thread::sleep_for(300ms);
+  kill(h, SIGKILL);
+  waitpid(h, nullptr, 0);
+  std::vector<std::string> stale = hearth_instances(h);
+  ASSERT_EQ(stale.size(), 1u) << "SIGKILL cannot clean up: the instance should still be there";
+
+  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.3", "-o", dir});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  EXPECT_TRUE(hearth_instances(h).empty()) << stale[0];
+  EXPECT_TRUE(hearth_instances().empty());
+}
+
+TEST_F(SchedCli, GlobalTraceBufferIsUntouched) {
+  std::string top = kTracing;
+  const std::vector<std::string> files = {"tracing_on",
+                                          "set_event",
+                                          "current_tracer",
+                                          "trace_clock",
+                                          "buffer_size_kb",
+                                          "events/sched/sched_switch/enable",
+                                          "events/sched/sched_waking/enable",
+                                          "set_event_pid",
+                                          "options/event-fork",
+                                          "options/overwrite"};
+  std::map<std::string, std::string> before;
+  for (const std::string& f : files) before[f] = slurp(top + "/" + f);
+  Target t({"--sleeper"});
+  ASSERT_TRUE(t.ready());
+  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.5", "-o",
+                        fresh_dir("sched_global"), "--wakeups"});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  for (const std::string& f : files) EXPECT_EQ(slurp(top + "/" + f), before[f]) << f;
+}
+
+TEST_F(SchedCli, AllTasksOnOneCpu) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Target t({"--pinned", "1"});
+  ASSERT_TRUE(t.ready());
+  std::string dir = fresh_dir("sched_cpu");
+  HearthRun r = hearth({"sched", "-a", "--cpu", "1", "-d", "1", "-o", dir});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  Tsv cpu = read_tsv(dir + "/sched.cpu.tsv");
+  EXPECT_EQ(cpu.comments.at(1), "# target\tall\tcpu=1");
+  uint64_t window = window_ns(cpu);
+  uint64_t sum = 0;
+  const std::map<std::string, std::string>* pinned = nullptr;
+  for (const auto& row : cpu.rows) {
+    sum += u(row, "on_cpu_ns");
+    if (row.at("comm") == "pinned") pinned = &row;
+  }
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(pinned->at("pid"), std::to_string(t.pid()));
+  // What ran on CPU 1, idle included, covers the window (up to the edges of unseen tasks).
+  EXPECT_GT(sum, window * 9 / 10);
+  EXPECT_LE(sum, window + window / 100);
+  EXPECT_LT(u(*pinned, "longest_off_ns"), window);
+}
+
+TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
+  HearthRun r = hearth({"sched", "-p", "999999999", "-d", "1", "-o", fresh_dir("sched_err")});
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1) << r.err;
+  EXPECT_NE(r.err.find("hearth sched: no such process: 999999999"), std::string::npos) << r.err;
+  r = hearth({"sched", "-d", "0", "--cpu", "1"});
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
+  EXPECT_NE(r.err.find("give -p PID"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cpu needs -a"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-d must be"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-o DIR is required"), std::string::npos) << r.err;
+  EXPECT_TRUE(hearth_instances().empty());
+}
+
+}  // namespace

@@ -1,0 +1,379 @@
+// SchedAnalysis on synthetic event streams: window edges, state classes, preemptors, tenancy,
+// wakeup latency, threads appearing mid-window, the --cpu view.
+#include "collectors/sched/analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace hearth::sched {
+namespace {
+
+constexpr uint64_t kStart = 1'000'000'000;  // ns
+constexpr uint64_t kEnd = 2'000'000'000;
+constexpr pid_t kApp = 100;  // target process
+
+// "t" + tid, built so that g++ 12's -Wrestrict false positive on operator+ stays quiet.
+std::string tname(pid_t tid) {
+  std::string s = "t";
+  s += std::to_string(tid);
+  return s;
+}
+
+std::string idle_name(int cpu) {
+  std::string s = "swapper/";
+  s += std::to_string(cpu);
+  return s;
+}
+
+SwitchEvent sw(uint64_t ts, int cpu, pid_t prev, const char* state, pid_t next,
+               pid_t prev_tgid = kApp, pid_t next_tgid = kApp) {
+  SwitchEvent e;
+  e.ctx.ts_ns = ts;
+  e.ctx.cpu = cpu;
+  e.ctx.common_pid = prev;
+  e.prev_pid = prev;
+  e.prev_tgid = prev == 0 ? 0 : prev_tgid;
+  e.prev_comm = prev == 0 ? idle_name(cpu) : tname(prev);
+  e.prev_state = state;
+  e.next_pid = next;
+  e.next_tgid = next == 0 ? 0 : next_tgid;
+  e.next_comm = next == 0 ? idle_name(cpu) : tname(next);
+  return e;
+}
+
+WakingEvent waking(uint64_t ts, pid_t pid) {
+  WakingEvent e;
+  e.ctx.ts_ns = ts;
+  e.pid = pid;
+  e.tgid = kApp;
+  e.comm = tname(pid);
+  return e;
+}
+
+ThreadSeed seed(pid_t tid, char state, int cpu = 0) {
+  return ThreadSeed{tid, kApp, tname(tid), state, cpu};
+}
+
+SchedAnalysis make(std::vector<pid_t> targets = {kApp}, int cpu = -1) {
+  return SchedAnalysis(AnalysisOptions{kStart, std::move(targets), cpu});
+}
+
+const ThreadStates* row(const SchedModel& m, pid_t tid) {
+  for (const auto& s : m.states)
+    if (s.tid == tid) return &s;
+  return nullptr;
+}
+
+uint64_t total(const ThreadStates& s) {
+  return s.on_cpu_ns + std::accumulate(s.off_ns.begin(), s.off_ns.end(), uint64_t{0});
+}
+
+constexpr size_t R = 0, S = 1, D = 2, O = 3;
+
+TEST(SchedAnalysis, ClassifiesKernelStateLetters) {
+  EXPECT_EQ(classify_state("R"), OffState::kRunnable);
+  EXPECT_EQ(classify_state("R+"), OffState::kRunnable);
+  EXPECT_EQ(classify_state("S"), OffState::kSleeping);
+  EXPECT_EQ(classify_state("D"), OffState::kBlocked);
+  EXPECT_EQ(classify_state("D|K"), OffState::kBlocked);
+  EXPECT_EQ(classify_state("I"), OffState::kOther);
+  EXPECT_EQ(classify_state("T"), OffState::kOther);
+  EXPECT_EQ(classify_state(""), OffState::kOther);
+}
+
+TEST(SchedAnalysis, RunningAtStartAndOpenAtEnd) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.add(sw(kStart + 300, 0, 1, "S", 0));   // was running since the start
+  a.add(sw(kStart + 1000, 0, 0, "R", 1));  // back; still running at the end
+  SchedModel m = a.finish(kEnd);
+  const ThreadStates* t = row(m, 1);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->on_cpu_ns, 300 + (kEnd - kStart - 1000));
+  EXPECT_EQ(t->off_ns[S], 700u);
+  EXPECT_EQ(t->switches[S], 1u);
+  EXPECT_EQ(total(*t), kEnd - kStart);
+}
+
+TEST(SchedAnalysis, OffCpuAtStartUsesSeededState) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'S'));
+  a.seed(seed(2, 'D'));
+  a.seed(seed(3, 'R'));
+  a.add(sw(kStart + 100, 0, 0, "R", 1));
+  a.add(sw(kStart + 200, 0, 1, "S", 2));
+  a.add(sw(kStart + 300, 0, 2, "S", 3));
+  SchedModel m = a.finish(kStart + 1000);
+  EXPECT_EQ(row(m, 1)->off_ns[S], 100u + 800u);
+  EXPECT_EQ(row(m, 2)->off_ns[D], 200u);
+  EXPECT_EQ(row(m, 2)->off_ns[S], 700u);
+  EXPECT_EQ(row(m, 3)->off_ns[R], 300u);  // seeded R, first switched in: it was waiting
+  EXPECT_EQ(row(m, 3)->on_cpu_ns, 700u);
+  for (pid_t tid : {1, 2, 3}) EXPECT_EQ(total(*row(m, tid)), 1000u) << tid;
+}
+
+TEST(SchedAnalysis, SeededRunningWithoutEventsOwnsItsCpuAllWindow) {
+  SchedAnalysis a = make();
+  a.seed(seed(7, 'R', 1));
+  a.seed(seed(8, 'S', 0));
+  SchedModel m = a.finish(kEnd);
+  EXPECT_EQ(row(m, 7)->on_cpu_ns, kEnd - kStart);
+  EXPECT_EQ(row(m, 8)->off_ns[S], kEnd - kStart);
+  ASSERT_EQ(m.tenancy.size(), 1u);
+  EXPECT_EQ(m.tenancy[0].tid, 7);
+  EXPECT_EQ(m.tenancy[0].cpu, 1);
+  EXPECT_EQ(m.tenancy[0].on_cpu_ns, kEnd - kStart);
+  EXPECT_EQ(m.tenancy[0].switch_ins, 0u);
+}
+
+TEST(SchedAnalysis, RunnableRPlusSleepingBlockedOther) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  uint64_t t = kStart;
+  a.add(sw(t + 10, 0, 1, "R", 0));   // 10 on
+  a.add(sw(t + 20, 0, 0, "R", 1));   // 10 R
+  a.add(sw(t + 40, 0, 1, "R+", 0));  // 20 on
+  a.add(sw(t + 70, 0, 0, "R", 1));   // 30 R+
+  a.add(sw(t + 110, 0, 1, "S", 0));  // 40 on
+  a.add(sw(t + 160, 0, 0, "R", 1));  // 50 S
+  a.add(sw(t + 220, 0, 1, "D", 0));  // 60 on
+  a.add(sw(t + 290, 0, 0, "R", 1));  // 70 D
+  a.add(sw(t + 370, 0, 1, "I", 0));  // 80 on
+  a.add(sw(t + 460, 0, 0, "R", 1));  // 90 other
+  SchedModel m = a.finish(t + 500);  // 40 on
+  const ThreadStates* r = row(m, 1);
+  EXPECT_EQ(r->on_cpu_ns, 10u + 20 + 40 + 60 + 80 + 40);
+  EXPECT_EQ(r->off_ns[R], 10u + 30);
+  EXPECT_EQ(r->off_ns[S], 50u);
+  EXPECT_EQ(r->off_ns[D], 70u);
+  EXPECT_EQ(r->off_ns[O], 90u);
+  EXPECT_EQ(r->switches[R], 2u);
+  EXPECT_EQ(r->switches[S], 1u);
+  EXPECT_EQ(r->switches[D], 1u);
+  EXPECT_EQ(r->switches[O], 1u);
+  EXPECT_EQ(total(*r), 500u);
+}
+
+TEST(SchedAnalysis, PreemptorsByTimeWithTheirProcess) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  // 1 preempted by 50 (another process, 900) twice and by 2 (own) once.
+  a.add(sw(kStart + 100, 0, 1, "R", 50, kApp, 900));
+  a.add(sw(kStart + 400, 0, 50, "R", 1, 900, kApp));  // 300 runnable
+  a.add(sw(kStart + 500, 0, 1, "R+", 2));
+  a.add(sw(kStart + 550, 0, 2, "S", 1));  // 50 runnable
+  a.add(sw(kStart + 600, 0, 1, "R", 50, kApp, 900));
+  a.add(sw(kStart + 800, 0, 50, "S", 1, 900, kApp));  // 200 runnable
+  SchedModel m = a.finish(kStart + 1000);
+  std::vector<PreemptorRow> p1;
+  for (const auto& p : m.preemptors)
+    if (p.tid == 1) p1.push_back(p);
+  ASSERT_EQ(p1.size(), 2u);
+  EXPECT_EQ(p1[0].preemptor_tid, 50);
+  EXPECT_EQ(p1[0].preemptor_pid, 900);
+  EXPECT_EQ(p1[0].preemptor_comm, "t50");
+  EXPECT_EQ(p1[0].count, 2u);
+  EXPECT_EQ(p1[0].time_ns, 500u);
+  EXPECT_EQ(p1[1].preemptor_tid, 2);
+  EXPECT_EQ(p1[1].preemptor_pid, kApp);
+  EXPECT_EQ(p1[1].count, 1u);
+  EXPECT_EQ(p1[1].time_ns, 50u);
+  EXPECT_EQ(row(m, 1)->off_ns[R], 550u);
+  // 50 belongs to another process: no rows of its own.
+  EXPECT_EQ(row(m, 50), nullptr);
+}
+
+TEST(SchedAnalysis, PreemptionOpenAtTheEndCountsUntilTheEnd) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.add(sw(kStart + 100, 0, 1, "R", 2));
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_FALSE(m.preemptors.empty());
+  EXPECT_EQ(m.preemptors[0].tid, 1);
+  EXPECT_EQ(m.preemptors[0].time_ns, 900u);
+}
+
+TEST(SchedAnalysis, TenancySumsEqualOnCpuTime) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R', 0));
+  a.seed(seed(2, 'S', 1));
+  a.add(sw(kStart + 100, 0, 1, "R", 0));
+  a.add(sw(kStart + 150, 1, 0, "R", 1));  // 1 migrates to CPU 1
+  a.add(sw(kStart + 200, 1, 1, "S", 2));
+  a.add(sw(kStart + 260, 0, 0, "R", 1));  // back to CPU 0
+  a.add(sw(kStart + 300, 1, 2, "S", 0));
+  SchedModel m = a.finish(kStart + 1000);
+  for (const ThreadStates& s : m.states) {
+    uint64_t sum = 0;
+    for (const TenancyRow& t : m.tenancy)
+      if (t.tid == s.tid) sum += t.on_cpu_ns;
+    EXPECT_EQ(sum, s.on_cpu_ns) << s.tid;
+    EXPECT_EQ(total(s), 1000u) << s.tid;
+  }
+  ASSERT_EQ(m.tenancy.size(), 3u);
+  EXPECT_EQ(m.tenancy[0].tid, 1);
+  EXPECT_EQ(m.tenancy[0].cpu, 0);
+  EXPECT_EQ(m.tenancy[0].on_cpu_ns, 100u + 740);
+  EXPECT_EQ(m.tenancy[0].switch_ins, 1u);
+  EXPECT_EQ(m.tenancy[1].cpu, 1);
+  EXPECT_EQ(m.tenancy[1].on_cpu_ns, 50u);
+  // Migrations: CPU changes between switch-ins (1→0 after running on 1).
+  EXPECT_EQ(m.wakeups[0].tid, 1);
+  EXPECT_EQ(m.wakeups[0].migrations, 1u);
+}
+
+TEST(SchedAnalysis, WakeupLatencyPercentilesAndHistogram) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'S'));
+  uint64_t t = kStart;
+  // Ten wakeups with latencies 1000, 2000, …, 10000 ns.
+  for (int i = 1; i <= 10; ++i) {
+    a.add(waking(t + 100, 1));
+    a.add(sw(t + 100 + static_cast<uint64_t>(i) * 1000, 0, 0, "R", 1));
+    t += 100 + static_cast<uint64_t>(i) * 1000 + 500;
+    a.add(sw(t, 0, 1, "S", 0));
+  }
+  // One more far above 16 ms.
+  a.add(waking(t + 1, 1));
+  a.add(sw(t + 1 + 20'000'000, 0, 0, "R", 1));
+  SchedModel m = a.finish(kEnd);
+  ASSERT_EQ(m.wakeups.size(), 1u);
+  const WakeupRow& w = m.wakeups[0];
+  EXPECT_EQ(w.wakeups, 11u);
+  EXPECT_EQ(w.p50_ns, 6000u);  // nearest rank: ceil(0.5·11) = 6th
+  EXPECT_EQ(w.p90_ns, 10000u);
+  EXPECT_EQ(w.p99_ns, 20'000'000u);
+  EXPECT_EQ(w.max_ns, 20'000'000u);
+  EXPECT_EQ(w.histogram[0], 1u);   // ≤ 1 µs
+  EXPECT_EQ(w.histogram[1], 1u);   // ≤ 2 µs
+  EXPECT_EQ(w.histogram[2], 2u);   // 3, 4
+  EXPECT_EQ(w.histogram[3], 4u);   // 5..8
+  EXPECT_EQ(w.histogram[4], 2u);   // 9, 10
+  EXPECT_EQ(w.histogram[15], 1u);  // > 16.384 ms
+}
+
+TEST(SchedAnalysis, LatencyBuckets) {
+  EXPECT_EQ(latency_bucket(0), 0);
+  EXPECT_EQ(latency_bucket(1000), 0);
+  EXPECT_EQ(latency_bucket(1001), 1);
+  EXPECT_EQ(latency_bucket(16'384'000), 14);
+  EXPECT_EQ(latency_bucket(16'384'001), 15);
+}
+
+TEST(SchedAnalysis, ThreadCreatedMidWindowIsAccountedFromItsFirstEvent) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.add(sw(kStart + 500, 0, 1, "R", 9));  // 9 is new: first run
+  a.add(sw(kStart + 600, 0, 9, "S", 1));
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 9);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->comm, "t9");
+  EXPECT_EQ(t->on_cpu_ns, 100u);
+  EXPECT_EQ(t->off_ns[S], 400u);
+  EXPECT_EQ(total(*t), 500u);  // it did not exist before kStart + 500
+}
+
+TEST(SchedAnalysis, ThreadThatExitsStopsCounting) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'S'));
+  a.add(sw(kStart + 100, 0, 0, "R", 1));
+  a.add(sw(kStart + 300, 0, 1, "X", 0));  // exits
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 1);
+  EXPECT_EQ(t->on_cpu_ns, 200u);
+  EXPECT_EQ(t->off_ns[S], 100u);
+  EXPECT_EQ(t->off_ns[O], 0u);
+  EXPECT_EQ(t->switches[O], 1u);
+}
+
+TEST(SchedAnalysis, UnknownProcessIsNotATarget) {
+  SchedAnalysis a = make();
+  a.add(sw(kStart + 10, 0, 0, "R", 5, 0, -1));
+  SchedModel m = a.finish(kStart + 100);
+  EXPECT_TRUE(m.states.empty());
+}
+
+TEST(SchedAnalysis, AllTasksIncludeIdlePerCpuInTenancyOnly) {
+  SchedAnalysis a = make({});
+  a.add(sw(kStart + 100, 0, 0, "R", 1));
+  a.add(sw(kStart + 200, 1, 0, "R", 2));
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_EQ(m.states.size(), 2u);  // tids 1 and 2, never the idle task
+  ASSERT_GE(m.tenancy.size(), 2u);
+  EXPECT_EQ(m.tenancy[0].tid, 0);
+  EXPECT_EQ(m.tenancy[0].comm, "swapper/0");
+  EXPECT_EQ(m.tenancy[0].on_cpu_ns, 100u);
+  EXPECT_EQ(m.tenancy[1].tid, 0);
+  EXPECT_EQ(m.tenancy[1].cpu, 1);
+  EXPECT_EQ(m.tenancy[1].on_cpu_ns, 200u);
+}
+
+TEST(SchedAnalysis, CpuViewLongestTimeOff) {
+  SchedAnalysis a = make({}, 1);
+  a.seed(seed(1, 'R', 1));
+  // 1 runs on CPU 1 from the start, is off 300 ns, runs, is off 100 ns, runs to the end.
+  a.add(sw(kStart + 100, 1, 1, "R", 2));
+  a.add(sw(kStart + 400, 1, 2, "S", 1));
+  a.add(sw(kStart + 500, 1, 1, "S", 0));
+  a.add(sw(kStart + 600, 1, 0, "R", 1));
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_GE(m.cpu.size(), 2u);
+  EXPECT_EQ(m.cpu[1].tid, 1);
+  EXPECT_EQ(m.cpu[1].on_cpu_ns, 100u + 100 + 400);
+  EXPECT_EQ(m.cpu[1].switch_ins, 2u);
+  EXPECT_EQ(m.cpu[1].longest_off_ns, 300u);
+  // 2 ran once, in the middle: the longest gap is from its switch-out to the end.
+  EXPECT_EQ(m.cpu[2].tid, 2);
+  EXPECT_EQ(m.cpu[2].longest_off_ns, 600u);
+}
+
+TEST(SchedAnalysis, MissingSwitchInFromIdleIsPlacedAtTheWakeup) {
+  // Some kernels do not trace idle → task switches on some CPUs: the sleeper's switch-out
+  // arrives without its switch-in.
+  SchedAnalysis a = make({});
+  a.seed(seed(1, 'S', 1));
+  a.seed(seed(2, 'R', 1));
+  a.add(sw(kStart + 100, 1, 2, "S", 0));  // CPU 1 goes idle
+  a.add(waking(kStart + 500, 1));
+  a.add(sw(kStart + 600, 1, 1, "S", 0));  // switch-in at +500 was not recorded
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 1);
+  EXPECT_EQ(t->on_cpu_ns, 100u);
+  EXPECT_EQ(t->off_ns[S], 500u + 400u);
+  EXPECT_EQ(m.wakeups[0].wakeups, 0u);  // unknown latency: not counted
+  // The idle task of CPU 1 ran 100..500 and 600..1000.
+  for (const TenancyRow& r : m.tenancy) {
+    if (r.tid == 0 && r.cpu == 1) {
+      EXPECT_EQ(r.on_cpu_ns, 400u + 400u);
+    }
+    if (r.tid == 1) {
+      EXPECT_EQ(r.on_cpu_ns, 100u);
+    }
+  }
+}
+
+TEST(SchedAnalysis, MissingSwitchInWithoutWakeupStartsAtTheCpusLastSwitch) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'S', 1));
+  a.seed(seed(2, 'R', 1));
+  a.add(sw(kStart + 100, 1, 2, "S", 0));
+  a.add(sw(kStart + 600, 1, 1, "S", 0));
+  SchedModel m = a.finish(kStart + 1000);
+  EXPECT_EQ(row(m, 1)->on_cpu_ns, 500u);
+  EXPECT_EQ(total(*row(m, 1)), 1000u);
+}
+
+TEST(SchedAnalysis, OutOfOrderTimestampsNeverGoBackwards) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.add(sw(kStart + 500, 0, 1, "S", 0));
+  a.add(sw(kStart + 400, 0, 0, "R", 1));  // treated as kStart + 500
+  SchedModel m = a.finish(kStart + 1000);
+  EXPECT_EQ(row(m, 1)->on_cpu_ns, 500u + 500);
+  EXPECT_EQ(total(*row(m, 1)), 1000u);
+}
+
+}  // namespace
+}  // namespace hearth::sched
