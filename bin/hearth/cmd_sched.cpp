@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "collectors/sched/recorder.h"
@@ -84,6 +85,9 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   c->add_option("-o,--output", a->output, "Output directory (created if missing)");
   c->add_flag("--wakeups", a->wakeups,
               "Also record wakeups and migrations: wakeup latency (sched.wakeups.tsv)");
+  c->add_flag("--ftrace", a->ftrace,
+              "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
+              "~170 bytes per event)");
 }
 
 std::vector<std::string> validate_sched(const SchedArgs& a) {
@@ -125,10 +129,14 @@ int run_sched(const SchedArgs& a) {
                  ec.message().c_str());
     return 1;
   }
-  auto ftrace = sched::FtraceTextWriter::create(a.output + "/sched.ftrace.txt");
-  if (!ftrace) {
-    std::fprintf(stderr, "hearth sched: %s\n", ftrace.error().message.c_str());
-    return 1;
+  std::optional<sched::FtraceTextWriter> ftrace;
+  if (a.ftrace) {
+    auto created = sched::FtraceTextWriter::create(a.output + "/sched.ftrace.txt");
+    if (!created) {
+      std::fprintf(stderr, "hearth sched: %s\n", created.error().message.c_str());
+      return 1;
+    }
+    ftrace.emplace(std::move(*created));
   }
 
   stacks::install_shutdown_handlers();
@@ -139,7 +147,7 @@ int run_sched(const SchedArgs& a) {
   o.duration_s = a.duration;
   o.wakeups = a.wakeups;
   o.stop_requested = [] { return stacks::shutdown_requested(); };
-  o.ftrace = &*ftrace;
+  o.ftrace = ftrace ? &*ftrace : nullptr;
   o.spool_dir = a.output;
   auto recorded = sched::record_sched(o);
   if (!recorded) {
@@ -152,7 +160,7 @@ int run_sched(const SchedArgs& a) {
   }
   auto written = sched::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
                                          a.all && a.cpu >= 0);
-  if (written) written = ftrace->commit();
+  if (written && ftrace) written = ftrace->commit();
   if (!written) {
     std::fprintf(stderr, "hearth sched: %s\n", written.error().message.c_str());
     return 1;

@@ -1,6 +1,6 @@
 // `hearth sched`: record the scheduler's view of processes (or of every task, or of one CPU)
-// for a window and write states, tenancy, preemptors (and wakeups, cpu) TSVs plus the events in
-// ftrace text format into a directory.
+// for a window and write states, tenancy, preemptors (and wakeups, cpu) TSVs and, with --ftrace,
+// the events in ftrace text format into a directory.
 #pragma once
 
 #include <string>
@@ -17,6 +17,7 @@ struct SchedArgs {
   double duration = 10;   // -d, s
   std::string output;     // -o DIR, created if missing
   bool wakeups = false;   // --wakeups
+  bool ftrace = false;    // --ftrace: also sched.ftrace.txt
 };
 
 void add_sched_command(CLI::App& app, SchedArgs* args);

@@ -243,7 +243,8 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   Target t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_hogs");
-  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir, "--wakeups"});
+  HearthRun r = hearth(
+      {"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir, "--wakeups", "--ftrace"});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_NE(r.err.find("hearth sched: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" lost, "), std::string::npos) << r.err;
@@ -392,10 +393,11 @@ TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
   EXPECT_LT(Clock::now() - start, 10s);
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
-  for (const char* f :
-       {"sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.ftrace.txt"}) {
+  for (const char* f : {"sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
   }
+  // The ftrace text is opt-in (--ftrace).
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sched.ftrace.txt"));
   Tsv states = read_tsv(dir + "/sched.states.tsv");
   EXPECT_LT(window_ns(states), 5'000'000'000u);
   EXPECT_NE(by_comm(states, "sleeper"), nullptr);
