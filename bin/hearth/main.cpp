@@ -8,6 +8,7 @@
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_sched.h"
+#include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
 #include "common/version.h"
 
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_chart_command(app, &chart);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
+  hearth::cli::ServeArgs serve;
+  hearth::cli::add_serve_command(app, &serve);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
+    if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;

@@ -1,0 +1,25 @@
+// `hearth serve DIR`: serves a report directory (or a directory of reports) over HTTP,
+// read-only, on 127.0.0.1 unless told otherwise.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace hearth::cli {
+
+struct ServeArgs {
+  std::string dir;
+  std::string bind = "127.0.0.1";
+  int port = 8080;  // 0: any free port
+  std::string token;
+  bool quiet = false;  // no per-request log on stderr
+};
+
+void add_serve_command(CLI::App& app, ServeArgs* args);
+std::vector<std::string> validate_serve(const ServeArgs& args);
+// Serves until SIGINT/SIGTERM/SIGHUP; 0 then, 1 if the server could not start, 2 bad usage.
+int run_serve(const ServeArgs& args);
+
+}  // namespace hearth::cli
