@@ -43,15 +43,16 @@ std::string function_name(const DiffModel& m, size_t i) {
   return std::string(m.tree.name(m.functions[i].name));
 }
 
-// The last three frames of a path: enough to recognise it in a table.
+// The first frame (the thread) and the last three of a path: enough to recognise it in a
+// table; the JSON keeps the whole path.
 std::string short_path(const DiffModel& m, NodeId node) {
   std::string full = path_name(m, node);
-  size_t cut = full.size();
-  for (int k = 0; k < 3 && cut != std::string::npos; ++k) {
-    cut = cut == 0 ? std::string::npos : full.rfind(';', cut - 1);
+  std::vector<size_t> semis;
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (full[i] == ';') semis.push_back(i);
   }
-  if (cut == std::string::npos) return full;
-  return "\u2026" + full.substr(cut);
+  if (semis.size() <= 4) return full;
+  return full.substr(0, semis[0]) + ";\u2026" + full.substr(semis[semis.size() - 3]);
 }
 
 std::string verdict_line(const DiffModel& m, const ReportOptions& o, size_t regressions) {
