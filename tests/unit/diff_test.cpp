@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/cmd_diff.h"
 #include "render/diff/diff_model.h"
 #include "render/diff/diff_picture.h"
 #include "render/diff/diff_report.h"
@@ -376,6 +377,26 @@ TEST(DiffPicture, FramesTitlesOutlinesAndMissingStrip) {
   EXPECT_TRUE(old_drawn);
   ASSERT_TRUE(layer(sb, "missing"));
   EXPECT_TRUE(layer(sb, "missing")->rects[0].title.starts_with("[w];a;fresh (100 samples"));
+}
+
+TEST(DiffCli, ValidationReportsEveryProblem) {
+  cli::DiffArgs ok;
+  ok.inputs = {"a.folded", "b.folded"};
+  ok.output = "d.svg";
+  ok.summary = "s.json";
+  ok.fail_above = "0.5";
+  EXPECT_TRUE(cli::validate_diff(ok).empty());
+  cli::DiffArgs bad = ok;
+  bad.inputs = {"a.folded"};
+  bad.output = "d.gif";
+  bad.summary = "s.txt";
+  bad.fail_above = "-1";
+  bad.min_samples = -3;
+  EXPECT_EQ(cli::validate_diff(bad).size(), 5u);
+  bad = ok;
+  bad.inputs = {"-", "-"};
+  ASSERT_EQ(cli::validate_diff(bad).size(), 1u);
+  EXPECT_NE(cli::validate_diff(bad)[0].find("only once"), std::string::npos);
 }
 
 }  // namespace
