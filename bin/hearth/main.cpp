@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bin/hearth/cmd_chart.h"
+#include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and git revision");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
+  hearth::cli::DiffArgs diff;
+  hearth::cli::add_diff_command(app, &diff);
   hearth::cli::SchedArgs sched;
   hearth::cli::add_sched_command(app, &sched);
   hearth::cli::ChartArgs chart;
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
+    if (app.got_subcommand("diff")) return hearth::cli::run_diff(diff);
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);

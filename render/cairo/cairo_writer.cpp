@@ -116,13 +116,28 @@ void draw_text(cairo_t* cr, const scene::Text& t) {
 
 // Expects the label font to be selected.
 void draw_rect(cairo_t* cr, const scene::Rect& r) {
-  set_color(cr, r.fill);
-  cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-  if (r.label.empty()) {
+  if (r.stroke_width > 0) {
+    // The outline is drawn inside the rect, so neighbouring frames stay untouched.
+    double sw = r.stroke_width;
+    set_color(cr, r.stroke);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
     cairo_fill(cr);
-    return;
+    if (r.w > 2 * sw && r.h > 2 * sw) {
+      set_color(cr, r.fill);
+      cairo_rectangle(cr, r.x + sw, r.y + sw, r.w - 2 * sw, r.h - 2 * sw);
+      cairo_fill(cr);
+    }
+    if (r.label.empty()) return;
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+  } else {
+    set_color(cr, r.fill);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    if (r.label.empty()) {
+      cairo_fill(cr);
+      return;
+    }
+    cairo_fill_preserve(cr);
   }
-  cairo_fill_preserve(cr);
   cairo_save(cr);
   cairo_clip(cr);                     // the label never spills out of its frame
   cairo_set_source_rgb(cr, 0, 0, 0);  // the scene has no label colour; the SVG's are black

@@ -233,6 +233,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     r.label = fit_label(name, scene::round_px(x2) - scene::round_px(x1), fs, o.font_width);
     r.label_x = x1 + 3;
     r.label_y = 3 + (y1 + y2) / 2;
+    if (o.decorate) o.decorate(p.node, &r);
     frames.rects.push_back(std::move(r));
   }
   s.layers.push_back(std::move(frames));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "render/profile/frame_tree.h"
@@ -33,6 +34,10 @@ struct FlameOptions {
   double total = 0;     // width of the whole graph in counts; 0 or less than the sum: the sum
   std::string notes;
   size_t max_frames = 30000;  // the narrowest frames beyond this are pruned; 0: no limit
+  // Called for every frame drawn (the root "all" too), after its geometry, label, title and
+  // fill are set and before the thread legend copies them: a caller (hearth diff) may change
+  // the title, fill and outline. The title must keep the form `NAME (COUNT …` (FLAME_DOM.md).
+  std::function<void(profile::NodeId, scene::Rect*)> decorate;
 };
 
 struct FlameStats {

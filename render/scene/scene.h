@@ -46,6 +46,8 @@ struct Rect {
   double label_y = 0;     // px; baseline
   std::string title;      // tooltip (SVG <title>): full name and figures
   std::string css_class;  // e.g. "t" for a thread root frame; space-separated
+  Rgb stroke;               // outline colour, drawn only when stroke_width > 0
+  double stroke_width = 0;  // px; 0: no outline (the flamegraph's frames have none)
   // Extra attributes for interactive backends only (e.g. {"data-thread", "worker"}).
   std::vector<std::pair<std::string, std::string>> attrs;
 };

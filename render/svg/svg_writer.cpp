@@ -57,6 +57,12 @@ void write_rect(std::string* out, const scene::Rect& r) {
   out->append(format_px(r.h));
   out->append("\" fill=\"");
   out->append(scene::to_hex(r.fill));
+  if (r.stroke_width > 0) {
+    out->append("\" stroke=\"");
+    out->append(scene::to_hex(r.stroke));
+    out->append("\" stroke-width=\"");
+    out->append(format_px(r.stroke_width));
+  }
   out->append("\"/>");
   if (!r.label.empty()) {
     out->append("<text x=\"");

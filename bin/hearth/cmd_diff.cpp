@@ -1,0 +1,198 @@
+#include "bin/hearth/cmd_diff.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "common/atomic_file.h"
+#include "common/result.h"
+#include "render/cairo/cairo_writer.h"
+#include "render/diff/diff_model.h"
+#include "render/diff/diff_picture.h"
+#include "render/diff/diff_report.h"
+#include "render/profile/folded_reader.h"
+#include "render/svg/svg_writer.h"
+
+namespace hearth::cli {
+namespace {
+
+enum class Out { kNone, kSvg, kPng, kPdf, kMarkdown, kJson, kUnknown };
+
+Out format_of(const std::string& path) {
+  auto ends = [&](std::string_view ext) {
+    return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (path.empty()) return Out::kNone;
+  if (ends(".svg")) return Out::kSvg;
+  if (ends(".png")) return Out::kPng;
+  if (ends(".pdf")) return Out::kPdf;
+  if (ends(".md")) return Out::kMarkdown;
+  if (ends(".json")) return Out::kJson;
+  return Out::kUnknown;
+}
+
+std::optional<double> parse_pp(const std::string& s) {
+  if (s.empty() || s.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (!end || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string base_name(const std::string& path) {
+  if (path == "-") return "stdin";
+  return std::filesystem::path(path).filename().string();
+}
+
+// Reads one profile; on failure prints one line and returns nullopt.
+std::optional<profile::FrameTree> read_profile(const std::string& path, const char* role) {
+  profile::FrameTree tree(profile::Merge::kAll);
+  profile::FoldedReader reader(tree, {});
+  if (auto r = reader.read_file(path); !r) {
+    std::fprintf(stderr, "hearth diff: %s\n", r.error().message.c_str());
+    return std::nullopt;
+  }
+  tree.finalize();
+  const profile::ReadStats& rs = reader.stats();
+  if (rs.ignored > 0) {
+    std::fprintf(stderr,
+                 "hearth diff: ignored %llu line%s of %s that are not `frame;frame;... COUNT` "
+                 "(first: line %llu)\n",
+                 static_cast<unsigned long long>(rs.ignored), rs.ignored == 1 ? "" : "s",
+                 path.c_str(), static_cast<unsigned long long>(rs.first_ignored_line));
+  }
+  if (!(tree.total() > 0)) {
+    std::fprintf(stderr,
+                 "hearth diff: %s %s has no stack counts (%llu stack lines) — expected lines "
+                 "like `main;work;leaf 12`\n",
+                 role, path.c_str(), static_cast<unsigned long long>(rs.lines));
+    return std::nullopt;
+  }
+  return tree;
+}
+
+Result<void> write_summary(const diff::DiffModel& m, const diff::ReportOptions& ro,
+                           const std::string& path) {
+  std::string text =
+      format_of(path) == Out::kJson ? diff::summary_json(m, ro) : diff::summary_markdown(m, ro);
+  return write_file_atomically(path, text);
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, DiffArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "diff", "Compare two folded profiles: what grew, by how much, and is it more than noise");
+  c->add_option("files", a->inputs, "BASE.folded NEW.folded");
+  c->add_option("-o,--output", a->output,
+                "Differential flamegraph: OUT.svg, OUT.png or OUT.pdf (.md or .json: a summary)");
+  c->add_option("--summary", a->summary, "Write a summary: FILE.md (Markdown) or FILE.json");
+  c->add_option("--fail-above", a->fail_above,
+                "Exit 1 when a function's share grew significantly by more than PCT points");
+  c->add_option("--min-samples", a->min_samples,
+                "Ignore functions and paths with fewer samples than this in both profiles")
+      ->capture_default_str();
+  c->add_flag("--no-normalize", a->no_normalize,
+              "Compare raw counts (as shares of BASE's total) instead of each profile's shares");
+  c->add_option("--folded-out", a->folded_out,
+                "Write `stack BASE NEW` lines (difffolded.pl's format) to FILE");
+  c->add_flag("--base-widths", a->base_widths, "Frame widths from BASE instead of NEW");
+  c->add_option("--title", a->title, "Title text (default: Differential Flame Graph)");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
+      ->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+std::vector<std::string> validate_diff(const DiffArgs& a) {
+  std::vector<std::string> problems;
+  if (a.inputs.size() != 2) {
+    problems.push_back("expected two profiles, BASE.folded NEW.folded (got " +
+                       std::to_string(a.inputs.size()) + ")");
+  } else if (a.inputs[0] == "-" && a.inputs[1] == "-") {
+    problems.push_back("standard input ('-') can be read only once");
+  }
+  Out o = format_of(a.output);
+  if (o == Out::kUnknown) {
+    problems.push_back("-o " + a.output +
+                       ": the output must end in .svg, .png, .pdf, .md or .json");
+  }
+  Out s = format_of(a.summary);
+  if (s != Out::kNone && s != Out::kMarkdown && s != Out::kJson) {
+    problems.push_back("--summary " + a.summary + ": the summary must end in .md or .json");
+  }
+  if (!a.fail_above.empty() && !parse_pp(a.fail_above)) {
+    problems.push_back("--fail-above " + a.fail_above +
+                       ": expected percentage points, a number like 0.5");
+  }
+  if (!(a.min_samples >= 0)) problems.push_back("--min-samples must not be negative");
+  if (!(a.width >= 50 && a.width <= 1e6))
+    problems.push_back("--width must be between 50 and 1000000");
+  if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
+  return problems;
+}
+
+int run_diff(const DiffArgs& a) {
+  std::vector<std::string> problems = validate_diff(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth diff: %s\n", p.c_str());
+    return 2;
+  }
+  std::optional<profile::FrameTree> base = read_profile(a.inputs[0], "BASE");
+  if (!base) return 2;
+  std::optional<profile::FrameTree> next = read_profile(a.inputs[1], "NEW");
+  if (!next) return 2;
+
+  diff::DiffOptions opts;
+  opts.normalize = !a.no_normalize;
+  opts.min_samples = a.min_samples;
+  diff::DiffModel m = diff::build_diff(*base, *next, opts);
+  base.reset();
+  next.reset();
+
+  diff::ReportOptions ro;
+  ro.base_name = base_name(a.inputs[0]);
+  ro.new_name = base_name(a.inputs[1]);
+  if (!a.fail_above.empty()) ro.fail_above = parse_pp(a.fail_above);
+
+  int status = 0;
+  auto failed = [&](const Result<void>& r) {
+    if (r) return false;
+    std::fprintf(stderr, "hearth diff: %s\n", r.error().message.c_str());
+    status = 2;
+    return true;
+  };
+  Out o = format_of(a.output);
+  if (o == Out::kSvg || o == Out::kPng || o == Out::kPdf) {
+    diff::PictureOptions po;
+    po.base_widths = a.base_widths;
+    po.base_name = ro.base_name;
+    po.new_name = ro.new_name;
+    po.title = a.title;
+    po.width = a.width;
+    po.max_frames = a.max_frames;
+    scene::Scene s = diff::layout_diff(m, po, nullptr);
+    if (o == Out::kSvg) {
+      failed(svg::write_svg(s, a.output));
+    } else {
+      failed(cairo_backend::write(
+          s, a.output, o == Out::kPng ? cairo_backend::Format::kPng : cairo_backend::Format::kPdf,
+          o == Out::kPng ? a.scale : 1));
+    }
+  } else if (o == Out::kMarkdown || o == Out::kJson) {
+    failed(write_summary(m, ro, a.output));
+  }
+  if (!a.summary.empty()) failed(write_summary(m, ro, a.summary));
+  if (!a.folded_out.empty()) failed(write_file_atomically(a.folded_out, diff::diff_folded(m)));
+
+  std::string text = diff::summary_text(m, ro);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (status != 0) return status;
+  if (ro.fail_above && !diff::regressions(m, *ro.fail_above).empty()) return 1;
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,292 @@
+#include "render/diff/diff_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "common/check.h"
+#include "render/profile/filters.h"
+
+namespace hearth::diff {
+namespace {
+
+using profile::FrameTree;
+using profile::kNone;
+using profile::kRoot;
+using profile::NameId;
+using profile::NodeId;
+
+// Copies SRC's paths into DST; thread roots lose their ids. Counts go to NEW's column
+// (IS_NEW) or BASE's. Node ids in SRC are increasing from parent to child, so one pass works.
+void merge_into(FrameTree& dst, const FrameTree& src, bool is_new) {
+  std::vector<NodeId> map(src.size(), kRoot);
+  std::string renamed;
+  for (size_t i = 1; i < src.size(); ++i) {
+    const profile::Node& n = src.node(static_cast<NodeId>(i));
+    std::string_view name = src.name(n.name);
+    if (n.parent == kRoot && profile::is_thread_root(name)) {
+      renamed.clear();
+      renamed.push_back('[');
+      renamed.append(profile::thread_name(name));
+      renamed.push_back(']');
+      name = renamed;
+    }
+    NodeId d = dst.child(map[n.parent], dst.intern(name));
+    map[i] = d;
+    if (n.self != 0) dst.add_self(d, is_new ? n.self : 0, is_new ? 0 : n.self);
+  }
+}
+
+Measure measure(double x1, double x2, const DiffModel& m) {
+  Measure r;
+  r.base = x1;
+  r.next = x2;
+  r.base_share = 100 * x1 / m.base_total;
+  r.new_share = 100 * x2 / (m.options.normalize ? m.new_total : m.base_total);
+  r.pp = r.new_share - r.base_share;
+  r.z = change_z(x1, m.base_total, x2, m.new_total, m.options.normalize);
+  return r;
+}
+
+bool is_tested(const Measure& inclusive, double min_samples) {
+  return inclusive.base + inclusive.next > 0 &&
+         std::max(inclusive.base, inclusive.next) >= min_samples;
+}
+
+double rounded(double pp) {
+  return std::nearbyint(pp * 100);
+}
+
+// The larger of the significant changes in direction SIGN, or -1 when there is none.
+double signed_change(const Item& it, int sign) {
+  double best = -1;
+  if (it.inclusive.significant && sign * it.inclusive.pp > 0) best = sign * it.inclusive.pp;
+  if (it.self.significant && sign * it.self.pp > 0) best = std::max(best, sign * it.self.pp);
+  return best;
+}
+
+void rank_functions(const DiffModel& m, std::vector<size_t>* idx, const std::vector<double>& key,
+                    int sign) {
+  std::sort(idx->begin(), idx->end(), [&](size_t a, size_t b) {
+    double ka = rounded(key[a]), kb = rounded(key[b]);
+    if (ka != kb) return ka > kb;
+    double sa = sign * m.functions[a].self.pp, sb = sign * m.functions[b].self.pp;
+    if (sa != sb) return sa > sb;
+    return m.tree.name(m.functions[a].name) < m.tree.name(m.functions[b].name);
+  });
+}
+
+}  // namespace
+
+double change_z(double x1, double n1, double x2, double n2, bool normalize) {
+  if (!normalize) {
+    double v = x1 + x2;
+    return v > 0 ? (x2 - x1) / std::sqrt(v) : 0;
+  }
+  if (!(n1 > 0 && n2 > 0)) return 0;
+  double p1 = x1 / n1, p2 = x2 / n2;
+  double p = (x1 + x2) / (n1 + n2);
+  double var = p * (1 - p) * (1 / n1 + 1 / n2);
+  return var > 0 ? (p2 - p1) / std::sqrt(var) : 0;
+}
+
+double critical_z(double alpha, size_t tests) {
+  if (tests == 0) tests = 1;
+  double target = alpha / static_cast<double>(tests);  // per-test two-sided level
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    double mid = (lo + hi) / 2;
+    if (std::erfc(mid / std::sqrt(2.0)) > target) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return hi;
+}
+
+DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOptions& options) {
+  DiffModel m;
+  m.options = options;
+  m.tree.add_self(kRoot, 0, 0);  // differential from the start: base counts kept apart
+  merge_into(m.tree, base, false);
+  merge_into(m.tree, next, true);
+  m.tree.finalize();
+  const FrameTree& t = m.tree;
+  m.base_total = t.base_total(kRoot);
+  m.new_total = t.total();
+  HEARTH_CHECK(m.base_total > 0 && m.new_total > 0);
+
+  // Paths: every node of the merged tree.
+  m.paths.resize(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    const profile::Node& n = t.node(id);
+    Item& it = m.paths[i];
+    it.name = n.name;
+    it.node = id;
+    it.inclusive = measure(t.base_total(id), n.total, m);
+    it.self = measure(t.base_self(id), n.self, m);
+    it.tested = id != kRoot && is_tested(it.inclusive, options.min_samples);
+    m.path_tests += it.tested ? 2 : 0;
+  }
+
+  // Functions: inclusive counts each sample once per name, however often the name recurs on
+  // its stack, so a depth-first walk counts a node only when no ancestor has the same name.
+  size_t names = t.name_count();
+  std::vector<double> bi(names), ni(names), bs(names), ns(names);
+  std::vector<uint32_t> active(names);
+  std::vector<uint8_t> seen(names);
+  struct Step {
+    NodeId node;
+    bool leave;
+  };
+  std::vector<Step> todo;
+  for (NodeId c = t.node(kRoot).first_child; c != kNone; c = t.node(c).next_sibling) {
+    todo.push_back({c, false});
+  }
+  while (!todo.empty()) {
+    Step s = todo.back();
+    todo.pop_back();
+    const profile::Node& n = t.node(s.node);
+    if (s.leave) {
+      --active[n.name];
+      continue;
+    }
+    if (active[n.name] == 0) {
+      bi[n.name] += t.base_total(s.node);
+      ni[n.name] += n.total;
+    }
+    bs[n.name] += t.base_self(s.node);
+    ns[n.name] += n.self;
+    seen[n.name] = 1;
+    ++active[n.name];
+    todo.push_back({s.node, true});
+    for (NodeId c = n.first_child; c != kNone; c = t.node(c).next_sibling) {
+      todo.push_back({c, false});
+    }
+  }
+  for (size_t k = 0; k < names; ++k) {
+    if (!seen[k]) continue;
+    Item it;
+    it.name = static_cast<NameId>(k);
+    it.inclusive = measure(bi[k], ni[k], m);
+    it.self = measure(bs[k], ns[k], m);
+    it.tested = is_tested(it.inclusive, options.min_samples);
+    m.function_tests += it.tested ? 2 : 0;
+    m.functions.push_back(it);
+  }
+  std::sort(m.functions.begin(), m.functions.end(),
+            [&](const Item& a, const Item& b) { return t.name(a.name) < t.name(b.name); });
+
+  // Bonferroni within each family: the chance that any test of the family comes out
+  // significant between two samples of one distribution is at most alpha.
+  m.function_z = critical_z(options.alpha, m.function_tests);
+  m.path_z = critical_z(options.alpha, m.path_tests);
+  for (Item& it : m.functions) {
+    it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.function_z;
+    it.self.significant = it.tested && std::fabs(it.self.z) > m.function_z;
+  }
+  for (Item& it : m.paths) {
+    it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.path_z;
+    it.self.significant = it.tested && std::fabs(it.self.z) > m.path_z;
+  }
+  return m;
+}
+
+std::string path_name(const DiffModel& m, NodeId node) {
+  std::vector<std::string_view> parts;
+  for (NodeId n = node; n != kRoot && n != kNone; n = m.tree.node(n).parent) {
+    parts.push_back(m.tree.name(m.tree.node(n).name));
+  }
+  std::string out;
+  for (size_t i = parts.size(); i-- > 0;) {
+    out.append(parts[i]);
+    if (i > 0) out.push_back(';');
+  }
+  return out;
+}
+
+std::vector<size_t> regressions(const DiffModel& m, double threshold_pp) {
+  std::vector<size_t> out;
+  std::vector<double> key(m.functions.size(), -1);
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    const Item& it = m.functions[i];
+    if (it.inclusive.significant && it.inclusive.pp > threshold_pp) key[i] = it.inclusive.pp;
+    if (it.self.significant && it.self.pp > threshold_pp) key[i] = std::max(key[i], it.self.pp);
+    if (key[i] > 0) out.push_back(i);
+  }
+  rank_functions(m, &out, key, 1);
+  return out;
+}
+
+std::vector<size_t> significant_functions(const DiffModel& m, int sign) {
+  std::vector<size_t> out;
+  std::vector<double> key(m.functions.size());
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    key[i] = signed_change(m.functions[i], sign);
+    if (key[i] > 0) out.push_back(i);
+  }
+  rank_functions(m, &out, key, sign);
+  return out;
+}
+
+std::vector<NodeId> significant_paths(const DiffModel& m, int sign) {
+  std::vector<NodeId> out;
+  for (size_t i = 1; i < m.paths.size(); ++i) {
+    const Item& it = m.paths[i];
+    if (!it.inclusive.significant || !(sign * it.inclusive.pp > 0)) continue;
+    // A change carried whole by one child is shown there, deeper, and not repeated here.
+    bool carried = false;
+    for (NodeId c = m.tree.node(it.node).first_child; c != kNone && !carried;
+         c = m.tree.node(c).next_sibling) {
+      carried = m.paths[c].inclusive.significant &&
+                rounded(m.paths[c].inclusive.pp) == rounded(it.inclusive.pp);
+    }
+    if (!carried) out.push_back(static_cast<NodeId>(i));
+  }
+  std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) {
+    double ka = rounded(sign * m.paths[a].inclusive.pp),
+           kb = rounded(sign * m.paths[b].inclusive.pp);
+    if (ka != kb) return ka > kb;
+    double sa = sign * m.paths[a].self.pp, sb = sign * m.paths[b].self.pp;
+    if (sa != sb) return sa > sb;
+    return a < b;
+  });
+  return out;
+}
+
+std::vector<NodeId> only_in_one(const DiffModel& m, bool added) {
+  const FrameTree& t = m.tree;
+  auto here = [&](NodeId n) { return added ? t.node(n).total : t.base_total(n); };
+  auto there = [&](NodeId n) { return added ? t.base_total(n) : t.node(n).total; };
+  std::vector<NodeId> out;
+  for (size_t i = 1; i < t.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    NodeId parent = t.node(id).parent;
+    if (here(id) > 0 && there(id) == 0 && (parent == kRoot || there(parent) > 0)) {
+      out.push_back(id);
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) {
+    if (here(a) != here(b)) return here(a) > here(b);
+    return a < b;
+  });
+  return out;
+}
+
+std::vector<size_t> functions_only_in_one(const DiffModel& m, bool added) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    const Measure& in = m.functions[i].inclusive;
+    if (added ? (in.next > 0 && in.base == 0) : (in.base > 0 && in.next == 0)) out.push_back(i);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+    const Measure& x = m.functions[a].inclusive;
+    const Measure& y = m.functions[b].inclusive;
+    return added ? x.next > y.next : x.base > y.base;
+  });
+  return out;
+}
+
+}  // namespace hearth::diff

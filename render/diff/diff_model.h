@@ -1,0 +1,93 @@
+// The differential profile: two folded profiles (BASE, NEW) merged into one tree, and for every
+// function and every stack path the share of each profile, the change in percentage points
+// and whether that change is more than sampling noise. One model; the summary writers
+// (diff_report.h), the picture (diff_picture.h) and the two-count folded output read it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "render/profile/frame_tree.h"
+
+namespace hearth::diff {
+
+struct DiffOptions {
+  // Shares of each profile's own total (true), or both as shares of BASE's total (raw counts).
+  bool normalize = true;
+  // Functions and paths with fewer samples than this in both profiles are not tested.
+  double min_samples = 0;
+  // Family-wise error rate of each family of tests (functions; paths), Bonferroni-corrected.
+  double alpha = 0.001;
+};
+
+// One measure (inclusive or self) of one function or path. Shares in percent.
+struct Measure {
+  double base = 0;        // samples in BASE
+  double next = 0;        // samples in NEW
+  double base_share = 0;  // % of BASE's total
+  double new_share = 0;   // % of NEW's total (of BASE's when not normalised)
+  double pp = 0;          // new_share - base_share, percentage points
+  double z = 0;           // test statistic; positive: grew
+  bool significant = false;
+};
+
+// A function (all frames of one name; inclusive time counts a recursive call once) or a stack
+// path (one node of the merged tree: the root-first prefix ending there).
+struct Item {
+  profile::NameId name = 0;               // functions: the name; paths: the last frame's name
+  profile::NodeId node = profile::kNone;  // paths only
+  Measure inclusive;
+  Measure self;
+  bool tested = false;  // had at least min_samples samples in one of the profiles
+};
+
+struct DiffModel {
+  // The union of both profiles' paths: node.self/total are NEW's counts, base_self/base_total
+  // BASE's. Thread roots lose their ids ("[worker-3 tid=42]" -> "[worker-3]"): two recordings
+  // never share tids.
+  profile::FrameTree tree{profile::Merge::kAll};
+  double base_total = 0;  // samples
+  double new_total = 0;
+  DiffOptions options;
+  std::vector<Item> functions;  // by name (byte order); the root "all" is not a function
+  std::vector<Item> paths;      // indexed by NodeId; paths[kRoot] is "all"
+  size_t function_tests = 0;    // tests in the functions family (2 per tested function)
+  size_t path_tests = 0;
+  double function_z = 0;  // |z| a function's change must exceed to be significant
+  double path_z = 0;
+};
+
+// Merges BASE and NEW (finalized trees, one-count input) and computes every measure.
+// CHECKs that both totals are above zero (the caller reports empty input).
+DiffModel build_diff(const profile::FrameTree& base, const profile::FrameTree& next,
+                     const DiffOptions& options);
+
+// "a;b;c" for a path.
+std::string path_name(const DiffModel& model, profile::NodeId node);
+
+// The |z| above which a two-sided test at level ALPHA over TESTS tests is significant.
+double critical_z(double alpha, size_t tests);
+
+// The change of one function or path: the two-proportion z statistic for shares X1/N1 vs
+// X2/N2 (pooled variance), or, when not normalised, the conditional test of two Poisson
+// counts (X2 - X1) / sqrt(X1 + X2). 0 when the variance is 0.
+double change_z(double x1, double n1, double x2, double n2, bool normalize);
+
+// Ranked views for the writers. Ranking: the larger change first (pp rounded to 0.01, as
+// printed), then the larger self change (the function that did the work before its callers),
+// then name order.
+
+// Functions whose inclusive or self share grew significantly by more than THRESHOLD pp: the
+// regressions --fail-above fails on. Indexes into model.functions, largest first.
+std::vector<size_t> regressions(const DiffModel& model, double threshold_pp);
+// Significant changes of functions, growing (SIGN > 0) or shrinking (SIGN < 0), by |pp|.
+std::vector<size_t> significant_functions(const DiffModel& model, int sign);
+// Significant changes of paths, growing or shrinking, by |inclusive pp|.
+std::vector<profile::NodeId> significant_paths(const DiffModel& model, int sign);
+// Paths only in NEW (ADDED) or only in BASE: the topmost such node of each branch, widest first.
+std::vector<profile::NodeId> only_in_one(const DiffModel& model, bool added);
+// Functions only in NEW (ADDED) or only in BASE, widest first.
+std::vector<size_t> functions_only_in_one(const DiffModel& model, bool added);
+
+}  // namespace hearth::diff

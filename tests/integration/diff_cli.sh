@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `hearth diff` as a pipeline runs it: exit codes (0 no regression over --fail-above, 1 at least
+# one, 2 bad usage or input), one clear line per problem on stderr, every output written whole.
+#   tests/integration/diff_cli.sh HEARTH_BINARY
+set -uo pipefail
+hearth=${1:?usage: diff_cli.sh HEARTH_BINARY}
+here=$(cd "$(dirname "$0")" && pwd)
+pair=$here/../golden/inputs/diffpair
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+expect_exit() {  # expect_exit CODE DESCRIPTION -- COMMAND...
+  local want=$1 what=$2; shift 3
+  "$@" >"$t/out" 2>"$t/err" </dev/null; local got=$?
+  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, want $want; stderr: $(cat "$t/err")"; fi
+}
+
+# Identical inputs: exit 0 whatever the threshold, no change reported.
+expect_exit 0 "identical inputs" -- "$hearth" diff "$pair/base.folded" "$pair/base.folded" --fail-above 0
+grep -q '^PASS: ' "$t/out" && ok || bad "identical inputs: no PASS line: $(cat "$t/out")"
+grep -q '^significant decreases: 0$' "$t/out" && ok || bad "identical inputs report changes"
+# A known regression (json::encode +25.7 pp): exit 1 above a lower threshold, named first.
+expect_exit 1 "regression over the threshold" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --fail-above 5
+grep -A1 '^regressions' "$t/out" | tail -1 | grep -q 'json::encode(Value const&)' && ok \
+  || bad "regression not named first: $(cat "$t/out")"
+grep -q '^FAIL: ' "$t/out" && ok || bad "no FAIL line"
+# Above the largest change: exit 0. Without --fail-above: exit 0 and no verdict.
+expect_exit 0 "threshold above every change" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --fail-above 30
+expect_exit 0 "no threshold" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded"
+grep -qE '^(PASS|FAIL)' "$t/out" && bad "verdict without --fail-above" || ok
+# Every output at once, each complete.
+expect_exit 1 "all outputs" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --fail-above 1 \
+  -o "$t/d.svg" --summary "$t/s.json" --folded-out "$t/d.folded"
+xmllint --noout "$t/d.svg" 2>/dev/null && ok || bad "SVG not well-formed"
+grep -q '"result": "fail"' "$t/s.json" && ok || bad "JSON result is not fail"
+if command -v python3 >/dev/null; then python3 -m json.tool "$t/s.json" >/dev/null && ok || bad "JSON does not parse"; fi
+[ "$(awk '{print NF >= 3 && $(NF) ~ /^[0-9]+$/ && $(NF-1) ~ /^[0-9]+$/}' "$t/d.folded" | sort -u)" = 1 ] \
+  && ok || bad "--folded-out lines are not 'stack BASE NEW'"
+expect_exit 0 "markdown and png" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" -o "$t/d.png" --summary "$t/s.md"
+[ "$(head -c 8 "$t/d.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] && ok || bad "not a PNG"
+grep -q '^### hearth diff' "$t/s.md" && ok || bad "Markdown heading missing"
+# Our two-count output draws with hearth flame (and flamegraph.pl reads the same format).
+expect_exit 0 "folded-out renders" -- "$hearth" flame "$t/d.folded" -o "$t/f.svg"
+
+# Bad usage and input: exit 2, one line each, nothing written.
+expect_exit 2 "one input" -- "$hearth" diff "$pair/base.folded"
+grep -q '^hearth diff: expected two profiles' "$t/err" && ok || bad "one input message: $(cat "$t/err")"
+expect_exit 2 "missing file" -- "$hearth" diff "$pair/base.folded" "$t/nope.folded" -o "$t/x.svg"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -q "nope.folded" "$t/err" && ok || bad "missing file: $(cat "$t/err")"
+[ ! -e "$t/x.svg" ] && ok || bad "missing input left an output"
+: > "$t/empty.folded"
+expect_exit 2 "empty input" -- "$hearth" diff "$t/empty.folded" "$pair/new.folded"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -q 'BASE .*empty.folded has no stack counts' "$t/err" && ok \
+  || bad "empty input message: $(cat "$t/err")"
+expect_exit 2 "bad options" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --fail-above x \
+  --summary s.txt -o d.gif --min-samples -1
+[ "$(grep -c '^hearth diff: ' "$t/err")" = 4 ] && ok || bad "want 4 problems reported: $(cat "$t/err")"
+expect_exit 2 "unwritable output" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --summary "$t/missing/dir/s.md"
+ls "$t" | grep -q 'hearth-tmp' && bad "temp files left behind" || ok
+
+echo "diff_cli: $passed passed, $failed failed"
+[ "$failed" = 0 ]
