@@ -36,17 +36,11 @@ uint64_t realtime_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Copies the text at P (at most MAX bytes, up to a NUL) into OUT, byte by byte with relaxed
-// atomic loads (the writer may be storing into it). Returns the length.
-size_t copy_text(const unsigned char* p, size_t max, unsigned char* out) {
-  size_t n = 0;
-  while (n < max) {
-    unsigned char c = __atomic_load_n(p + n, __ATOMIC_RELAXED);
-    if (c == 0) break;
-    out[n++] = c;
-  }
-  if (n < max) out[n] = 0;
-  return n;
+// Copies the MAX bytes at P into OUT with relaxed atomic loads (the writer may be storing into
+// them). The whole field, not only up to the first NUL: a writer that clears the field and then
+// copies the new text would otherwise be seen as an empty string by two quick copies.
+void copy_field(const unsigned char* p, size_t max, unsigned char* out) {
+  for (size_t n = 0; n < max; ++n) out[n] = __atomic_load_n(p + n, __ATOMIC_RELAXED);
 }
 
 Result<std::string> read_whole(int fd, uint64_t size, const std::string& path) {
@@ -182,9 +176,9 @@ SnapshotStatus MmvFile::snapshot(Snapshot* out) {
       unsigned char* b = a + kStringCopy;
       string_ok_[k] = 0;
       for (int attempt = 0; attempt < kAttempts && !string_ok_[k]; ++attempt) {
-        size_t na = copy_text(base + s.string_at, s.string_max, a);
-        size_t nb = copy_text(base + s.string_at, s.string_max, b);
-        string_ok_[k] = na == nb && std::memcmp(a, b, na) == 0;
+        copy_field(base + s.string_at, s.string_max, a);
+        copy_field(base + s.string_at, s.string_max, b);
+        string_ok_[k] = std::memcmp(a, b, s.string_max) == 0;
       }
     }
     std::atomic_thread_fence(std::memory_order_acquire);

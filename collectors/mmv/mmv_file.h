@@ -8,8 +8,11 @@
 //   snapshot is dropped (kRetry, or kReplaced when the file was re-initialised);
 // - each numeric value is one aligned 8-byte load, so it is never torn; an elapsed-time value
 //   (value + start time) is re-read until its start time is stable;
-// - each string is copied twice and the copies compared; a string that changes under every
-//   attempt is reported absent for that snapshot (Snapshot::torn_strings);
+// - each string field (256 bytes) is copied twice and the copies compared; a string that
+//   changes under every attempt is reported absent for that snapshot (Snapshot::torn_strings).
+//   A writer stalled in the middle of an update (libpcp_mmv clears the field, then copies the
+//   text) shows the same prefix to both copies: without a lock in the format no reader can
+//   tell that apart from a real value;
 // - a snapshot is atomic per value, NOT across values: two counters a writer updates together
 //   may be seen one before and one after the update.
 // A file truncated under the mapping raises SIGBUS, which sigbus_guard turns into kReplaced.

@@ -2,7 +2,8 @@
 // names), v3 (labels through the registry API), every type, indoms, help, units, flags.
 #ifdef HEARTH_HAVE_PCP_MMV
 
-// clang-format off: pmapi.h first (mmv_stats.h needs its types)
+// pmapi.h first: mmv_stats.h needs its types.
+// clang-format off
 #include <pcp/pmapi.h>
 #include <pcp/mmv_stats.h>
 // clang-format on
