@@ -7,6 +7,7 @@
 
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_flame.h"
+#include "bin/hearth/cmd_mmv.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_stacks.h"
 #include "common/version.h"
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_sched_command(app, &sched);
   hearth::cli::ChartArgs chart;
   hearth::cli::add_chart_command(app, &chart);
+  hearth::cli::MmvArgs mmv;
+  hearth::cli::add_mmv_command(app, &mmv);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
   try {
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
+    if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;

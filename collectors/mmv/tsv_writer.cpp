@@ -82,7 +82,12 @@ std::string TsvWriter::time_text(uint64_t t) {
     started_ = true;
     first_ns_ = t;
   }
-  return std::to_string(t >= first_ns_ ? t - first_ns_ : 0);
+  uint64_t rel = t >= first_ns_ ? t - first_ns_ : 0;
+  // To the nearest whole interval: the same input gives the same text on every run.
+  if (options_.interval_ns > 0) {
+    rel = (rel + options_.interval_ns / 2) / options_.interval_ns * options_.interval_ns;
+  }
+  return std::to_string(rel);
 }
 
 void TsvWriter::on_series(const Series& s) {

@@ -15,8 +15,8 @@ inline constexpr int kSeriesFormatVersion = 1;
 
 struct TsvOptions {
   uint64_t interval_ns = 0;
-  // Times relative to the first snapshot; no paths, pids or generations: output that depends
-  // on the files' contents only (diffs, golden tests).
+  // Times relative to the first snapshot, rounded to whole intervals; no paths, pids or
+  // generations: output that depends on the files' contents only (diffs, golden tests).
   bool reproducible = false;
 };
 
