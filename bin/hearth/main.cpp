@@ -8,6 +8,7 @@
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
+#include "bin/hearth/cmd_mmv.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_sched_command(app, &sched);
   hearth::cli::ChartArgs chart;
   hearth::cli::add_chart_command(app, &chart);
+  hearth::cli::MmvArgs mmv;
+  hearth::cli::add_mmv_command(app, &mmv);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
   hearth::cli::ServeArgs serve;
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
+    if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;
