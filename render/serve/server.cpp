@@ -366,6 +366,12 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
   s.set_keep_alive_timeout(options.read_timeout_s);
   s.set_keep_alive_max_count(100);
   s.set_payload_max_length(0);  // GET and HEAD carry no body
+  // cpp-httplib's default also sets SO_REUSEPORT, which lets a second server (any process of
+  // the same user) bind the same port and take part of the requests: SO_REUSEADDR only.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   s.set_default_headers({{"X-Content-Type-Options", "nosniff"},
                          {"Referrer-Policy", "no-referrer"},
                          {"Cache-Control", "no-cache"},
