@@ -9,6 +9,7 @@
 #include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_mmv.h"
+#include "bin/hearth/cmd_record.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
@@ -31,6 +32,11 @@ int main(int argc, char** argv) {
   hearth::cli::add_mmv_command(app, &mmv);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
+  hearth::cli::RecordArgs record;
+  hearth::cli::add_record_command(app, &record);
+  record.command_line.assign(argv, argv + argc);
+  hearth::cli::ReportArgs report;
+  hearth::cli::add_report_command(app, &report);
   hearth::cli::ServeArgs serve;
   hearth::cli::add_serve_command(app, &serve);
   try {
@@ -49,6 +55,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
+    if (app.got_subcommand("record")) return hearth::cli::run_record(record);
+    if (app.got_subcommand("report")) return hearth::cli::run_report(report);
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
     if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
   } catch (const std::exception& e) {

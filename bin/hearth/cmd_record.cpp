@@ -1,0 +1,462 @@
+#include "bin/hearth/cmd_record.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "collectors/mmv/mmv_watch.h"
+#include "collectors/mmv/tsv_writer.h"
+#include "collectors/proc/threads.h"
+#include "collectors/sched/recorder.h"
+#include "collectors/sched/tsv_writer.h"
+#include "collectors/stacks/sampler.h"
+#include "collectors/stacks/shutdown.h"
+#include "common/atomic_file.h"
+#include "common/version.h"
+#include "render/report/report.h"
+
+namespace hearth::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using std::chrono::duration_cast;
+using std::chrono::microseconds;
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string cmdline_of(pid_t pid) {
+  std::string raw = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  std::replace(raw.begin(), raw.end(), '\0', ' ');
+  return trim(raw);
+}
+
+std::string utc_now_iso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+double round3(double v) {
+  return std::round(v * 1000) / 1000;
+}
+
+// What every collector thread reports back.
+struct Outcome {
+  json figures = json::object();  // status, message, and the collector's own numbers
+  void ok() { figures["status"] = "ok"; }
+  void failed(const std::string& why) {
+    figures["status"] = "failed";
+    figures["message"] = why;
+  }
+  void skipped(const std::string& why) {
+    figures["status"] = "skipped";
+    figures["message"] = why;
+  }
+};
+
+// The window every collector shares: ends at the deadline or on SIGINT/SIGTERM/SIGHUP.
+struct Window {
+  Clock::time_point start, deadline;
+  std::atomic<bool> over{false};
+  bool ended() const {
+    return over.load() || stacks::shutdown_requested() || Clock::now() >= deadline;
+  }
+};
+
+// ---- stacks ----
+
+void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>* samples,
+                          Outcome* out) {
+  stacks::SamplerOptions so;
+  so.pid = a.pid;
+  auto sampler = stacks::Sampler::attach(so);
+  if (!sampler) return out->failed(sampler.error().message);
+  std::string ended_because;
+  auto period = microseconds(static_cast<int64_t>(1e6 / a.frequency));
+  auto next = Clock::now();
+  while (!w->ended()) {
+    if (auto r = sampler->sample(); !r) {
+      ended_because = r.error().message;
+      break;
+    }
+    samples->store(sampler->summary().rounds);
+    next += period;
+    auto wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
+    // Short naps so Ctrl-C ends the window quickly.
+    while (wait.count() > 0 && !w->ended()) {
+      auto nap = std::min(wait, microseconds(50000));
+      if (auto r = sampler->idle_for(nap); !r) {
+        ended_because = r.error().message;
+        break;
+      }
+      wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
+    }
+    if (!ended_because.empty()) break;
+    if (wait.count() <= 0) next = std::max(next, Clock::now() - period);
+  }
+  (void)sampler->detach();
+  if (sampler->summary().rounds == 0) {
+    return out->failed(ended_because.empty() ? "no sample taken" : ended_because);
+  }
+  stacks::AggregateOptions ao;
+  auto write = [&]() -> Result<void> {
+    stacks::StackCounts counts;
+    sampler->aggregate(&counts, ao);
+    RETURN_IF_ERROR(write_file_atomically(
+        (fs::path(a.output) / report::kStacksFolded).string(), counts.to_folded()));
+    return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
+                                 sampler->raw_text(ao));
+  };
+  Result<void> written;
+  if (!sampler->holds_target()) {
+    written = write();
+  } else {
+    // Threads that could not stop (D sleep) stop when they wake: release them as they do,
+    // while another thread symbolizes (the tracees belong to this one).
+    std::future<Result<void>> writing = std::async(std::launch::async, write);
+    while (writing.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (sampler->holds_target()) (void)sampler->detach();
+    }
+    written = writing.get();
+    if (sampler->holds_target()) (void)sampler->detach();
+  }
+  if (!written) return out->failed(written.error().message);
+  const stacks::SamplerSummary& s = sampler->summary();
+  out->ok();
+  if (!ended_because.empty()) out->figures["message"] = "stopped early: " + ended_because;
+  out->figures["samples"] = s.rounds;
+  out->figures["frequency_hz"] = a.frequency;
+  out->figures["threads"] = s.threads_seen;
+  out->figures["stacks"] = s.thread_samples;
+  out->figures["truncated_stacks"] = s.truncated;
+  out->figures["skipped_threads"] = s.skipped;
+  out->figures["stall_median_ms"] = round3(median_of(s.round_stall_ms));
+  out->figures["stall_max_ms"] = round3(max_of(s.round_stall_ms));
+  out->figures["stall_per_thread_median_us"] = std::round(median_of(s.thread_stall_us));
+}
+
+// ---- sched ----
+
+bool may_trace() {
+  if (::geteuid() == 0) return true;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+    return (caps >> 38 & 1) || (caps >> 21 & 1);  // CAP_PERFMON, CAP_SYS_ADMIN
+  }
+  return false;
+}
+
+void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
+  if (!may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");
+  sched::RecordOptions o;
+  o.pids = {a.pid};
+  o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
+  if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
+  o.wakeups = a.wakeups;
+  o.stop_requested = [w] { return w->over.load() || stacks::shutdown_requested(); };
+  o.spool_dir = a.output;
+  auto r = sched::record_sched(o);
+  if (!r) return out->failed(r.error().message);
+  if (auto written = sched::write_sched_tsvs(a.output, r->header, r->model, a.wakeups, false);
+      !written) {
+    return out->failed(written.error().message);
+  }
+  out->ok();
+  out->figures["events"] = r->events;
+  out->figures["sched_switch"] = r->header.sched_switch;
+  out->figures["lost"] = r->header.lost;
+  out->figures["threads"] = r->threads;
+  out->figures["window_s"] =
+      round3(static_cast<double>(r->header.window_end_ns - r->header.window_start_ns) / 1e9);
+  if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";
+}
+
+// ---- mmv ----
+
+// The MMV files to read: those named, or those in PCP's directory whose writer is PID.
+Result<std::vector<mmv::Source>> mmv_sources(const RecordArgs& a) {
+  if (!a.mmv.empty()) return mmv::resolve_sources(a.mmv, mmv::default_mmv_dir());
+  std::vector<mmv::Source> found;
+  std::string dir = mmv::default_mmv_dir();
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    auto f = mmv::MmvFile::open(e.path().string());
+    if (!f) continue;
+    if ((f->layout().flags & mmv::kFlagProcess) && f->layout().pid == a.pid)
+      found.push_back({e.path().string(), false});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const mmv::Source& x, const mmv::Source& y) { return x.path < y.path; });
+  if (found.empty()) {
+    return fail("no MMV file of pid " + std::to_string(a.pid) + " in " + dir +
+                " (name files with --mmv)");
+  }
+  return found;
+}
+
+// Counts series and snapshots while the TSV writer writes.
+class CountingSink : public mmv::SeriesSink {
+ public:
+  explicit CountingSink(mmv::TsvWriter* tsv) : tsv_(tsv) {}
+  void on_series(const mmv::Series& s) override {
+    ++series_;
+    tsv_->on_series(s);
+  }
+  void on_values(const mmv::Series& s, const mmv::Snapshot& snap) override {
+    ++snapshots_;
+    tsv_->on_values(s, snap);
+  }
+  void on_event(uint64_t t, const mmv::Series* s, const std::string& path, mmv::EventKind k,
+                std::string_view detail) override {
+    if (k == mmv::EventKind::kError) ++errors_;
+    tsv_->on_event(t, s, path, k, detail);
+  }
+  uint64_t series_ = 0, snapshots_ = 0, errors_ = 0;
+
+ private:
+  mmv::TsvWriter* tsv_;
+};
+
+void run_mmv_collector(const RecordArgs& a, Window* w, Outcome* out) {
+  auto sources = mmv_sources(a);
+  if (!sources) return out->skipped(sources.error().message);
+  auto file = AtomicFile::create((fs::path(a.output) / report::kMmvSeries).string());
+  if (!file) return out->failed(file.error().message);
+  mmv::TsvOptions o;
+  o.interval_ns = static_cast<uint64_t>(std::llround(a.mmv_interval * 1e9));
+  mmv::TsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
+  CountingSink sink(&tsv);
+  mmv::Watcher watcher(std::move(*sources));
+  auto period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(a.mmv_interval));
+  auto next = Clock::now();
+  while (!w->ended()) {
+    watcher.poll(sink);
+    next += period;
+    while (!w->ended() && Clock::now() < next) {
+      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(),
+                                                            std::chrono::milliseconds(50)));
+    }
+  }
+  watcher.poll(sink);  // the window's last values
+  if (sink.series_ == 0) return out->failed("no MMV file could be read");  // file not committed
+  if (auto r = file->commit(); !r) return out->failed(r.error().message);
+  out->ok();
+  out->figures["files"] = sink.series_;
+  out->figures["snapshots"] = sink.snapshots_;
+  out->figures["errors"] = sink.errors_;
+  out->figures["interval_s"] = a.mmv_interval;
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app, RecordArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "record",
+      "Record a process (stacks, scheduler, MMV metrics) over one window into a report directory");
+  c->add_option("-p,--pid", a->pid, "Process to record")->required();
+  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
+  c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
+  c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
+  c->add_option("--mmv", a->mmv,
+                "MMV files, names or directories to read (default: the files whose writer is PID)");
+  c->add_option("--mmv-interval", a->mmv_interval, "Seconds between MMV snapshots")
+      ->capture_default_str();
+  c->add_flag("--no-stacks", a->no_stacks, "Don't sample stacks");
+  c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
+  c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
+  c->add_flag("--wakeups", a->wakeups, "Also record wakeup latency and migrations");
+  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
+}
+
+std::vector<std::string> validate_record(const RecordArgs& a) {
+  std::vector<std::string> problems;
+  if (a.pid <= 0) problems.push_back("-p must be a process id");
+  else if (!fs::exists("/proc/" + std::to_string(a.pid)))
+    problems.push_back("no process " + std::to_string(a.pid) + " (check the pid with ps)");
+  if (!(a.duration > 0 && a.duration <= 24 * 3600))
+    problems.push_back("-d must be above 0 and at most a day (in seconds)");
+  if (!(a.frequency > 0 && a.frequency <= 1000))
+    problems.push_back("-F must be above 0 and at most 1000 Hz");
+  if (!(a.mmv_interval >= 0.01 && a.mmv_interval <= 3600))
+    problems.push_back("--mmv-interval must be between 0.01 and 3600 seconds");
+  if (a.no_stacks && a.no_sched && a.no_mmv) problems.push_back("every collector is turned off");
+  if (!a.baseline.empty() && !fs::is_directory(a.baseline))
+    problems.push_back("--baseline " + a.baseline + ": not a directory");
+  return problems;
+}
+
+int run_record(const RecordArgs& a) {
+  std::vector<std::string> problems = validate_record(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth record: %s\n", p.c_str());
+    return 2;
+  }
+  std::error_code ec;
+  fs::create_directories(a.output, ec);
+  if (ec) {
+    std::fprintf(stderr, "hearth record: cannot create %s: %s\n", a.output.c_str(),
+                 ec.message().c_str());
+    return 1;
+  }
+  stacks::install_shutdown_handlers();
+  unsetenv("DEBUGINFOD_URLS");  // symbols from this host's files only, never the network
+
+  json meta = json::object();
+  meta["format"] = "hearth report 1";
+  std::string comm = trim(slurp("/proc/" + std::to_string(a.pid) + "/comm"));
+  meta["target"] = {{"pid", a.pid}, {"comm", comm}, {"cmdline", cmdline_of(a.pid)}};
+  meta["command"] = a.command_line;
+  utsname u{};
+  if (::uname(&u) == 0) {
+    meta["host"] = u.nodename;
+    meta["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  }
+  meta["started"] = utc_now_iso();
+  meta["hearth_version"] = std::string(kVersion) + " (" + kGitRevision + ")";
+
+  Window w;
+  w.start = Clock::now();
+  w.deadline = w.start + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(a.duration));
+  std::atomic<uint64_t> samples{0};
+  Outcome stacks_out, sched_out, mmv_out;
+  std::vector<std::thread> threads;
+  if (a.no_stacks) stacks_out.skipped("turned off (--no-stacks)");
+  else threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
+  if (a.no_sched) sched_out.skipped("turned off (--no-sched)");
+  else threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
+  if (a.no_mmv) mmv_out.skipped("turned off (--no-mmv)");
+  else threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
+
+  const bool progress = isatty(STDERR_FILENO);
+  while (!w.ended()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(progress ? 250 : 50));
+    if (progress) {
+      double elapsed = std::chrono::duration<double>(Clock::now() - w.start).count();
+      std::fprintf(stderr, "\rhearth record: %.1f s of %.1f s, %llu stack samples   ",
+                   std::min(elapsed, a.duration), a.duration,
+                   static_cast<unsigned long long>(samples.load()));
+    }
+  }
+  w.over = true;
+  if (progress) std::fputs("\n", stderr);
+  bool interrupted = stacks::shutdown_requested() && Clock::now() < w.deadline;
+  if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
+  for (std::thread& t : threads) t.join();
+  meta["window_s"] = round3(std::chrono::duration<double>(Clock::now() - w.start).count());
+  meta["interrupted"] = interrupted;
+  meta["collectors"] = {
+      {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
+
+  int ran = 0;
+  for (const auto& [name, o] : {std::pair<const char*, const Outcome*>{"stacks", &stacks_out},
+                                {"sched", &sched_out},
+                                {"mmv", &mmv_out}}) {
+    std::string status = o->figures.value("status", "");
+    std::string message = o->figures.value("message", "");
+    if (status == "ok") ++ran;
+    if (status != "ok" || !message.empty())
+      std::fprintf(stderr, "hearth record: %s: %s%s%s\n", name, status.c_str(),
+                   message.empty() ? "" : ": ", message.c_str());
+  }
+  if (auto r = write_file_atomically((fs::path(a.output) / report::kReportJson).string(),
+                                     meta.dump(2) + "\n");
+      !r) {
+    std::fprintf(stderr, "hearth record: %s\n", r.error().message.c_str());
+    return 1;
+  }
+  report::RenderOptions ro;
+  ro.dir = a.output;
+  ro.baseline_dir = a.baseline;
+  auto rendered = report::render_report(ro);
+  if (!rendered) {
+    std::fprintf(stderr, "hearth record: %s\n", rendered.error().message.c_str());
+    return 1;
+  }
+  for (const std::string& p : rendered->problems)
+    std::fprintf(stderr, "hearth record: %s\n", p.c_str());
+  std::fprintf(stderr,
+               "hearth record: wrote %s/index.html (%zu pictures, %zu threads); look at it with "
+               "`hearth serve %s`\n",
+               a.output.c_str(), rendered->pictures.size(), rendered->threads, a.output.c_str());
+  return ran > 0 ? 0 : 1;
+}
+
+void add_report_command(CLI::App& app, ReportArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "report", "Render a report directory again (pictures and index.html) from its files");
+  c->add_option("dir", a->dir, "Report directory (from hearth record, or copied off a host)")
+      ->required();
+  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
+  c->add_option("--width", a->width, "Width of the pictures, px")->capture_default_str();
+}
+
+int run_report(const ReportArgs& a) {
+  std::vector<std::string> problems;
+  if (!fs::is_directory(a.dir)) problems.push_back(a.dir + ": not a directory");
+  if (!a.baseline.empty() && !fs::is_directory(a.baseline))
+    problems.push_back("--baseline " + a.baseline + ": not a directory");
+  if (!(a.width >= 300 && a.width <= 100000)) problems.push_back("--width must be 300..100000");
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth report: %s\n", p.c_str());
+    return 2;
+  }
+  report::RenderOptions ro;
+  ro.dir = a.dir;
+  ro.baseline_dir = a.baseline;
+  ro.width = a.width;
+  auto rendered = report::render_report(ro);
+  if (!rendered) {
+    std::fprintf(stderr, "hearth report: %s\n", rendered.error().message.c_str());
+    return 1;
+  }
+  for (const std::string& p : rendered->problems)
+    std::fprintf(stderr, "hearth report: %s\n", p.c_str());
+  std::fprintf(stderr, "hearth report: wrote %s/index.html (%zu pictures, %zu threads)\n",
+               a.dir.c_str(), rendered->pictures.size(), rendered->threads);
+  return rendered->pictures.empty() && !rendered->problems.empty() ? 1 : 0;
+}
+
+}  // namespace hearth::cli

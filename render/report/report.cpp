@@ -1,0 +1,469 @@
+#include "render/report/report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "common/atomic_file.h"
+#include "common/check.h"
+#include "render/charts/charts.h"
+#include "render/diff/diff_model.h"
+#include "render/diff/diff_picture.h"
+#include "render/diff/diff_report.h"
+#include "render/flame/layout.h"
+#include "render/profile/filters.h"
+#include "render/profile/folded_reader.h"
+#include "render/profile/frame_tree.h"
+#include "render/sched/sched_tsv_reader.h"
+#include "render/svg/svg_writer.h"
+#include "render/svg/xml.h"
+#include "templates/templates.h"
+
+namespace hearth::report {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string esc(std::string_view s) {
+  return svg::escaped(s);
+}
+
+std::string path_in(const std::string& dir, std::string_view name) {
+  return (fs::path(dir) / name).string();
+}
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// "12.3 s", "45.6 ms", "789 µs".
+std::string duration_ns(double ns) {
+  if (ns >= 1e9) return fixed(ns / 1e9, 2) + " s";
+  if (ns >= 1e6) return fixed(ns / 1e6, 1) + " ms";
+  return fixed(ns / 1e3, 0) + " µs";
+}
+
+// Percent-encodes a URL query value.
+std::string url_encode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
+
+struct ThreadRow {
+  std::string name;
+  int64_t tid = -1;  // -1: merged by name (no tid in the root)
+  std::string root;  // the flamegraph's root frame, when sampled
+  double samples = 0;
+  std::optional<sched_model::ThreadStates> sched;
+};
+
+// "[NAME tid=TID]" -> (NAME, TID); "[NAME]" -> (NAME, -1).
+std::pair<std::string, int64_t> parse_root(std::string_view root) {
+  std::string_view inner = profile::thread_name(root);
+  size_t at = root.rfind(" tid=");
+  int64_t tid = -1;
+  if (at != std::string_view::npos && root.ends_with("]")) {
+    std::string_view digits = root.substr(at + 5, root.size() - at - 6);
+    int64_t v = 0;
+    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (r.ec == std::errc() && r.ptr == digits.data() + digits.size()) tid = v;
+  }
+  return {std::string(inner), tid};
+}
+
+// Threads table keys: by tid, or by name for roots merged by name.
+std::string thread_key(int64_t tid, std::string_view name) {
+  std::string key(1, tid >= 0 ? 't' : 'n');
+  key += tid >= 0 ? std::to_string(tid) : std::string(name);
+  return key;
+}
+
+struct Section {
+  std::string id, title, body;
+};
+
+struct Page {
+  std::vector<Section> sections;
+  std::vector<std::string> problems;
+};
+
+// ---- Inputs -> pictures ----
+
+std::optional<profile::FrameTree> read_folded(const std::string& path, Page* page) {
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {});
+  if (auto r = reader.read_file(path); !r) {
+    page->problems.push_back(r.error().message);
+    return std::nullopt;
+  }
+  tree.finalize();
+  if (!(tree.total() > 0)) {
+    page->problems.push_back(fs::path(path).filename().string() + ": no stack counts");
+    return std::nullopt;
+  }
+  return tree;
+}
+
+std::string picture(const std::string& file, const std::string& alt) {
+  return "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(file) + "\">" +
+         "<a href=\"" + esc(file) + "\">" + esc(alt) + "</a></object>\n";
+}
+
+void flame_section(const RenderOptions& o, const std::string& target, Page* page,
+                   RenderResult* result, std::map<std::string, ThreadRow>* threads) {
+  std::string in = path_in(o.dir, kStacksFolded);
+  if (!exists(in)) return;
+  std::optional<profile::FrameTree> tree = read_folded(in, page);
+  if (!tree) return;
+  for (profile::NodeId c = tree->node(profile::kRoot).first_child; c != profile::kNone;
+       c = tree->node(c).next_sibling) {
+    std::string_view root = tree->name(tree->node(c).name);
+    if (!profile::is_thread_root(root)) continue;
+    auto [name, tid] = parse_root(root);
+    ThreadRow& row = (*threads)[thread_key(tid, name)];
+    row.name = name;
+    row.tid = tid;
+    row.root = std::string(root);
+    row.samples += tree->node(c).total;
+  }
+  flame::FlameOptions fo;
+  fo.title = "Stacks: " + target;
+  fo.subtitle = "every thread, sleeping ones included: width = share of samples";
+  fo.width = o.width;
+  flame::FlameStats st;
+  scene::Scene s = flame::layout_flame(*tree, fo, &st);
+  if (auto w = svg::write_svg(s, path_in(o.dir, kFlameSvg)); !w) {
+    page->problems.push_back(w.error().message);
+    return;
+  }
+  result->pictures.push_back(kFlameSvg);
+  std::string body = picture(kFlameSvg, "flamegraph");
+  body += "<p class=\"links\"><a href=\"" + std::string(kFlameSvg) +
+          "\">open the flamegraph</a> · <a href=\"" + std::string(kStacksFolded) +
+          "\">folded stacks</a>";
+  if (exists(path_in(o.dir, kStacksRaw)))
+    body += " · <a href=\"" + std::string(kStacksRaw) + "\">every sample</a>";
+  body += " · " + std::to_string(st.frames) + " frames, " +
+          fixed(tree->total(), 0) + " stacks</p>\n";
+  page->sections.push_back({"stacks", "Stacks", body});
+}
+
+void sched_section(const RenderOptions& o, Page* page, RenderResult* result,
+                   std::map<std::string, ThreadRow>* threads) {
+  std::vector<sched_model::SchedFile> files;
+  std::vector<std::string> names;
+  for (const char* kind : {"states", "tenancy", "preemptors", "wakeups"}) {
+    std::string name = std::string("sched.") + kind + ".tsv";
+    std::string path = path_in(o.dir, name);
+    if (!exists(path)) continue;
+    auto f = sched_model::read_sched_tsv(path);
+    if (!f) {
+      page->problems.push_back(f.error().message);
+      continue;
+    }
+    files.push_back(std::move(*f));
+    names.push_back(name);
+  }
+  if (files.empty()) return;
+  for (const sched_model::SchedFile& f : files) {
+    for (const sched_model::ThreadStates& t : f.states) {
+      ThreadRow& row = (*threads)[thread_key(t.tid, t.comm)];
+      if (row.name.empty()) row.name = t.comm;
+      row.tid = t.tid;
+      row.sched = t;
+    }
+  }
+  charts::ChartOptions co;
+  co.width = o.width;
+  charts::ChartStats st;
+  scene::Scene s = charts::layout_charts(files, co, &st);
+  if (st.sections == 0) return;
+  if (auto w = svg::write_svg(s, path_in(o.dir, kSchedSvg)); !w) {
+    page->problems.push_back(w.error().message);
+    return;
+  }
+  result->pictures.push_back(kSchedSvg);
+  std::string body = picture(kSchedSvg, "scheduler charts");
+  body += "<p class=\"links\"><a href=\"" + std::string(kSchedSvg) + "\">open the charts</a>";
+  for (const std::string& n : names) body += " · <a href=\"" + esc(n) + "\">" + esc(n) + "</a>";
+  if (exists(path_in(o.dir, "sched.cpu.tsv")))
+    body += " · <a href=\"sched.cpu.tsv\">sched.cpu.tsv</a>";
+  if (exists(path_in(o.dir, "sched.ftrace.txt")))
+    body += " · <a href=\"sched.ftrace.txt\">ftrace text (opens in Perfetto)</a>";
+  body += "</p>\n";
+  page->sections.push_back({"sched", "Scheduler: thread states, CPU tenancy, preemptors", body});
+}
+
+void metrics_section(const RenderOptions& o, Page* page) {
+  std::string in = path_in(o.dir, kMmvSeries);
+  if (!exists(in)) return;
+  std::string body;
+  if (exists(path_in(o.dir, kMetricsSvg))) body += picture(kMetricsSvg, "metrics");
+  body += "<p class=\"links\"><a href=\"" + std::string(kMmvSeries) +
+          "\">metric series (MMV, tab-separated)</a></p>\n";
+  page->sections.push_back({"metrics", "Metrics", body});
+}
+
+void diff_section(const RenderOptions& o, Page* page, RenderResult* result) {
+  if (o.baseline_dir.empty()) return;
+  std::string base_path = path_in(o.baseline_dir, kStacksFolded);
+  std::string new_path = path_in(o.dir, kStacksFolded);
+  if (!exists(base_path)) {
+    page->problems.push_back("baseline " + o.baseline_dir + ": no " + kStacksFolded);
+    return;
+  }
+  if (!exists(new_path)) return;
+  auto base = read_folded(base_path, page);
+  auto next = read_folded(new_path, page);
+  if (!base || !next) return;
+  diff::DiffModel m = diff::build_diff(*base, *next, {});
+  diff::PictureOptions po;
+  po.base_name = "baseline";
+  po.new_name = "this report";
+  po.title = "Compared with the baseline";
+  po.width = o.width;
+  scene::Scene s = diff::layout_diff(m, po, nullptr);
+  if (auto w = svg::write_svg(s, path_in(o.dir, kDiffSvg)); !w) {
+    page->problems.push_back(w.error().message);
+    return;
+  }
+  result->pictures.push_back(kDiffSvg);
+  diff::ReportOptions ro;
+  ro.base_name = "baseline";
+  ro.new_name = "this report";
+  if (auto w = write_file_atomically(path_in(o.dir, kDiffMarkdown), diff::summary_markdown(m, ro));
+      !w) {
+    page->problems.push_back(w.error().message);
+  }
+  std::string body = "<pre class=\"summary\">" + esc(diff::summary_text(m, ro)) + "</pre>\n";
+  body += picture(kDiffSvg, "differential flamegraph");
+  body += "<p class=\"links\"><a href=\"" + std::string(kDiffSvg) +
+          "\">open the differential flamegraph</a> · <a href=\"" + std::string(kDiffMarkdown) +
+          "\">summary (Markdown)</a></p>\n";
+  page->sections.push_back({"diff", "Compared with the baseline", body});
+}
+
+void threads_section(const std::map<std::string, ThreadRow>& threads, const std::string& window,
+                     Page* page, RenderResult* result) {
+  if (threads.empty()) return;
+  std::vector<const ThreadRow*> rows;
+  double total_samples = 0;
+  for (const auto& [key, row] : threads) {
+    rows.push_back(&row);
+    total_samples += row.samples;
+  }
+  std::sort(rows.begin(), rows.end(), [](const ThreadRow* a, const ThreadRow* b) {
+    if (a->samples != b->samples) return a->samples > b->samples;
+    uint64_t ao = a->sched ? a->sched->on_cpu_ns : 0, bo = b->sched ? b->sched->on_cpu_ns : 0;
+    if (ao != bo) return ao > bo;
+    if (a->name != b->name) return a->name < b->name;
+    return a->tid < b->tid;
+  });
+  std::string b =
+      "<table class=\"threads\"><thead><tr><th>thread</th><th>tid</th><th>samples</th>"
+      "<th>on CPU</th><th>runnable (preempted)</th><th>sleeping</th><th>blocked (D)</th>"
+      "<th>other</th></tr></thead><tbody>\n";
+  for (const ThreadRow* r : rows) {
+    b += "<tr><td>";
+    if (!r->root.empty()) {
+      b += "<a href=\"" + std::string(kFlameSvg) + "?s=" +
+           url_encode(regex_literal(r->root)) + "\" title=\"highlight in the flamegraph\">" +
+           esc(r->name) + "</a>";
+    } else {
+      b += esc(r->name);
+    }
+    b += "</td><td>" + (r->tid >= 0 ? std::to_string(r->tid) : std::string("*")) + "</td><td>";
+    if (r->samples > 0) {
+      b += fixed(r->samples, 0) + " (" + fixed(100 * r->samples / total_samples, 1) + "%)";
+    }
+    b += "</td>";
+    if (r->sched) {
+      const auto& s = *r->sched;
+      for (uint64_t ns : {s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns, s.other_ns})
+        b += "<td>" + duration_ns(static_cast<double>(ns)) + "</td>";
+    } else {
+      b += "<td></td><td></td><td></td><td></td><td></td>";
+    }
+    b += "</tr>\n";
+  }
+  b += "</tbody></table>\n<p class=\"note\">Samples: stacks taken of the thread (click a name to "
+       "highlight it in the flamegraph). Times: exact, from every context switch";
+  if (!window.empty()) b += " in the " + esc(window) + " window";
+  b += ".</p>\n";
+  result->threads = rows.size();
+  page->sections.push_back({"threads", "Threads", b});
+}
+
+// ---- report.json -> summary ----
+
+std::string json_scalar(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    return std::fabs(d) >= 100 ? fixed(d, 0) : fixed(d, 3);
+  }
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  return v.dump();
+}
+
+std::string get_string(const json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it != doc.end() && !it->is_null() ? json_scalar(*it) : std::string();
+}
+
+std::string summary_html(const json& meta, std::string* title, std::string* window) {
+  std::string target = "?";
+  if (auto t = meta.find("target"); t != meta.end() && t->is_object()) {
+    std::string comm = get_string(*t, "comm"), pid = get_string(*t, "pid");
+    target = comm.empty() ? "pid " + pid : comm + " (pid " + pid + ")";
+  }
+  *title = "hearth report: " + target;
+  std::string h = "<table class=\"meta\">\n";
+  auto row = [&](const std::string& k, const std::string& v) {
+    if (!v.empty()) h += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>\n";
+  };
+  row("target", target);
+  if (auto t = meta.find("target"); t != meta.end() && t->is_object())
+    row("command line", get_string(*t, "cmdline"));
+  row("host", get_string(meta, "host"));
+  row("kernel", get_string(meta, "kernel"));
+  row("started", get_string(meta, "started"));
+  if (auto w = meta.find("window_s"); w != meta.end() && w->is_number()) {
+    *window = fixed(w->get<double>(), 1) + " s";
+    std::string v = *window;
+    if (meta.value("interrupted", false)) v += " (ended early by Ctrl-C)";
+    row("window", v);
+  }
+  if (auto c = meta.find("command"); c != meta.end() && c->is_array()) {
+    std::string line;
+    for (const json& a : *c) line += (line.empty() ? "" : " ") + json_scalar(a);
+    row("recorded with", line);
+  }
+  row("hearth", get_string(meta, "hearth_version"));
+  h += "</table>\n";
+  if (auto cs = meta.find("collectors"); cs != meta.end() && cs->is_object()) {
+    h += "<table class=\"collectors\"><thead><tr><th>collector</th><th>status</th>"
+         "<th>figures</th></tr></thead><tbody>\n";
+    for (const char* name : {"stacks", "sched", "mmv"}) {
+      auto c = cs->find(name);
+      if (c == cs->end() || !c->is_object()) continue;
+      std::string status = get_string(*c, "status");
+      h += "<tr class=\"" + esc(status) + "\"><td>" + esc(name) + "</td><td>" + esc(status);
+      std::string message = get_string(*c, "message");
+      if (!message.empty()) h += ": " + esc(message);
+      h += "</td><td>";
+      std::string figures;
+      for (const auto& [k, v] : c->items()) {
+        if (k == "status" || k == "message" || v.is_object() || v.is_array()) continue;
+        figures += (figures.empty() ? "" : ", ") + k + " " + json_scalar(v);
+      }
+      h += esc(figures) + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string regex_literal(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+Result<RenderResult> render_report(const RenderOptions& o) {
+  std::error_code ec;
+  if (!fs::is_directory(o.dir, ec)) return fail(o.dir + ": not a directory");
+  RenderResult result;
+  Page page;
+
+  json meta = json::object();
+  std::string meta_path = path_in(o.dir, kReportJson);
+  if (exists(meta_path)) {
+    std::ifstream in(meta_path);
+    json parsed = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded() || !parsed.is_object()) {
+      page.problems.push_back(std::string(kReportJson) + ": not a JSON object; summary left out");
+    } else {
+      meta = std::move(parsed);
+    }
+  }
+  std::string title, window;
+  std::string summary = summary_html(meta, &title, &window);
+  if (meta.empty()) title = "hearth report: " + fs::path(o.dir).filename().string();
+  std::string target = title.substr(std::string("hearth report: ").size());
+
+  std::map<std::string, ThreadRow> threads;
+  diff_section(o, &page, &result);
+  flame_section(o, target, &page, &result, &threads);
+  sched_section(o, &page, &result, &threads);
+  metrics_section(o, &page);
+  threads_section(threads, window, &page, &result);
+  // The comparison is what a reader with a baseline came for: first, after the summary.
+
+  std::string nav, content;
+  for (const Section& s : page.sections) {
+    nav += "<a href=\"#" + s.id + "\">" + esc(s.title.substr(0, s.title.find(':'))) + "</a>\n";
+    content += "<section id=\"" + s.id + "\"><h2>" + esc(s.title) + "</h2>\n" + s.body +
+               "</section>\n";
+  }
+  if (page.sections.empty()) {
+    content += "<p class=\"note\">Nothing to show: no stacks.folded, sched.*.tsv or mmv.tsv in "
+               "this directory.</p>\n";
+  }
+  std::string problems;
+  for (const std::string& p : page.problems) problems += "<li>" + esc(p) + "</li>\n";
+  if (!problems.empty()) problems = "<ul class=\"problems\">\n" + problems + "</ul>\n";
+
+  std::string html(templates::get("report.html"));
+  auto fill = [&html](std::string_view key, const std::string& value) {
+    size_t at = html.find(key);
+    HEARTH_CHECK(at != std::string::npos);
+    html.replace(at, key.size(), value);
+  };
+  fill("{{CSS}}", std::string(templates::get("report.css")));
+  fill("{{TITLE}}", esc(title));
+  fill("{{HEADING}}", esc(title));
+  fill("{{SUMMARY}}", summary);
+  fill("{{PROBLEMS}}", problems);
+  fill("{{NAV}}", nav);
+  fill("{{CONTENT}}", content);
+  RETURN_IF_ERROR(write_file_atomically(path_in(o.dir, kIndexHtml), html));
+  result.problems = std::move(page.problems);
+  return result;
+}
+
+}  // namespace hearth::report

@@ -1,0 +1,50 @@
+// A report directory: what `hearth record` collected (stacks.folded, sched.*.tsv, mmv.tsv,
+// report.json) rendered into pictures and an index.html (templates/report.html) that works
+// offline, from file:// and over HTTP, in light and dark mode. `hearth report DIR` calls the
+// same code again: after an upgrade, or on files copied off a host.
+//
+// Every file is written atomically. Inputs that are missing are left out of the page (a
+// collector that did not run says why in report.json); inputs that are damaged are reported in
+// the page and in RenderResult::problems, and the rest is still rendered.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace hearth::report {
+
+// File names inside a report directory (the README's "Report directory" section).
+inline constexpr const char* kStacksFolded = "stacks.folded";
+inline constexpr const char* kStacksRaw = "stacks.raw.txt";
+inline constexpr const char* kMmvSeries = "mmv.tsv";
+inline constexpr const char* kReportJson = "report.json";
+inline constexpr const char* kIndexHtml = "index.html";
+inline constexpr const char* kFlameSvg = "flame.svg";
+inline constexpr const char* kSchedSvg = "sched.svg";
+inline constexpr const char* kMetricsSvg = "metrics.svg";
+inline constexpr const char* kDiffSvg = "diff.svg";
+inline constexpr const char* kDiffMarkdown = "diff.md";
+
+struct RenderOptions {
+  std::string dir;           // the report directory (read and written)
+  std::string baseline_dir;  // empty: no diff view
+  double width = 1200;       // px, every picture
+};
+
+struct RenderResult {
+  std::vector<std::string> pictures;  // file names written, in page order
+  std::vector<std::string> problems;  // one line each: "sched.states.tsv:3: ..." (not fatal)
+  size_t threads = 0;                 // rows of the threads table
+};
+
+// Renders every picture the directory's inputs allow and writes index.html. Fails only when
+// nothing can be written (not a directory, no permission); damaged inputs are problems.
+Result<RenderResult> render_report(const RenderOptions& options);
+
+// Escapes a string so it matches itself literally in an ECMAScript regular expression (the
+// flamegraph's search box and its ?s= URL parameter).
+std::string regex_literal(std::string_view s);
+
+}  // namespace hearth::report

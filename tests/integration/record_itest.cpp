@@ -1,0 +1,181 @@
+// `hearth record` and `hearth report` as users run them, on a target this test starts
+// (stack_target: spinning, mutex- and condvar-blocked workers): every collector over one
+// window, a complete report directory, Ctrl-C ending the window early, the target released.
+// Needs root (ptrace, tracefs).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/ptrace_test_support.h"
+
+namespace hearth::stacks {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct HearthRun {
+  int status = -1;
+  std::string err;
+};
+
+// Runs hearth with ARGS (SIGINT after SIGINT_AFTER when given); SIGKILL after 60 s.
+HearthRun run_hearth(const std::vector<std::string>& args, Clock::duration sigint_after = {}) {
+  std::string err_path = ::testing::TempDir() + "/hearth_record.err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int n = open("/dev/null", O_RDWR);
+    dup2(n, 0);
+    dup2(n, 1);
+    dup2(e, 2);
+    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(HEARTH_EXE, argv.data());
+    _exit(127);
+  }
+  HearthRun r;
+  auto start = Clock::now();
+  bool signalled = false;
+  while (waitpid(pid, &r.status, WNOHANG) == 0) {
+    if (sigint_after.count() > 0 && !signalled && Clock::now() - start >= sigint_after) {
+      kill(pid, SIGINT);
+      signalled = true;
+    }
+    if (Clock::now() - start > 60s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &r.status, 0);
+      ADD_FAILURE() << "hearth did not finish";
+      break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  r.err = read_all(err_path);
+  return r;
+}
+
+bool exited(const HearthRun& r, int code) {
+  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == code;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::path(::testing::TempDir()) / ("hearth-record-" + name);
+  fs::remove_all(d);
+  return d;
+}
+
+void expect_complete_report(const fs::path& dir, const Target& target) {
+  for (const char* f : {"index.html", "report.json", "stacks.folded", "stacks.raw.txt",
+                        "flame.svg", "sched.states.tsv", "sched.tenancy.tsv",
+                        "sched.preemptors.tsv", "sched.svg"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
+  }
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find("hearth-tmp"), std::string::npos) << e.path();
+  json meta = json::parse(read_all(dir / "report.json"), nullptr, false);
+  ASSERT_TRUE(meta.is_object()) << read_all(dir / "report.json");
+  EXPECT_EQ(meta["format"], "hearth report 1");
+  EXPECT_EQ(meta["target"]["pid"], target.pid());
+  EXPECT_EQ(meta["target"]["comm"], "stack_target-fp");
+  EXPECT_FALSE(meta["host"].get<std::string>().empty());
+  EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
+  EXPECT_GE(meta["collectors"]["stacks"]["samples"].get<int>(), 3);
+  EXPECT_GT(meta["collectors"]["stacks"]["stall_median_ms"].get<double>(), 0);
+  EXPECT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta.dump(2);
+  EXPECT_GT(meta["collectors"]["sched"]["events"].get<int>(), 0);
+  // The target publishes no MMV file: said, not silent.
+  EXPECT_EQ(meta["collectors"]["mmv"]["status"], "skipped");
+  EXPECT_NE(meta["collectors"]["mmv"]["message"].get<std::string>().find("no MMV file"),
+            std::string::npos);
+  // The target's threads, by name, in the stacks, the charts and the page's table.
+  std::string folded = read_all(dir / "stacks.folded");
+  std::string html = read_all(dir / "index.html");
+  for (const char* name : {"[mutex-0 tid=", "[cond-0 tid=", "[spin-0 tid=", "[holder tid="}) {
+    EXPECT_NE(folded.find(name), std::string::npos) << name;
+  }
+  EXPECT_NE(read_all(dir / "sched.states.tsv").find("\tmutex-0\t"), std::string::npos);
+  EXPECT_NE(html.find(">mutex-0</a>"), std::string::npos);
+  EXPECT_NE(html.find("data=\"flame.svg\""), std::string::npos);
+  EXPECT_NE(html.find("data=\"sched.svg\""), std::string::npos);
+}
+
+TEST(Record, EveryCollectorOverOneWindowThenACompleteReport) {
+  auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
+  ASSERT_TRUE(target);
+  fs::path dir = fresh_dir("full");
+  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "2", "-o", dir});
+  ASSERT_TRUE(exited(r, 0)) << r.err;
+  EXPECT_NE(r.err.find("wrote " + dir.string() + "/index.html"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mmv: skipped"), std::string::npos) << r.err;
+  expect_complete_report(dir, *target);
+  json meta = json::parse(read_all(dir / "report.json"));
+  EXPECT_FALSE(meta["interrupted"].get<bool>());
+  EXPECT_GE(meta["window_s"].get<double>(), 1.9);
+  expect_released(*target);
+  EXPECT_TRUE(answers(*target, "max_gap_us "));
+
+  // `hearth report` renders the same page again from the files.
+  std::string before = read_all(dir / "index.html");
+  fs::remove(dir / "index.html");
+  fs::remove(dir / "flame.svg");
+  HearthRun again = run_hearth({"report", dir});
+  ASSERT_TRUE(exited(again, 0)) << again.err;
+  EXPECT_EQ(read_all(dir / "index.html"), before);
+  EXPECT_TRUE(fs::exists(dir / "flame.svg"));
+}
+
+TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
+  auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
+  ASSERT_TRUE(target);
+  fs::path dir = fresh_dir("sigint");
+  auto start = Clock::now();
+  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir},
+                     1500ms);
+  EXPECT_LT(Clock::now() - start, 30s);
+  ASSERT_TRUE(exited(r, 0)) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  expect_complete_report(dir, *target);
+  json meta = json::parse(read_all(dir / "report.json"));
+  EXPECT_TRUE(meta["interrupted"].get<bool>());
+  EXPECT_LT(meta["window_s"].get<double>(), 30);
+  expect_released(*target);
+}
+
+TEST(Record, CollectorsTurnedOffAreReportedAndBadUsageIsOneLine) {
+  auto target = Target::start("stack_target-fp", {"--threads", "2", "--depth", "4", "--spin", "1"});
+  ASSERT_TRUE(target);
+  fs::path dir = fresh_dir("partial");
+  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-o", dir,
+                      "--no-sched", "--no-mmv"});
+  ASSERT_TRUE(exited(r, 0)) << r.err;
+  json meta = json::parse(read_all(dir / "report.json"));
+  EXPECT_EQ(meta["collectors"]["sched"]["status"], "skipped");
+  EXPECT_FALSE(fs::exists(dir / "sched.svg"));
+  EXPECT_TRUE(fs::exists(dir / "flame.svg"));
+
+  HearthRun bad = run_hearth({"record", "-p", "999999999", "-d", "1", "-o", fresh_dir("bad")});
+  EXPECT_TRUE(exited(bad, 2)) << bad.err;
+  EXPECT_NE(bad.err.find("no process 999999999"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_FALSE(fs::exists(fresh_dir("bad")));
+}
+
+}  // namespace
+}  // namespace hearth::stacks
