@@ -166,6 +166,14 @@ int run_sched(const SchedArgs& a) {
     return 1;
   }
   print_summary(*recorded, a.output);
+  if (recorded->model.inferred_without_wakeup > 0) {
+    std::fprintf(stderr,
+                 "hearth sched: note: this kernel did not record %llu switch-in%s; their times "
+                 "are estimated (on-CPU time may be overcounted) — add --wakeups to place them "
+                 "exactly\n",
+                 static_cast<unsigned long long>(recorded->model.inferred_without_wakeup),
+                 recorded->model.inferred_without_wakeup == 1 ? "" : "s");
+  }
   return 0;
 }
 

@@ -186,7 +186,12 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
   if (running_here || (t.phase == Phase::kUnknown && cs == cpus_.end())) return;
   uint64_t in = cs != cpus_.end() ? cs->second.last_switch_ns : options_.window_start_ns;
   if (t.phase == Phase::kOff) in = std::max(in, t.since);
-  if (t.wake_pending) in = std::max(in, t.wake_ts);
+  ++inferred_;
+  if (t.wake_pending) {
+    in = std::max(in, t.wake_ts);
+  } else {
+    ++inferred_without_wakeup_;
+  }
   in = std::min(in, ts);
   if (cs != cpus_.end()) {
     // Whoever the stream left on this CPU (the idle task, usually) left it at IN.
@@ -315,6 +320,8 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
   const uint64_t end = std::max(window_end_ns, last_ts_);
   const bool all = options_.target_pids.empty();
   SchedModel m;
+  m.inferred_switch_ins = inferred_;
+  m.inferred_without_wakeup = inferred_without_wakeup_;
 
   std::vector<Thread*> sorted;
   sorted.reserve(threads_.size());

@@ -245,9 +245,12 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   InstanceOptions io;
   io.tids = o.all ? std::vector<pid_t>{} : tids;
   io.cpu = o.all ? o.cpu : -1;
-  // sched_waking always: besides wakeup latency, it places switch-ins the kernel did not
-  // record (see analysis.h) at the wakeup instead of at the CPU's previous switch.
-  io.waking = true;
+  // sched_waking only with --wakeups: it doubles the events of a switch-heavy workload (the
+  // tracing cost), and without it every figure but wakeup latency is still exact on kernels
+  // that record every switch. Where the kernel leaves switch-ins out (some virtual machines'
+  // idle paths, see analysis.h), their placement is approximate without it: counted in
+  // SchedModel::inferred_without_wakeup, and the CLI says so.
+  io.waking = o.wakeups;
   io.migrations = o.wakeups;
   io.forks = !o.all;
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));

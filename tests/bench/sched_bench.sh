@@ -8,7 +8,9 @@
 # ran, never whether a goal was met.
 #
 # usage: tests/bench/sched_bench.sh [--runs 5] [--seconds 3] [--cpu 1] [--hearth PATH]
-#            [--no-perf] [--hearth-args "--wakeups"]
+#            [--no-perf] [--hearth-args "--wakeups"] [--rt]
+# --rt runs the ping-pong as SCHED_FIFO: on a busy machine (a build on the other CPU) the
+# measurement then sees the tracer's cost rather than the neighbours'.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,6 +20,7 @@ seconds=3
 cpu=1
 perf=1
 hearth_args=""
+rt=""
 data=$root/build/bench-data/sched
 
 while (($#)); do
@@ -28,7 +31,8 @@ while (($#)); do
     --hearth) hearth=${2:?}; shift 2 ;;
     --no-perf) perf=0; shift ;;
     --hearth-args) hearth_args=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --rt) rt="chrt -f 10"; shift ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) echo "sched_bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +53,7 @@ fi
 run_one() {
   local tool=$1 fifo=$data/go.fifo out=$data/pingpong.out err=$data/tool.err
   rm -f "$fifo"; mkfifo "$fifo"
-  "$pp" --seconds "$seconds" --cpu "$cpu" <"$fifo" >"$out" &
+  $rt "$pp" --seconds "$seconds" --cpu "$cpu" <"$fifo" >"$out" &
   local ppid=$!
   exec 7>"$fifo"
   local pid=""
