@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -63,6 +64,16 @@ std::string utc_now_iso() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+// The process has exited: gone, or a zombie its parent has not reaped yet.
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  char state = stat[paren + 2];
+  return state == 'Z' || state == 'X';
 }
 
 double median_of(std::vector<double> v) {
@@ -371,8 +382,13 @@ int run_record(const RecordArgs& a) {
   else threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
 
   const bool progress = isatty(STDERR_FILENO);
+  bool target_exited = false;
   while (!w.ended()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(progress ? 250 : 50));
+    if (process_gone(a.pid)) {  // nothing left to record
+      target_exited = true;
+      break;
+    }
     if (progress) {
       double elapsed = std::chrono::duration<double>(Clock::now() - w.start).count();
       std::fprintf(stderr, "\rhearth record: %.1f s of %.1f s, %llu stack samples   ",
@@ -384,9 +400,12 @@ int run_record(const RecordArgs& a) {
   if (progress) std::fputs("\n", stderr);
   bool interrupted = stacks::shutdown_requested() && Clock::now() < w.deadline;
   if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
+  if (target_exited)
+    std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);
   for (std::thread& t : threads) t.join();
   meta["window_s"] = round3(std::chrono::duration<double>(Clock::now() - w.start).count());
   meta["interrupted"] = interrupted;
+  meta["target_exited"] = target_exited;
   meta["collectors"] = {
       {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
 

@@ -177,5 +177,26 @@ TEST(Record, CollectorsTurnedOffAreReportedAndBadUsageIsOneLine) {
   EXPECT_FALSE(fs::exists(fresh_dir("bad")));
 }
 
+TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
+  auto target = Target::start("stack_target-fp", {"--threads", "2", "--depth", "4", "--spin", "1"});
+  ASSERT_TRUE(target);
+  fs::path dir = fresh_dir("exit");
+  std::thread closer([&] {
+    std::this_thread::sleep_for(1s);
+    target->close_stdin();  // the target exits
+  });
+  auto start = Clock::now();
+  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir});
+  closer.join();
+  EXPECT_LT(Clock::now() - start, 30s);
+  ASSERT_TRUE(exited(r, 0)) << r.err;
+  EXPECT_NE(r.err.find("exited: writing the report"), std::string::npos) << r.err;
+  json meta = json::parse(read_all(dir / "report.json"));
+  EXPECT_TRUE(meta["target_exited"].get<bool>());
+  EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
+  EXPECT_TRUE(fs::exists(dir / "index.html"));
+  EXPECT_TRUE(fs::exists(dir / "flame.svg"));
+}
+
 }  // namespace
 }  // namespace hearth::stacks
