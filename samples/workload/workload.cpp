@@ -414,7 +414,7 @@ class Index {
   SAMPLE_FRAME double score_postings(uint64_t term) {
     double best = 0;
     uint64_t x = term * 0x9E3779B97F4A7C15ull + 1;
-    for (int doc = 0; doc < 400; ++doc) {
+    for (int doc = 0; doc < 1500; ++doc) {
       x ^= x << 13;
       x ^= x >> 7;
       x ^= x << 17;
@@ -484,7 +484,7 @@ class Handlers {
  public:
   SAMPLE_FRAME Response orders(const Request& req) {
     std::vector<shop::Order> list;
-    for (uint32_t i = 0; i < 12 + req.size % 8; ++i) {
+    for (uint32_t i = 0; i < 40 + req.size % 16; ++i) {
       list.push_back({req.id * 31 + i, static_cast<uint32_t>(req.id % 977), i % 5 + 1,
                       static_cast<double>((req.id + i) % 10000) / 7.0,
                       i % 3 ? "shipped" : "pending"});
@@ -494,7 +494,7 @@ class Handlers {
 
   SAMPLE_FRAME Response users(const Request& req) {
     Response r;
-    for (uint32_t i = 0; i < 16; ++i) {
+    for (uint32_t i = 0; i < 48; ++i) {
       std::string key = "user:" + std::to_string((req.id * 7 + i * 13) % 2000);
       const shop::User& u = users_.get(key, [](const std::string& k) {
         return shop::User{k.substr(5), k.substr(5) + "@example.com", 0};
