@@ -5,8 +5,8 @@
 //                          [--mmv-dir DIR] [--mmv-name NAME] [--io-dir DIR]
 //
 // Threads (names as pthread_setname_np sets them; K = --scale):
-//   acceptor        puts "requests" on the http queue in batches every 10 ms; the rate follows the
-//                   load phase (warmup, steady, burst)
+//   acceptor        puts "requests" on the http queue in batches, every 2 to 18 ms at random; the
+//                   rate follows the load phase (warmup, steady, burst)
 //   http-1..4K      take requests off the queue and answer them: a little CPU work through named
 //                   C++ functions (sample::http::Router::dispatch → handlers → json/cache/search)
 //   db-1..3K        transactions on ONE std::mutex, held while applying the change and while
@@ -100,6 +100,25 @@ uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
           .count());
 }
+
+// Random durations in [lo, hi], uniformly (xorshift, seeded from the thread id).
+class Jitter {
+ public:
+  Jitter(std::chrono::microseconds lo, std::chrono::microseconds hi)
+      : lo_(lo.count()), span_(static_cast<uint64_t>(hi.count() - lo.count()) + 1),
+        x_(static_cast<uint64_t>(gettid()) * 0x9E3779B97F4A7C15ull | 1) {}
+  std::chrono::microseconds next() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    return std::chrono::microseconds(lo_ + static_cast<int64_t>(x_ % span_));
+  }
+
+ private:
+  int64_t lo_;
+  uint64_t span_;
+  uint64_t x_;
+};
 
 // Keeps a computed value alive so the optimiser cannot drop the work that made it.
 volatile uint64_t g_sink;
@@ -562,24 +581,27 @@ class Server {
   Router router_;
 };
 
-// Puts batches of requests on the queue every 10 ms; the rate follows the phase.
+// Puts batches of requests on the queue at random intervals (2 to 18 ms: periodic work would
+// alias with a sampler's period); the rate follows the phase.
 SAMPLE_FRAME void accept_loop(RequestQueue& queue, int scale) {
   uint64_t next_id = 1;
   double owed = 0;
-  auto next = Clock::now();
+  Jitter jitter(2ms, 18ms);
+  auto last = Clock::now();
   std::vector<Request> batch;
   while (!stopping()) {
     Phase p = g_phase.load(std::memory_order_relaxed);
     double per_second = (p == Phase::kWarmup ? 300 : p == Phase::kSteady ? 1000 : 3000) * scale;
-    owed += per_second / 100.0;
+    auto now = Clock::now();
+    owed += per_second * std::chrono::duration<double>(now - last).count();
+    last = now;
     batch.clear();
     for (; owed >= 1; owed -= 1, ++next_id) {
       batch.push_back({next_id, static_cast<Route>(next_id % 3),
                        static_cast<uint32_t>((next_id * 2654435761u) % 4096)});
     }
-    queue.push(batch);
-    next += 10ms;
-    std::this_thread::sleep_until(next);
+    if (!batch.empty()) queue.push(batch);
+    std::this_thread::sleep_for(jitter.next());
   }
 }
 
@@ -755,15 +777,16 @@ class Mandelbrot {
   }
 };
 
-// Spins for DUTY of every 20 ms period, sleeps the rest.
+// Spins for DUTY of every period, sleeps the rest; periods of 10 to 30 ms at random, so that a
+// sampler's period does not lock onto them.
 SAMPLE_FRAME void burn(double duty, Metrics& metrics) {
   Mandelbrot m;
-  const auto period = 20ms;
-  const auto busy =
-      std::chrono::duration_cast<Clock::duration>(period * std::clamp(duty, 0.0, 1.0));
+  Jitter jitter(10ms, 30ms);
   int y = 0;
   auto start = Clock::now();
   while (!stopping()) {
+    auto period = jitter.next();
+    auto busy = std::chrono::duration_cast<Clock::duration>(period * std::clamp(duty, 0.0, 1.0));
     while (Clock::now() - start < busy) {
       keep(m.render_row(y));
       y = (y + 1) % 256;
