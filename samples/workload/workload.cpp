@@ -105,7 +105,8 @@ uint64_t now_ns() {
 class Jitter {
  public:
   Jitter(std::chrono::microseconds lo, std::chrono::microseconds hi)
-      : lo_(lo.count()), span_(static_cast<uint64_t>(hi.count() - lo.count()) + 1),
+      : lo_(lo.count()),
+        span_(static_cast<uint64_t>(hi.count() - lo.count()) + 1),
         x_(static_cast<uint64_t>(gettid()) * 0x9E3779B97F4A7C15ull | 1) {}
   std::chrono::microseconds next() {
     x_ ^= x_ << 13;
@@ -142,8 +143,7 @@ constexpr const char* phase_name(Phase p) {
 class Metrics {
  public:
   // Creates and publishes PATH (absolute). nullptr and *error on failure.
-  static std::unique_ptr<Metrics> create(const std::string& path, int threads,
-                                         std::string* error) {
+  static std::unique_ptr<Metrics> create(const std::string& path, int threads, std::string* error) {
     auto m = std::unique_ptr<Metrics>(new Metrics(path));
     if (!m->start(threads, error)) return nullptr;
     return m;
@@ -182,9 +182,8 @@ class Metrics {
         .store(peak_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     uint64_t acq = load(lock_acquisitions_), waited = load(lock_wait_time_);
     if (acq > last_acquisitions_) {
-      store_double(lock_wait_avg_,
-                   static_cast<double>(waited - last_wait_ns_) /
-                       static_cast<double>(acq - last_acquisitions_) / 1000.0);
+      store_double(lock_wait_avg_, static_cast<double>(waited - last_wait_ns_) /
+                                       static_cast<double>(acq - last_acquisitions_) / 1000.0);
     }
     last_acquisitions_ = acq;
     last_wait_ns_ = waited;
@@ -199,8 +198,8 @@ class Metrics {
 
   bool start(int threads, std::string* error) {
     // Cluster: any id below 4096; from the pid so that several workloads can coexist in pmcd.
-    registry_ = mmv_stats_registry(path_.c_str(), 1 + static_cast<int>(getpid() % 4000),
-                                   MMV_FLAG_PROCESS);
+    registry_ =
+        mmv_stats_registry(path_.c_str(), 1 + static_cast<int>(getpid() % 4000), MMV_FLAG_PROCESS);
     if (!registry_) return fail(error, "mmv_stats_registry");
     const pmUnits count = MMV_UNITS(0, 0, 1, 0, 0, PM_COUNT_ONE);
     const pmUnits bytes = MMV_UNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0);
@@ -271,10 +270,10 @@ class Metrics {
     bytes_written_ = value("io.bytes_written");
     sync_latency_ = value("io.sync_latency");
     pmAtomValue* threads_value = value("threads");
-    for (pmAtomValue* v : {requests_[0], requests_[1], requests_[2], requests_[3], requests_[4],
-                           lock_acquisitions_, lock_wait_time_, lock_waiters_, lock_wait_avg_,
-                           queue_depth_, queue_peak_, bytes_written_, sync_latency_,
-                           threads_value}) {
+    for (pmAtomValue* v :
+         {requests_[0], requests_[1], requests_[2], requests_[3], requests_[4], lock_acquisitions_,
+          lock_wait_time_, lock_waiters_, lock_wait_avg_, queue_depth_, queue_peak_, bytes_written_,
+          sync_latency_, threads_value}) {
       // Every value is updated with one aligned atomic access.
       if (!v || reinterpret_cast<uintptr_t>(v) % alignof(uint64_t) != 0) {
         errno = EINVAL;
@@ -994,7 +993,8 @@ int run(const Options& opt) {
   std::string error;
   auto metrics = Metrics::create(path, total, &error);
   if (!metrics) {
-    std::fprintf(stderr, "hearth-sample-workload: %s: %s\n", path.c_str(), error.c_str());
+    std::fprintf(stderr, "hearth-sample-workload: %s: %s (another directory: --mmv-dir DIR)\n",
+                 path.c_str(), error.c_str());
     return 1;
   }
   int io_fd = open_io_file(opt.io_dir.empty() ? default_io_dir() : opt.io_dir, &error);
@@ -1054,8 +1054,9 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   sample::Options opt;
-  CLI::App app{"hearth's sample workload: named thread pools, a contended mutex, sleepers, CPU "
-               "burners, a thread in I/O wait, and an MMV metrics file"};
+  CLI::App app{
+      "hearth's sample workload: named thread pools, a contended mutex, sleepers, CPU "
+      "burners, a thread in I/O wait, and an MMV metrics file"};
   app.add_option("--seconds", opt.seconds, "Run N seconds; 0: until stdin ends (or a signal)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--ready", opt.ready, "Print 'ready PID' once every thread runs");

@@ -176,9 +176,9 @@ TEST_F(SampleWorkload, ThreadsCarryThePoolsNames) {
   ASSERT_TRUE(t);
   std::multiset<std::string> names;
   for (const auto& [tid, comm] : threads_of(t->pid())) names.insert(comm);
-  for (const char* name : {"http-1", "http-2", "http-3", "http-4", "db-1", "db-2", "db-3",
-                           "sleeper-1", "sleeper-2", "burner-1", "burner-2", "io-wait",
-                           "acceptor", "metrics"}) {
+  for (const char* name :
+       {"http-1", "http-2", "http-3", "http-4", "db-1", "db-2", "db-3", "sleeper-1", "sleeper-2",
+        "burner-1", "burner-2", "io-wait", "acceptor", "metrics"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
   EXPECT_EQ(names.size(), 15u);  // and the main thread
@@ -230,7 +230,7 @@ TEST_F(SampleWorkload, MetricsFileIsPublishedAndItsCountersMove) {
   auto t = start();
   ASSERT_TRUE(t);
   std::string file = mmv_file(t->pid());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(file.c_str(), &st), 0) << file << " not there once ready";
 
   MmvSnapshot first = read_mmv(file);
@@ -255,10 +255,9 @@ TEST_F(SampleWorkload, MetricsFileIsPublishedAndItsCountersMove) {
   EXPECT_TRUE(phases.count(first.values["phase"])) << first.values["phase"];
 
   // Every counter the pools drive moves on: read again until each has (bounded).
-  const std::vector<std::string> counters = {"requests[http]", "requests[db]",
-                                             "requests[burner]", "requests[io]",
-                                             "lock.acquisitions", "lock.wait_time",
-                                             "io.bytes_written"};
+  const std::vector<std::string> counters = {
+      "requests[http]",    "requests[db]",   "requests[burner]", "requests[io]",
+      "lock.acquisitions", "lock.wait_time", "io.bytes_written"};
   std::set<std::string> moved;
   auto deadline = std::chrono::steady_clock::now() + 30s;
   while (moved.size() < counters.size() && std::chrono::steady_clock::now() < deadline) {
