@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Headless-browser test of the flamegraph script (templates/flame.js, flame.css):
-#   tests/browser/run.sh FILE.svg                          test an existing SVG
+# Headless-browser tests of the SVG scripts and styles (templates/flame.js, flame.css, chart.js,
+# chart.css):
+#   tests/browser/run.sh FILE.svg                          test an existing flamegraph SVG
 #   tests/browser/run.sh --hearth EXE OUT.svg INPUT [OPT…]  render INPUT with `EXE flame`, then test
+#   tests/browser/run.sh --diff EXE OUT.svg BASE NEW [OPT…] render with `EXE diff`, test (diff.test.mjs)
+#   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
+#                                                          with --group-threads it expects pools)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
 # playwright-core into node_modules/ from package-lock.json when missing. Missing tools fail
 # the test: they never make it pass.
@@ -14,17 +18,40 @@ command -v node >/dev/null || die "node not found — apt-get install nodejs npm
 chromium="${HEARTH_CHROMIUM:-/usr/bin/chromium}"
 [ -x "$chromium" ] || die "$chromium not found — apt-get install chromium (or set HEARTH_CHROMIUM)"
 
-if [ "${1:-}" = "--hearth" ]; then
-  [ $# -ge 4 ] || die "usage: run.sh --hearth EXE OUT.svg INPUT [hearth flame options]"
-  exe=$2 out=$3 input=$4
-  shift 4
-  [ -x "$exe" ] || die "no hearth binary at $exe"
-  "$exe" flame "$input" "$@" -o "$out"
-  svg=$out
-else
-  [ $# -eq 1 ] || die "usage: run.sh FILE.svg | run.sh --hearth EXE OUT.svg INPUT [options]"
-  svg=$1
-fi
+test=flame.test.mjs
+extra=()
+case "${1:-}" in
+  --hearth)
+    [ $# -ge 4 ] || die "usage: run.sh --hearth EXE OUT.svg INPUT [hearth flame options]"
+    exe=$2 out=$3 input=$4
+    shift 4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    "$exe" flame "$input" "$@" -o "$out"
+    svg=$out
+    ;;
+  --diff)
+    [ $# -ge 5 ] || die "usage: run.sh --diff EXE OUT.svg BASE NEW [hearth diff options]"
+    exe=$2 out=$3 base=$4 new=$5
+    shift 5
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    "$exe" diff "$base" "$new" "$@" -o "$out" >/dev/null
+    svg=$out test=diff.test.mjs
+    extra=("$(cd "$(dirname "$base")" && pwd)/$(basename "$base")" "$(cd "$(dirname "$new")" && pwd)/$(basename "$new")")
+    ;;
+  --chart)
+    [ $# -ge 4 ] || die "usage: run.sh --chart EXE OUT.svg INPUT [hearth chart options]"
+    exe=$2 out=$3 input=$4
+    shift 4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    "$exe" chart "$input" "$@" -o "$out"
+    svg=$out test=chart.test.mjs
+    for a in "$@"; do if [ "$a" = --group-threads ]; then extra=(--grouped); fi; done
+    ;;
+  *)
+    [ $# -eq 1 ] || die "usage: run.sh FILE.svg | run.sh --hearth|--diff|--chart EXE OUT.svg INPUT… [options]"
+    svg=$1
+    ;;
+esac
 svg="$(cd "$(dirname "$svg")" && pwd)/$(basename "$svg")"
 
 # One install at a time when CTest runs several browser tests in parallel.
@@ -38,4 +65,4 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
   ) 9>"${TMPDIR:-/tmp}/hearth-browser-npm-$(id -u).lock"
 fi
 
-HEARTH_CHROMIUM="$chromium" exec node "$here/flame.test.mjs" "$svg"
+HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$svg" ${extra[@]+"${extra[@]}"}
