@@ -397,13 +397,14 @@ int run_record(const RecordArgs& a) {
     }
   }
   w.over = true;
+  const Clock::time_point window_end = Clock::now();
   if (progress) std::fputs("\n", stderr);
   bool interrupted = stacks::shutdown_requested() && Clock::now() < w.deadline;
   if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
   if (target_exited)
     std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);
   for (std::thread& t : threads) t.join();
-  meta["window_s"] = round3(std::chrono::duration<double>(Clock::now() - w.start).count());
+  meta["window_s"] = round3(std::chrono::duration<double>(window_end - w.start).count());
   meta["interrupted"] = interrupted;
   meta["target_exited"] = target_exited;
   meta["collectors"] = {
