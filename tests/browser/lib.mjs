@@ -120,3 +120,14 @@ export function contrast(a, b) {
   const lb = luminance(b);
   return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
 }
+
+// For tests that drive their own pages (report.test.mjs): counts an exception as a failure,
+// then prints the tally and sets the exit code.
+export function finish(error) {
+  if (error) {
+    failed++;
+    console.log(`FAIL: ${error && error.stack ? error.stack : error}`);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}

@@ -4,6 +4,8 @@
 #   tests/browser/run.sh FILE.svg                          test an existing flamegraph SVG
 #   tests/browser/run.sh --hearth EXE OUT.svg INPUT [OPT…]  render INPUT with `EXE flame`, then test
 #   tests/browser/run.sh --diff EXE OUT.svg BASE NEW [OPT…] render with `EXE diff`, test (diff.test.mjs)
+#   tests/browser/run.sh --report EXE OUTDIR CAPTURE      copy CAPTURE, `EXE report` it, test the page
+#                                                          served by `EXE serve` and from file://
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
 #                                                          with --group-threads it expects pools)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
@@ -47,6 +49,15 @@ case "${1:-}" in
     svg=$out test=chart.test.mjs
     for a in "$@"; do if [ "$a" = --group-threads ]; then extra=(--grouped); fi; done
     ;;
+  --report)
+    [ $# -eq 4 ] || die "usage: run.sh --report EXE OUTDIR CAPTURE_DIR"
+    exe=$2 out=$3 capture=$4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && cp -r "$capture" "$out"
+    "$exe" report "$out"
+    svg=$out/index.html test=report.test.mjs
+    extra=()
+    ;;
   *)
     [ $# -eq 1 ] || die "usage: run.sh FILE.svg | run.sh --hearth|--diff|--chart EXE OUT.svg INPUT… [options]"
     svg=$1
@@ -65,4 +76,7 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
   ) 9>"${TMPDIR:-/tmp}/hearth-browser-npm-$(id -u).lock"
 fi
 
+if [ "$test" = report.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$(dirname "$svg")"
+fi
 HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$svg" ${extra[@]+"${extra[@]}"}
