@@ -3,12 +3,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/charts.h"
+#include "render/charts/metrics_chart.h"
 #include "render/sched/sched_tsv_reader.h"
+#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 
 namespace hearth::cli {
@@ -23,9 +28,9 @@ OutFormat format_of(const std::string& path) {
   return OutFormat::kUnknown;
 }
 
-// A directory means every sched.KIND.tsv in it of a KIND this hearth reads, by name; other
-// sched.*.tsv files (newer kinds, such as sched.cpu.tsv) are noted and left out. Problems are
-// appended to *PROBLEMS.
+// A directory means every sched.KIND.tsv in it of a KIND this hearth reads, by name (other
+// sched.*.tsv files, newer kinds such as sched.cpu.tsv, are noted and left out), and the MMV
+// series `mmv.tsv` and `*.mmv.tsv`. Problems are appended to *PROBLEMS.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
                                        std::vector<std::string>* problems) {
   namespace fs = std::filesystem;
@@ -39,6 +44,10 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
     std::vector<std::string> found;
     for (const fs::directory_entry& e : fs::directory_iterator(in, ec)) {
       std::string name = e.path().filename().string();
+      if (name == "mmv.tsv" || name.ends_with(".mmv.tsv")) {
+        found.push_back(e.path().string());
+        continue;
+      }
       if (!name.starts_with("sched.") || !name.ends_with(".tsv")) continue;
       std::string kind = name.substr(6, name.size() - 10);
       if (sched_model::parse_kind(kind)) {
@@ -51,8 +60,9 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
     if (ec) {
       problems->push_back("cannot list " + in + ": " + ec.message());
     } else if (found.empty()) {
-      problems->push_back(in + ": no sched.*.tsv files in this directory (record with `hearth " +
-                          "sched -p PID -o " + in + "`)");
+      problems->push_back(in + ": no sched.*.tsv or mmv.tsv files in this directory (record with " +
+                          "`hearth sched -p PID -o " + in + "` or `hearth mmv -o " + in +
+                          "/mmv.tsv`)");
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
@@ -60,12 +70,24 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
   return files;
 }
 
+// Whether the file at PATH starts with the MMV series' first line (else it is read as a sched
+// file, whose reader gives the errors).
+bool is_series_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[64] = {};
+  in.read(head, sizeof head);
+  return series::looks_like_series(std::string_view(head, static_cast<size_t>(in.gcount())));
+}
+
 }  // namespace
 
 void add_chart_command(CLI::App& app, ChartArgs* a) {
   CLI::App* c = app.add_subcommand(
-      "chart", "Chart a scheduler recording: thread states, CPU tenancy, preemptors");
-  c->add_option("files", a->inputs, "sched.*.tsv files, or directories of them")->required();
+      "chart",
+      "Chart a scheduler recording (thread states, CPU tenancy, preemptors) or MMV metric series");
+  c->add_option("files", a->inputs,
+                "sched.*.tsv files, MMV series (hearth mmv's TSV), or directories of them")
+      ->required();
   c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf");
   c->add_option("--title", a->title, "Title text (default: Scheduler: TARGET)");
   c->add_option("--sort", a->sort,
@@ -76,12 +98,18 @@ void add_chart_command(CLI::App& app, ChartArgs* a) {
               "Merge pool threads into one bar: worker-1, worker-2 -> worker-*");
   c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
   c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+  c->add_option("--metrics", a->metrics,
+                "MMV series: chart only metrics whose name matches this regular expression "
+                "(ECMAScript syntax, searched anywhere in the name)");
+  c->add_option("--max-panels", a->max_panels, "MMV series: at most this many metric panels")
+      ->capture_default_str();
 }
 
 std::vector<std::string> validate_chart(const ChartArgs& a) {
   std::vector<std::string> problems;
   if (a.inputs.empty()) {
-    problems.push_back("no input: give sched.*.tsv files or the directory `hearth sched` wrote");
+    problems.push_back(
+        "no input: give sched.*.tsv files, the directory `hearth sched` wrote, or an MMV series");
   }
   if (!charts::parse_sort_key(a.sort)) {
     problems.push_back("--sort " + a.sort + ": use one of " + std::string(charts::kSortKeyNames));
@@ -90,6 +118,17 @@ std::vector<std::string> validate_chart(const ChartArgs& a) {
     problems.push_back("--width must be between 300 and 100000");
   }
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
+  if (!a.metrics.empty()) {
+    try {
+      std::regex re(a.metrics);
+    } catch (const std::regex_error& e) {
+      problems.push_back("--metrics " + a.metrics + ": not a regular expression (" + e.what() +
+                         ")");
+    }
+  }
+  if (a.max_panels < 1 || a.max_panels > 1000) {
+    problems.push_back("--max-panels must be between 1 and 1000");
+  }
   if (format_of(a.output) == OutFormat::kUnknown) {
     problems.push_back("-o " + a.output + ": the output must end in .svg, .png or .pdf");
   }
@@ -103,7 +142,17 @@ int run_chart(const ChartArgs& a) {
   }
   std::vector<std::string> paths = expand_inputs(a.inputs, &problems);
   std::vector<sched_model::SchedFile> files;
+  std::vector<series::SeriesFile> mmv_files;
   for (const std::string& p : paths) {
+    if (is_series_file(p)) {
+      Result<series::SeriesFile> f = series::read_series_tsv(p);
+      if (f) {
+        mmv_files.push_back(std::move(*f));
+      } else {
+        problems.push_back(f.error().message);
+      }
+      continue;
+    }
     Result<sched_model::SchedFile> f = sched_model::read_sched_tsv(p);
     if (f) {
       files.push_back(std::move(*f));
@@ -122,17 +171,36 @@ int run_chart(const ChartArgs& a) {
   o.sort = *charts::parse_sort_key(a.sort);
   o.group_threads = a.group_threads;
   charts::ChartStats st;
-  scene::Scene s = charts::layout_charts(files, o, &st);
+  charts::MetricsStats mst;
+  charts::MetricsOptions mo;
+  mo.title = a.title;
+  mo.width = a.width;
+  if (!a.metrics.empty()) mo.panels.metrics.emplace(a.metrics);
+  mo.panels.max_panels = a.max_panels;
+  scene::Scene s;
+  if (files.empty() && !mmv_files.empty()) {
+    s = charts::layout_metrics(mmv_files, mo, &mst);
+  } else {
+    s = charts::layout_charts(files, o, &st);
+    if (!mmv_files.empty()) {  // below the scheduler charts, as one more section
+      double y = s.height;
+      draw_metrics(charts::build_panels(mmv_files, mo.panels), charts::metrics_title(mmv_files),
+                   static_cast<int>(st.sections), &s, &y, &mst);
+      s.kind = "chart metrics";
+      s.data = {{"sections", std::to_string(st.sections + 1)}};
+      s.height = std::ceil(y);
+    }
+  }
   for (const std::string& f : st.skipped) {
     std::fprintf(stderr,
                  "hearth chart: %s: wakeups only annotate the states chart of their recording, "
                  "and there is none; skipped\n",
                  f.c_str());
   }
-  if (st.sections == 0) {
+  if (st.sections == 0 && mmv_files.empty()) {
     std::fprintf(stderr,
                  "hearth chart: nothing to chart: give sched.states.tsv, sched.tenancy.tsv or "
-                 "sched.preemptors.tsv\n");
+                 "sched.preemptors.tsv, or an MMV series from `hearth mmv`\n");
     return 2;
   }
 
@@ -152,8 +220,18 @@ int run_chart(const ChartArgs& a) {
     return 1;
   }
   if (!a.output.empty() && a.output != "-") {
-    std::fprintf(stderr, "hearth chart: wrote %s: %zu charts, %zu bars\n", a.output.c_str(),
-                 st.sections, st.bars);
+    std::string what;
+    if (st.sections > 0) {
+      what = std::to_string(st.sections) + " charts, " + std::to_string(st.bars) + " bars";
+    }
+    if (!mmv_files.empty()) {
+      if (!what.empty()) what += "; ";
+      what += std::to_string(mst.panels) + " metric panels";
+      if (mst.metrics > mst.panels) {
+        what += " of " + std::to_string(mst.metrics) + " metrics (--metrics, --max-panels)";
+      }
+    }
+    std::fprintf(stderr, "hearth chart: wrote %s: %s\n", a.output.c_str(), what.c_str());
   }
   return 0;
 }

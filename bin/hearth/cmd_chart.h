@@ -1,4 +1,5 @@
-// `hearth chart`: scheduler recordings (DIR/sched.*.tsv) -> charts in one SVG (or PNG/PDF).
+// `hearth chart`: scheduler recordings (DIR/sched.*.tsv) and MMV series (`hearth mmv`'s TSV)
+// -> charts in one SVG (or PNG/PDF).
 #pragma once
 
 #include <string>
@@ -10,13 +11,15 @@ namespace hearth::cli {
 
 // The command line as given, before validation.
 struct ChartArgs {
-  std::vector<std::string> inputs;  // sched.*.tsv files, or directories holding them
+  std::vector<std::string> inputs;  // sched.*.tsv files, MMV series, or directories of them
   std::string output;               // .svg .png .pdf; "-" or empty: SVG on stdout (not a tty)
   std::string title;
   std::string sort = "runnable";  // charts::parse_sort_key
   bool group_threads = false;
   double width = 1200;  // px
   double scale = 1;     // PNG pixel density
+  std::string metrics;  // MMV series: only metrics matching this regex (empty: all)
+  size_t max_panels = 60;
 };
 
 void add_chart_command(CLI::App& app, ChartArgs* args);

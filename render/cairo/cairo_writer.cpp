@@ -147,6 +147,18 @@ void draw_rect(cairo_t* cr, const scene::Rect& r) {
   cairo_new_path(cr);
 }
 
+void draw_polyline(cairo_t* cr, const scene::Polyline& p) {
+  if (p.points.size() < 2 || !(p.width > 0)) return;
+  set_color(cr, p.color);
+  cairo_set_line_width(cr, p.width);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_move_to(cr, p.points[0].first, p.points[0].second);
+  for (size_t i = 1; i < p.points.size(); ++i) {
+    cairo_line_to(cr, p.points[i].first, p.points[i].second);
+  }
+  cairo_stroke(cr);
+}
+
 // Paint order as in the SVG: background, texts, then the layers in order. Returns the status
 // of drawing (an error surface's status included).
 cairo_status_t draw(cairo_surface_t* surface, const scene::Scene& s, double scale) {
@@ -157,7 +169,10 @@ cairo_status_t draw(cairo_surface_t* surface, const scene::Scene& s, double scal
   for (const scene::Text& t : s.texts) draw_text(cr.get(), t);
   select_font(cr.get(), s.font_size, false);
   for (const scene::Layer& layer : s.layers) {
-    for (const scene::Rect& r : layer.rects) draw_rect(cr.get(), r);
+    for (const scene::Rect& r : layer.rects) {
+      if (!r.hover_only) draw_rect(cr.get(), r);
+    }
+    for (const scene::Polyline& p : layer.lines) draw_polyline(cr.get(), p);
   }
   return cairo_status(cr.get());
 }

@@ -50,12 +50,26 @@ struct Rect {
   double stroke_width = 0;  // px; 0: no outline (the flamegraph's frames have none)
   // Extra attributes for interactive backends only (e.g. {"data-thread", "worker"}).
   std::vector<std::pair<std::string, std::string>> attrs;
+  // A hover target: interactive backends draw it fully transparent (its tooltip still shows);
+  // static backends leave it out.
+  bool hover_only = false;
+};
+
+// An open line through points (a time series): stroked, never filled. A break in a series is
+// two Polylines.
+struct Polyline {
+  std::vector<std::pair<double, double>> points;  // px (x, y), in drawing order; >= 2 to show
+  Rgb color;
+  double width = 1.5;     // px
+  std::string title;      // tooltip
+  std::string css_class;  // space-separated
 };
 
 // Rectangles that belong together (all flame frames; one legend). `id` becomes the SVG group id.
 struct Layer {
   std::string id;
   std::vector<Rect> rects;  // paint order
+  std::vector<Polyline> lines;  // painted after the rects, in order
 };
 
 struct Scene {

@@ -1,5 +1,7 @@
 #include "render/svg/svg_writer.h"
 
+#include <vector>
+
 #include "common/atomic_file.h"
 #include "common/check.h"
 #include "render/scene/color.h"
@@ -63,6 +65,7 @@ void write_rect(std::string* out, const scene::Rect& r) {
     out->append("\" stroke-width=\"");
     out->append(format_px(r.stroke_width));
   }
+  if (r.hover_only) out->append("\" fill-opacity=\"0");
   out->append("\"/>");
   if (!r.label.empty()) {
     out->append("<text x=\"");
@@ -76,6 +79,30 @@ void write_rect(std::string* out, const scene::Rect& r) {
   out->append("</g>\n");
 }
 
+// <g [class]><title>…</title><polyline points="x,y …" …/></g>
+void write_polyline(std::string* out, const scene::Polyline& p) {
+  out->append("<g");
+  if (!p.css_class.empty()) attr(out, "class", p.css_class);
+  out->push_back('>');
+  if (!p.title.empty()) {
+    out->append("<title>");
+    append_escaped(out, p.title);
+    out->append("</title>");
+  }
+  out->append("<polyline points=\"");
+  for (size_t i = 0; i < p.points.size(); ++i) {
+    if (i > 0) out->push_back(' ');
+    out->append(format_px(p.points[i].first));
+    out->push_back(',');
+    out->append(format_px(p.points[i].second));
+  }
+  out->append("\" fill=\"none\" stroke=\"");
+  out->append(scene::to_hex(p.color));
+  out->append("\" stroke-width=\"");
+  out->append(format_px(p.width));
+  out->append("\" stroke-linejoin=\"round\"/></g>\n");
+}
+
 std::string comment_safe(std::string_view s) {
   std::string out;
   for (char c : s) {
@@ -83,6 +110,18 @@ std::string comment_safe(std::string_view s) {
     out.push_back(c);
   }
   if (!out.empty() && out.back() == '-') out.push_back(' ');
+  return out;
+}
+
+std::vector<std::string> kinds(const std::string& kind) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= kind.size()) {
+    size_t blank = kind.find(' ', start);
+    if (blank == std::string::npos) blank = kind.size();
+    if (blank > start) out.push_back(kind.substr(start, blank - start));
+    start = blank + 1;
+  }
   return out;
 }
 
@@ -113,8 +152,9 @@ std::string to_svg(const scene::Scene& s) {
   out.append("</linearGradient></defs>\n<style>\ntext{font-family:");
   append_escaped(&out, s.font_family);
   out.append(";font-size:" + format_px(s.font_size) + "px}\n.hide{display:none}\n");
-  std::string css_name = s.kind + ".css";
-  out.append(templates::get(css_name));
+  // KIND may name several styles and scripts, space-separated ("chart metrics"): each is
+  // embedded, in order.
+  for (const std::string& k : kinds(s.kind)) out.append(templates::get(k + ".css"));
   out.append("</style>\n");
   out.append("<rect id=\"bg\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h +
              "\" fill=\"url(#background)\"/>\n");
@@ -124,13 +164,17 @@ std::string to_svg(const scene::Scene& s) {
     if (!l.id.empty()) attr(&out, "id", l.id);
     out.append(">\n");
     for (const scene::Rect& r : l.rects) write_rect(&out, r);
+    for (const scene::Polyline& p : l.lines) write_polyline(&out, p);
     out.append("</g>\n");
   }
-  std::string_view js = templates::get(s.kind + ".js");
-  HEARTH_CHECK(js.find("]]>") == std::string_view::npos);
-  out.append("<script type=\"text/ecmascript\"><![CDATA[\n");
-  out.append(js);
-  out.append("\n]]></script>\n</svg>\n");
+  for (const std::string& k : kinds(s.kind)) {
+    std::string_view js = templates::get(k + ".js");
+    HEARTH_CHECK(js.find("]]>") == std::string_view::npos);
+    out.append("<script type=\"text/ecmascript\"><![CDATA[\n");
+    out.append(js);
+    out.append("\n]]></script>\n");
+  }
+  out.append("</svg>\n");
   return out;
 }
 
