@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/check.h"
 #include "render/charts/charts.h"
+#include "render/charts/metrics_chart.h"
 #include "render/diff/diff_model.h"
 #include "render/diff/diff_picture.h"
 #include "render/diff/diff_report.h"
@@ -23,6 +24,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/sched/sched_tsv_reader.h"
+#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -221,13 +223,31 @@ void sched_section(const RenderOptions& o, Page* page, RenderResult* result,
   page->sections.push_back({"sched", "Scheduler: thread states, CPU tenancy, preemptors", body});
 }
 
-void metrics_section(const RenderOptions& o, Page* page) {
+void metrics_section(const RenderOptions& o, Page* page, RenderResult* result) {
   std::string in = path_in(o.dir, kMmvSeries);
   if (!exists(in)) return;
+  auto file = series::read_series_tsv(in);
   std::string body;
-  if (exists(path_in(o.dir, kMetricsSvg))) body += picture(kMetricsSvg, "metrics");
-  body += "<p class=\"links\"><a href=\"" + std::string(kMmvSeries) +
-          "\">metric series (MMV, tab-separated)</a></p>\n";
+  if (!file) {
+    page->problems.push_back(file.error().message);
+  } else {
+    std::vector<series::SeriesFile> files;
+    files.push_back(std::move(*file));
+    charts::MetricsOptions mo;
+    mo.width = o.width;
+    charts::MetricsStats st;
+    scene::Scene s = charts::layout_metrics(files, mo, &st);
+    if (auto w = svg::write_svg(s, path_in(o.dir, kMetricsSvg)); !w) {
+      page->problems.push_back(w.error().message);
+    } else {
+      result->pictures.push_back(kMetricsSvg);
+      body += picture(kMetricsSvg, "metric charts");
+    }
+  }
+  body += "<p class=\"links\">";
+  if (exists(path_in(o.dir, kMetricsSvg)))
+    body += "<a href=\"" + std::string(kMetricsSvg) + "\">open the charts</a> · ";
+  body += "<a href=\"" + std::string(kMmvSeries) + "\">metric series (MMV, tab-separated)</a></p>\n";
   page->sections.push_back({"metrics", "Metrics", body});
 }
 
@@ -430,7 +450,7 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   diff_section(o, &page, &result);
   flame_section(o, target, &page, &result, &threads);
   sched_section(o, &page, &result, &threads);
-  metrics_section(o, &page);
+  metrics_section(o, &page, &result);
   threads_section(threads, window, &page, &result);
   // The comparison is what a reader with a baseline came for: first, after the summary.
 
