@@ -2,7 +2,10 @@
 # hearth mmv against PCP's own reader: for MMV files written by libpcp_mmv (and the hand-built
 # v2 file), every value mmvdump prints must be the value hearth reads (floats to mmvdump's 6
 # decimals), and hearth must read no value mmvdump does not print.
-#   tests/integration/mmv_dump.sh HEARTH_BINARY
+# With the sample workload's binary, also its live file (real counters, doubles, strings and
+# instances, none of them zero), compared while the workload is stopped (SIGSTOP) so both
+# readers see the same values.
+#   tests/integration/mmv_dump.sh HEARTH_BINARY [SAMPLE_WORKLOAD_BINARY]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 hearth=${1:?usage: mmv_dump.sh HEARTH_BINARY}
@@ -11,10 +14,25 @@ if [ ! -x "$mmvdump" ]; then
   echo "SKIP: $mmvdump missing (Debian's pcp package; bin/setup installs it)"
   exit 0
 fi
+workload=${2:-}
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+wpid=""
+trap '[ -n "$wpid" ] && kill -CONT "$wpid" 2>/dev/null && kill "$wpid" 2>/dev/null; rm -rf "$out"' EXIT
 failed=0
-for f in "$here"/golden/inputs/mmv/*.mmv "$here"/fuzz/corpus/mmv/pcp-*.mmv; do
+files=("$here"/golden/inputs/mmv/*.mmv "$here"/fuzz/corpus/mmv/pcp-*.mmv)
+if [ -n "$workload" ]; then
+  mkdir -p "$out/live"
+  exec 3< <(exec "$workload" --ready --seconds 60 --mmv-dir "$out/live" --mmv-name sample)
+  read -r -t 20 ready wpid <&3 || true
+  if [ "${ready:-}" != ready ]; then
+    echo "FAIL: the sample workload did not start"; exit 1
+  fi
+  sleep 1.5                 # let counters, averages and the phase string move
+  kill -STOP "$wpid"
+  sleep 0.2
+  files+=("$out/live/sample")
+fi
+for f in "${files[@]}"; do
   # mmvdump: `  [1/832] c[0 or "a"] = 5` or `  [2/896] s = "str"` -> metric TAB instance TAB value
   "$mmvdump" "$f" | awk '
     /^TOC\[/ { invalues = ($0 ~ /values offset/) }
@@ -43,6 +61,9 @@ for f in "$here"/golden/inputs/mmv/*.mmv "$here"/fuzz/corpus/mmv/pcp-*.mmv; do
     failed=1
   elif [ ! -s "$out/ours" ]; then
     echo "FAIL $f: no values compared"; failed=1
+  elif [ "$f" = "$out/live/sample" ] &&
+       [ "$(awk -F'\t' '$3 != "0" && $3 != "0.000000"' "$out/ours" | wc -l)" -lt 10 ]; then
+    echo "FAIL $f: fewer than 10 non-zero values: the comparison would prove little"; failed=1
   else
     echo "ok $(basename "$f"): $(wc -l < "$out/ours") values agree with mmvdump"
   fi
