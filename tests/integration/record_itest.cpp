@@ -198,5 +198,37 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   EXPECT_TRUE(fs::exists(dir / "flame.svg"));
 }
 
+#ifdef HEARTH_SAMPLE_WORKLOAD
+// The sample workload, found by pid among the MMV files of $PCP_TMP_DIR/mmv: every collector
+// has something to record, and the report gets all three pictures.
+TEST(Record, TheSampleWorkloadGivesEveryPicture) {
+  fs::path pcp_tmp = fresh_dir("pcp-tmp");
+  fs::create_directories(pcp_tmp / "mmv");
+  auto target = Target::start(HEARTH_SAMPLE_WORKLOAD, {"--ready", "--mmv-dir", (pcp_tmp / "mmv").string(),
+                                                       "--burn-cores", "0.2"});
+  ASSERT_TRUE(target);
+  fs::path dir = fresh_dir("sample");
+  ::setenv("PCP_TMP_DIR", pcp_tmp.c_str(), 1);
+  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "2.5", "-o", dir,
+                            "--mmv-interval", "0.5"});
+  ::unsetenv("PCP_TMP_DIR");
+  ASSERT_TRUE(exited(r, 0)) << r.err;
+  json meta = json::parse(read_all(dir / "report.json"));
+  for (const char* c : {"stacks", "sched", "mmv"})
+    EXPECT_EQ(meta["collectors"][c]["status"], "ok") << c << ": " << meta.dump(2);
+  EXPECT_EQ(meta["collectors"]["mmv"]["files"], 1);
+  EXPECT_GE(meta["collectors"]["mmv"]["snapshots"].get<int>(), 4);
+  for (const char* f : {"flame.svg", "sched.svg", "metrics.svg", "mmv.tsv", "index.html"})
+    EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
+  std::string html = read_all(dir / "index.html");
+  EXPECT_NE(html.find("data=\"metrics.svg\""), std::string::npos);
+  EXPECT_NE(html.find(">db-1</a>"), std::string::npos);
+  EXPECT_NE(read_all(dir / "mmv.tsv").find("lock.acquisitions"), std::string::npos);
+  EXPECT_NE(read_all(dir / "stacks.folded").find("[db-2 tid="), std::string::npos);
+  expect_released(*target);
+  fs::remove_all(pcp_tmp);
+}
+#endif
+
 }  // namespace
 }  // namespace hearth::stacks
