@@ -36,6 +36,10 @@ constexpr uint64_t kWalkTurnNs = 1'000'000;
 // The longest wait for a runnable thread, ns: stop_each, detach. Only that thread waits.
 constexpr uint64_t kEachLimitNs = 1'000'000'000;
 constexpr uint64_t kDetachLimitNs = 2'000'000'000;
+// All-stop rounds: threads not stopped this long after the interrupts have their /proc state
+// read (and again every as long); those in uninterruptible sleep are skipped at once instead
+// of at the timeout.
+constexpr uint64_t kAllStopDCheckNs = 250'000;
 
 // --- Thin layer: raw results; callers copy errno on the next line. ---
 
@@ -579,6 +583,7 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     // Threads that missed the last deadline (still in D sleep, most likely) are polled but not
     // waited for: one stuck thread costs the others one timeout, not one per sample.
     const uint64_t deadline = window.start_ns + static_cast<uint64_t>(timeout.count()) * 1000;
+    uint64_t next_d_check = window.start_ns + kAllStopDCheckNs;
     for (;;) {
       size_t keep = 0, must_wait = 0;
       for (size_t i : waiting_) {
@@ -589,6 +594,28 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
       waiting_.resize(keep);
       uint64_t now = now_ns();
       if (must_wait == 0 || now >= deadline) break;
+      if (now >= next_d_check) {
+        // Still not stopped: a thread in uninterruptible sleep (an fsync, a page fault on a
+        // slow disk) stops only when the sleep ends, which can take any time. Give up on those
+        // now rather than at the deadline: the others are stopped and waiting. Runnable
+        // laggards (no CPU yet) are waited for: they stop as soon as they run.
+        next_d_check = now + kAllStopDCheckNs;
+        size_t still = 0;
+        for (size_t i : waiting_) {
+          Slot& slot = slots_[i];
+          if (slot.state != State::kStopPending) {
+            auto stat = proc::thread_stat(pid_, slot.tid);
+            if (stat && (stat->state == 'D' || stat->state == 'Z' || stat->state == 'X')) {
+              slot.state = State::kStopPending;  // the stop lands later: service() resumes it
+              stats.skipped.push_back(slot.tid);
+              continue;
+            }
+          }
+          waiting_[still++] = i;
+        }
+        waiting_.resize(still);
+        continue;
+      }
       backoff(now - window.start_ns);
     }
     for (size_t i : waiting_) {

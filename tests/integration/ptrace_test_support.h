@@ -51,10 +51,16 @@ inline char state_of(pid_t pid, pid_t tid) {
   return stat ? stat->state : '?';
 }
 
+// The thread of PID called NAME; waits up to 2 s for it (a target names its threads as they
+// start, which may be a moment after it printed "ready" on a busy machine).
 inline pid_t find_thread(pid_t pid, const std::string& name) {
-  for (pid_t tid : tids_of(pid)) {
-    if (auto n = proc::thread_name(pid, tid); n && *n == name) return tid;
-  }
+  auto deadline = Clock::now() + 2s;
+  do {
+    for (pid_t tid : tids_of(pid)) {
+      if (auto n = proc::thread_name(pid, tid); n && *n == name) return tid;
+    }
+    std::this_thread::sleep_for(5ms);
+  } while (Clock::now() < deadline);
   return 0;
 }
 
