@@ -10,6 +10,26 @@
 namespace hearth::mmv {
 namespace {
 
+// A name from the file as it may appear in a one-line error: control bytes as \xHH, at most
+// 80 bytes (names come from untrusted files).
+std::string shown(std::string_view name) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : name.substr(0, 80)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  if (name.size() > 80) out += "...";
+  return out;
+}
+
+
 // On-disk sizes (man 5 mmv).
 constexpr size_t kTocSize = 16;
 constexpr size_t kIndomSize = 32;
@@ -289,7 +309,7 @@ Result<Layout> parse_layout(std::string_view b) {
       if (!n) return fail("value " + std::to_string(i) + " names no instance entry");
       const Instance& in = L.instances[*n];
       if (L.indoms[in.indom].serial != metric.indom) {
-        return fail("value " + std::to_string(i) + " of " + metric.name +
+        return fail("value " + std::to_string(i) + " of " + shown(metric.name) +
                     ": its instance belongs to another indom");
       }
       s.instance = static_cast<int64_t>(*n);
@@ -297,7 +317,7 @@ Result<Layout> parse_layout(std::string_view b) {
     if (metric.type == Type::kString) {
       int64_t off = load<int64_t>(b, at + 8);
       if (off <= 0 || static_cast<uint64_t>(off) >= b.size()) {
-        return fail("string value " + std::to_string(i) + " of " + metric.name +
+        return fail("string value " + std::to_string(i) + " of " + shown(metric.name) +
                     " is outside the file");
       }
       s.string_at = static_cast<uint64_t>(off);

@@ -245,12 +245,12 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   InstanceOptions io;
   io.tids = o.all ? std::vector<pid_t>{} : tids;
   io.cpu = o.all ? o.cpu : -1;
-  // sched_waking only with --wakeups: it doubles the events of a switch-heavy workload (the
-  // tracing cost), and without it every figure but wakeup latency is still exact on kernels
-  // that record every switch. Where the kernel leaves switch-ins out (some virtual machines'
-  // idle paths, see analysis.h), their placement is approximate without it: counted in
-  // SchedModel::inferred_without_wakeup, and the CLI says so.
-  io.waking = o.wakeups;
+  // sched_waking always, although it doubles the events of a switch-heavy workload: some
+  // virtual machines' kernels leave switch-ins out of the stream (a CPU leaving idle; seen on
+  // this project's CI machines), and without the wakeup such a thread's whole sleep would
+  // count as on-CPU time (a sleeper 99% "on CPU"). With it, the switch-in is placed at the
+  // wakeup (analysis.h); SchedModel::inferred_without_wakeup stays 0.
+  io.waking = true;
   io.migrations = o.wakeups;
   io.forks = !o.all;
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));

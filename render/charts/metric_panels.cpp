@@ -103,8 +103,16 @@ void build_line(const SeriesFile& f, const series::MetricInfo& m, std::vector<Ra
     bool gap = prev && gap_between(*prev, r, snaps, f.interval_ns);
     if (gap) close();
     double t = static_cast<double>(r.t) - start;
+    // Values so large that axis arithmetic would overflow (1e306 - -1e308) are not drawn:
+    // no real metric reaches them, and a damaged file must not break the picture.
+    auto drawable = [](double v) { return std::isfinite(v) && std::fabs(v) < 1e200; };
     if (!panel->rate) {
       double v = r.p->value * panel->unit.factor;
+      if (!drawable(v)) {
+        close();
+        prev = nullptr;
+        continue;
+      }
       run.push_back({t, v});
       widen(panel, v);
     } else if (prev && !gap && r.t > prev->t) {
@@ -114,6 +122,11 @@ void build_line(const SeriesFile& f, const series::MetricInfo& m, std::vector<Ra
       } else {
         double per_s = increase(m.type, *prev->p, *r.p) / (static_cast<double>(r.t - prev->t) / 1e9);
         double v = per_s * panel->unit.factor;
+        if (!drawable(v)) {
+          close();
+          prev = nullptr;
+          continue;
+        }
         run.push_back({t, v});
         widen(panel, v);
       }

@@ -193,7 +193,7 @@ Result<void> Parser::header(std::string_view line) {
 Result<void> Parser::declaration(std::string_view line) {
   std::vector<std::string_view> f = split_tabs(line);
   if (f[0] == "# series") {
-    if (f.size() < 3) return error("`# series` needs ID NAME [KEY=VALUE…]");
+    if (f.size() < 3) return error("`# series` needs ID NAME [KEY=VALUE...]");
     SeriesInfo s;
     if (!parse_u64(f[1], &s.id) || s.id == 0) {
       return error("series id " + shown(f[1]) + " is not a number above 0");
