@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_chart.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,15 +20,6 @@
 
 namespace hearth::cli {
 namespace {
-
-enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
-
-OutFormat format_of(const std::string& path) {
-  if (path.empty() || path == "-" || path.ends_with(".svg")) return OutFormat::kSvg;
-  if (path.ends_with(".png")) return OutFormat::kPng;
-  if (path.ends_with(".pdf")) return OutFormat::kPdf;
-  return OutFormat::kUnknown;
-}
 
 // A directory means every sched.KIND.tsv in it of a KIND this hearth reads, by name (other
 // sched.*.tsv files, newer kinds such as sched.cpu.tsv, are noted and left out), and the MMV
@@ -204,17 +197,7 @@ int run_chart(const ChartArgs& a) {
     return 2;
   }
 
-  Result<void> written;
-  switch (format_of(a.output)) {
-    case OutFormat::kPng:
-      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPng, a.scale);
-      break;
-    case OutFormat::kPdf:
-      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPdf, 1);
-      break;
-    default:
-      written = svg::write_svg(s, a.output.empty() ? "-" : a.output);
-  }
+  Result<void> written = write_picture(s, a.output, format_of(a.output), a.scale);
   if (!written) {
     std::fprintf(stderr, "hearth chart: %s\n", written.error().message.c_str());
     return 1;

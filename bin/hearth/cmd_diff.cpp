@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_diff.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +22,12 @@ namespace {
 
 enum class Out { kNone, kSvg, kPng, kPdf, kMarkdown, kJson, kUnknown };
 
-Out format_of(const std::string& path) {
+// The picture formats are cli_common's; this verb also writes Markdown and JSON.
+OutFormat format_of_picture(Out o) {
+  return o == Out::kPng ? OutFormat::kPng : o == Out::kPdf ? OutFormat::kPdf : OutFormat::kSvg;
+}
+
+Out diff_format_of(const std::string& path) {
   auto ends = [&](std::string_view ext) {
     return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
   };
@@ -76,7 +83,7 @@ std::optional<profile::FrameTree> read_profile(const std::string& path, const ch
 Result<void> write_summary(const diff::DiffModel& m, const diff::ReportOptions& ro,
                            const std::string& path) {
   std::string text =
-      format_of(path) == Out::kJson ? diff::summary_json(m, ro) : diff::summary_markdown(m, ro);
+      diff_format_of(path) == Out::kJson ? diff::summary_json(m, ro) : diff::summary_markdown(m, ro);
   return write_file_atomically(path, text);
 }
 
@@ -114,12 +121,12 @@ std::vector<std::string> validate_diff(const DiffArgs& a) {
   } else if (a.inputs[0] == "-" && a.inputs[1] == "-") {
     problems.push_back("standard input ('-') can be read only once");
   }
-  Out o = format_of(a.output);
+  Out o = diff_format_of(a.output);
   if (o == Out::kUnknown) {
     problems.push_back("-o " + a.output +
                        ": the output must end in .svg, .png, .pdf, .md or .json");
   }
-  Out s = format_of(a.summary);
+  Out s = diff_format_of(a.summary);
   if (s != Out::kNone && s != Out::kMarkdown && s != Out::kJson) {
     problems.push_back("--summary " + a.summary + ": the summary must end in .md or .json");
   }
@@ -164,7 +171,7 @@ int run_diff(const DiffArgs& a) {
     status = 2;
     return true;
   };
-  Out o = format_of(a.output);
+  Out o = diff_format_of(a.output);
   if (o == Out::kSvg || o == Out::kPng || o == Out::kPdf) {
     diff::PictureOptions po;
     po.base_widths = a.base_widths;
@@ -174,13 +181,7 @@ int run_diff(const DiffArgs& a) {
     po.width = a.width;
     po.max_frames = a.max_frames;
     scene::Scene s = diff::layout_diff(m, po, nullptr);
-    if (o == Out::kSvg) {
-      failed(svg::write_svg(s, a.output));
-    } else {
-      failed(cairo_backend::write(
-          s, a.output, o == Out::kPng ? cairo_backend::Format::kPng : cairo_backend::Format::kPdf,
-          o == Out::kPng ? a.scale : 1));
-    }
+    failed(write_picture(s, a.output, format_of_picture(o), a.scale));
   } else if (o == Out::kMarkdown || o == Out::kJson) {
     failed(write_summary(m, ro, a.output));
   }

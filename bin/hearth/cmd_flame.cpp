@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_flame.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,19 +16,6 @@
 
 namespace hearth::cli {
 namespace {
-
-enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
-
-OutFormat format_of(const std::string& path) {
-  auto ends = [&](std::string_view ext) {
-    return path.size() >= ext.size() &&
-           path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
-  };
-  if (path.empty() || path == "-" || ends(".svg")) return OutFormat::kSvg;
-  if (ends(".png")) return OutFormat::kPng;
-  if (ends(".pdf")) return OutFormat::kPdf;
-  return OutFormat::kUnknown;
-}
 
 bool parse_minwidth(const std::string& s, double* value, bool* percent) {
   std::string num = s;
@@ -218,17 +207,7 @@ int run_flame(const FlameArgs& a) {
   flame::FlameStats st;
   scene::Scene s = flame::layout_flame(tree, fo, &st);
 
-  Result<void> written;
-  switch (format_of(a.output)) {
-    case OutFormat::kPng:
-      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPng, a.scale);
-      break;
-    case OutFormat::kPdf:
-      written = cairo_backend::write(s, a.output, cairo_backend::Format::kPdf, 1);
-      break;
-    default:
-      written = svg::write_svg(s, a.output.empty() ? "-" : a.output);
-  }
+  Result<void> written = write_picture(s, a.output, format_of(a.output), a.scale);
   if (!written) {
     std::fprintf(stderr, "hearth flame: %s\n", written.error().message.c_str());
     return 1;

@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_record.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
@@ -76,14 +78,6 @@ bool process_gone(pid_t pid) {
   return state == 'Z' || state == 'X';
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-double max_of(const std::vector<double>& v) {
-  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-}
 double round3(double v) {
   return std::round(v * 1000) / 1000;
 }
@@ -184,18 +178,6 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
 }
 
 // ---- sched ----
-
-bool may_trace() {
-  if (::geteuid() == 0) return true;
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
-    return (caps >> 38 & 1) || (caps >> 21 & 1);  // CAP_PERFMON, CAP_SYS_ADMIN
-  }
-  return false;
-}
 
 void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
   if (!may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");

@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_sched.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,22 +20,6 @@
 
 namespace hearth::cli {
 namespace {
-
-constexpr int kCapSysAdmin = 21;
-constexpr int kCapPerfmon = 38;
-
-// Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set (/proc/self/status CapEff).
-bool may_trace() {
-  if (::geteuid() == 0) return true;
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
-    return (caps >> kCapPerfmon & 1) || (caps >> kCapSysAdmin & 1);
-  }
-  return false;
-}
 
 const char* signal_name(int sig) {
   switch (sig) {

@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_stacks.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -22,15 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kLiveRefresh = std::chrono::milliseconds(500);
 constexpr auto kReleasePoll = std::chrono::milliseconds(1);
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-double max_of(const std::vector<double>& v) {
-  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-}
 
 void print_summary(const stacks::SamplerSummary& s, pid_t pid) {
   std::fprintf(stderr,

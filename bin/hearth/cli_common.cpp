@@ -1,0 +1,57 @@
+#include "bin/hearth/cli_common.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "render/cairo/cairo_writer.h"
+#include "render/svg/svg_writer.h"
+
+namespace hearth::cli {
+
+OutFormat format_of(const std::string& path) {
+  if (path.empty() || path == "-" || path.ends_with(".svg")) return OutFormat::kSvg;
+  if (path.ends_with(".png")) return OutFormat::kPng;
+  if (path.ends_with(".pdf")) return OutFormat::kPdf;
+  return OutFormat::kUnknown;
+}
+
+Result<void> write_picture(const scene::Scene& scene, const std::string& path, OutFormat format,
+                           double scale) {
+  switch (format) {
+    case OutFormat::kPng:
+      return cairo_backend::write(scene, path, cairo_backend::Format::kPng, scale);
+    case OutFormat::kPdf:
+      return cairo_backend::write(scene, path, cairo_backend::Format::kPdf, 1);
+    default:
+      return svg::write_svg(scene, path.empty() ? "-" : path);
+  }
+}
+
+bool may_trace() {
+  constexpr int kCapSysAdmin = 21;
+  constexpr int kCapPerfmon = 38;
+  if (::geteuid() == 0) return true;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+    return (caps >> kCapPerfmon & 1) || (caps >> kCapSysAdmin & 1);
+  }
+  return false;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+}  // namespace hearth::cli
