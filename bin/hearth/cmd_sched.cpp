@@ -46,6 +46,7 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
                static_cast<unsigned long long>(h.sched_migrate_task),
                static_cast<unsigned long long>(h.lost), static_cast<unsigned long long>(r.threads),
                window_s, r.interrupted ? " (ended early)" : "", dir.c_str());
+  std::fprintf(stderr, "hearth sched: tasks selected in the kernel by %s\n", r.selection.c_str());
   if (h.lost > 0) {
     std::string per_cpu;
     for (const sched::CpuLoss& l : r.losses) {

@@ -140,12 +140,7 @@ void note_identity(pid_t tgid, const std::string& comm, pid_t* pid, std::string*
 }  // namespace
 
 void SchedAnalysis::add(const SchedEvent& event) {
-  std::visit(
-      [this](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (!std::is_same_v<T, ForkEvent>) add(e);
-      },
-      event);
+  std::visit([this](const auto& e) { add(e); }, event);
 }
 
 void SchedAnalysis::add(const SwitchEvent& e) {
@@ -221,6 +216,22 @@ void SchedAnalysis::add(const MigrateEvent& e) {
   if (e.pid <= 0) return;
   Thread& t = thread(e.pid, e.ctx.cpu);
   note_identity(e.tgid, e.comm, &t.pid, &t.comm, false);
+}
+
+void SchedAnalysis::add(const ForkEvent& e) {
+  uint64_t ts = clamp_ts(e.ctx.ts_ns);
+  if (e.child_pid <= 0) return;
+  Thread& t = thread(e.child_pid, e.ctx.cpu);
+  // A tid seen before: seeded (the fork raced the seeding), or reused after an exit.
+  if (t.seeded || (t.phase != Phase::kUnknown && t.phase != Phase::kExited)) return;
+  if (!e.child_comm.empty()) t.comm = e.child_comm;
+  t.phase = Phase::kOff;
+  t.since = ts;
+  t.off_state = OffState::kRunnable;
+  t.preemptor = -1;
+  t.wake_pending = true;
+  t.wake_ts = ts;
+  t.view_last_off = ts;
 }
 
 namespace {

@@ -9,8 +9,10 @@
 //   whole window in its seeded state, where 'R' means on-CPU on its last CPU (a thread that ran
 //   alone and never switched, e.g. pinned to an isolated core) unless that CPU switched other
 //   tasks during the window: then it was runnable throughout.
-// - A thread not seeded (created during the window) is accounted from its first event; if that
-//   event is a switch-out, it is taken as running since the window start.
+// - A thread created during the window is accounted from its fork (sched_process_fork): runnable
+//   until its first switch-in (a new task waits for its first run like a woken one; that wait
+//   counts as a wakeup latency). Without a fork event, from its first event; if that event is a
+//   switch-out, it is taken as running since the window start.
 // - Intervals still open at the end are closed at the window end; a thread that exits (its
 //   last switch-out says "X" or "Z") stops counting there, so its states add up to its life.
 // - A switch-out of a thread the stream never switched in on that CPU means its switch-in was
@@ -137,6 +139,7 @@ class SchedAnalysis {
   void add(const SwitchEvent& event);
   void add(const WakingEvent& event);
   void add(const MigrateEvent& event);
+  void add(const ForkEvent& event);
 
   // Closes open intervals at WINDOW_END_NS and returns the rows. Call once.
   SchedModel finish(uint64_t window_end_ns);
@@ -161,7 +164,7 @@ class SchedAnalysis {
   // Key: tid, or -(cpu+1) for the idle task of a CPU.
   std::unordered_map<int64_t, std::unique_ptr<Thread>> threads_;
   std::unordered_map<int, CpuState> cpus_;  // CPUs with at least one switch seen
-  uint64_t inferred_ = 0;  // switch-ins the stream lacked (see SchedModel)
+  uint64_t inferred_ = 0;                   // switch-ins the stream lacked (see SchedModel)
   uint64_t inferred_without_wakeup_ = 0;
 };
 

@@ -10,11 +10,13 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "collectors/proc/threads.h"
 #include "collectors/sched/decoder.h"
+#include "collectors/sched/fork_watcher.h"
 #include "collectors/sched/spool.h"
 
 namespace hearth::sched {
@@ -196,8 +198,7 @@ void scan_all_tasks(TaskDirectory* tasks) {
 }
 
 // Every thread of PIDS alive now, with its state: the state at the window start.
-std::vector<ThreadSeed> seed_threads(const std::vector<pid_t>& pids, TaskDirectory* tasks,
-                                     std::unordered_set<pid_t>* known) {
+std::vector<ThreadSeed> seed_threads(const std::vector<pid_t>& pids, TaskDirectory* tasks) {
   std::vector<ThreadSeed> seeds;
   for (pid_t pid : pids) {
     auto tids = proc::list_threads(pid);
@@ -214,7 +215,6 @@ std::vector<ThreadSeed> seed_threads(const std::vector<pid_t>& pids, TaskDirecto
       s.cpu = st->processor;
       tasks->set_tgid(tid, pid);
       tasks->note_comm(tid, s.comm);
-      if (known != nullptr) known->insert(tid);
       seeds.push_back(std::move(s));
     }
   }
@@ -256,6 +256,31 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));
   result.instance_name = instance.name();
 
+  // The selected threads: grown by the fork watcher's thread and by the /proc rescan.
+  std::mutex selection_mutex;
+  std::unordered_set<pid_t> known(tids.begin(), tids.end());
+  auto select = [&](const std::vector<pid_t>& fresh) {
+    std::lock_guard<std::mutex> lock(selection_mutex);
+    (void)instance.add_tids(fresh);  // best effort: the rescan tries again
+  };
+  std::unique_ptr<ForkWatcher> watcher;
+  if (!o.all && !instance.kernel_follows_forks()) {
+    auto w = ForkWatcher::start([&](const std::vector<ForkEvent>& forks) {
+      std::vector<pid_t> children;
+      {
+        std::lock_guard<std::mutex> lock(selection_mutex);
+        // In fork order: a child's own children follow it in the same batch.
+        for (const ForkEvent& f : forks) {
+          if (known.count(f.parent_pid) != 0 && known.insert(f.child_pid).second)
+            children.push_back(f.child_pid);
+        }
+      }
+      if (!children.empty()) select(children);
+    });
+    if (!w) return std::unexpected(w.error());
+    watcher = std::move(*w);
+  }
+
   Decoder decoder;
   RETURN_IF_ERROR(decoder.init());
   ASSIGN_OR_RETURN(Spool spool, Spool::create(o.spool_dir.empty() ? "/tmp" : o.spool_dir));
@@ -263,11 +288,19 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   RETURN_IF_ERROR(readers.open(instance.get(), io.cpu));
 
   TaskDirectory tasks;
-  std::unordered_set<pid_t> known;
   const std::vector<pid_t> seed_pids = o.all ? all_pids() : o.pids;
 
   // The seeds describe the state right before tracing starts; events begin right after.
-  std::vector<ThreadSeed> seeds = seed_threads(seed_pids, &tasks, o.all ? nullptr : &known);
+  std::vector<ThreadSeed> seeds = seed_threads(seed_pids, &tasks);
+  if (!o.all) {
+    std::vector<pid_t> seeded;
+    for (const ThreadSeed& s : seeds) seeded.push_back(s.tid);
+    {
+      std::lock_guard<std::mutex> lock(selection_mutex);
+      known.insert(seeded.begin(), seeded.end());
+    }
+    select(seeded);  // threads born between the listing above and the seeds
+  }
   const uint64_t start_ns = now_mono_ns();
   RETURN_IF_ERROR(instance.start());
 
@@ -297,19 +330,20 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
           auto list = proc::list_threads(pid);
           if (!list) continue;
           for (pid_t tid : *list) {
-            if (known.insert(tid).second) {
-              fresh.push_back(tid);
-              tasks.set_tgid(tid, pid);
-            }
+            tasks.set_tgid(tid, pid);
+            std::lock_guard<std::mutex> lock(selection_mutex);
+            if (known.insert(tid).second) fresh.push_back(tid);
           }
         }
-        if (!fresh.empty()) instance.add_tids(fresh);  // best effort: event-fork has them
+        if (!fresh.empty()) select(fresh);  // missed by event-fork or the fork watcher
       }
       next_rescan = round + kRescanNs;
     }
   }
   const uint64_t end_ns = now_mono_ns();
   RETURN_IF_ERROR(instance.stop());
+  if (watcher) watcher->stop();
+  result.selection = instance.describe_selection();
   readers.drain(&spool);
 
   // After the window: decode, in timestamp order, into the analysis and the ftrace text.
@@ -337,6 +371,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   h.window_end_ns = end_ns;
   // The instance goes away before the slow part.
   readers.close();
+  watcher.reset();
   instance.remove();
   result.spool_bytes = spool.bytes();
   ASSIGN_OR_RETURN(uint64_t missed, spool.replay(decoder, sink));

@@ -10,9 +10,11 @@
 // polls. After the window the spool is replayed in exact timestamp order (a k-way merge of the
 // CPUs' streams) through the decoder (decoder.h) into the analysis and the ftrace text.
 //
-// Threads: with -p, the tids of /proc/PID/task go to the instance's event pid list and the
-// kernel adds every task they create (options/event-fork); a /proc rescan every 250 ms is a
-// safety net and records each new thread's process while it lives. With -a the rescan maps
+// Threads: with -p, the tids of /proc/PID/task select the events in the kernel (an event filter
+// while they are few, else the instance's pid list: tracefs_instance.h); the tasks they create
+// are added by the fork watcher (fork_watcher.h) or, with the pid list, by the kernel
+// (options/event-fork). A /proc rescan every 250 ms is a safety net and records each new
+// thread's process while it lives. With -a the rescan maps
 // every task to its process from the /proc/PID/task listings. At decoding, a task still
 // unknown is looked up in /proc/TID/status; for one gone by then, the process of the target
 // thread that forked it (sched_process_fork) stands in; else its process is unknown (0).
@@ -58,6 +60,7 @@ struct RecordResult {
   std::string instance_name;    // removed by the time record_sched returns
   uint64_t spool_bytes = 0;     // raw ring-buffer bytes read
   bool interrupted = false;     // stop_requested ended the window
+  std::string selection;        // how the kernel selected the tasks (describe_selection())
 };
 
 // Errors (one line, with the fix): not root, tracefs not mountable, no such process, events

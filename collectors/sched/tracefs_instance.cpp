@@ -10,13 +10,16 @@
 
 #include "collectors/sched/tracefs_c.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 
 #include "collectors/proc/threads.h"
+#include "collectors/sched/task_filter.h"
 
 namespace hearth::sched {
 namespace {
@@ -149,7 +152,9 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
   tracefs_set_tracing_dir(const_cast<char*>(kTracingDir));
   remove_stale_instances();
 
-  self.name_ = std::string(kPrefix) + std::to_string(::getpid()) + "-" + random_hex();
+  self.name_ =
+      std::string(kPrefix) + std::to_string(::getpid()) + "-" + random_hex() + options.name_suffix;
+  self.options_ = options;
   self.instance_ = tracefs_instance_create(self.name_.c_str());
   if (self.instance_ == nullptr) {
     int e = errno;
@@ -178,17 +183,20 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
       return fail(with_hint("cannot restrict tracing to CPU " + std::to_string(options.cpu), e), e);
     }
   }
+  if (options.wake_on_every_event) RETURN_IF_ERROR(write_file(inst, "buffer_percent", "0"));
   if (!options.tids.empty()) {
-    // event-fork before the pid list, the list before the events: no window in which an
-    // enabled event records every task.
-    if (tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
-      int e = errno;
-      return fail(with_hint("cannot enable options/event-fork in " + self.name_, e), e);
+    self.tids_ = options.tids;
+    std::sort(self.tids_.begin(), self.tids_.end());
+    self.tids_.erase(std::unique(self.tids_.begin(), self.tids_.end()), self.tids_.end());
+    // The selection before the events: no moment in which an enabled event records every task.
+    if (options.use_filter && filter_comparisons(tid_ranges(self.tids_)) <= kMaxFilterComparisons) {
+      self.selection_ = Selection::kEventFilter;
+      RETURN_IF_ERROR(self.write_filters());
+    } else {
+      RETURN_IF_ERROR(self.move_to_pid_list());
     }
-    RETURN_IF_ERROR(write_file(inst, "set_event_pid", ""));
-    RETURN_IF_ERROR(self.add_tids(options.tids));
   }
-  RETURN_IF_ERROR(enable_event(inst, "sched_switch"));
+  if (options.switches) RETURN_IF_ERROR(enable_event(inst, "sched_switch"));
   if (options.waking) RETURN_IF_ERROR(enable_event(inst, "sched_waking"));
   if (options.migrations) RETURN_IF_ERROR(enable_event(inst, "sched_migrate_task"));
   if (options.forks) RETURN_IF_ERROR(enable_event(inst, "sched_process_fork"));
@@ -196,21 +204,22 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
 }
 
 TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
-    : instance_(other.instance_),
+    : instance_(std::exchange(other.instance_, nullptr)),
       name_(std::move(other.name_)),
-      mounted_by_us_(other.mounted_by_us_) {
-  other.instance_ = nullptr;
-  other.mounted_by_us_ = false;
-}
+      mounted_by_us_(std::exchange(other.mounted_by_us_, false)),
+      selection_(other.selection_),
+      tids_(std::move(other.tids_)),
+      options_(std::move(other.options_)) {}
 
 TracefsInstance& TracefsInstance::operator=(TracefsInstance&& other) noexcept {
   if (this != &other) {
     destroy();
-    instance_ = other.instance_;
+    instance_ = std::exchange(other.instance_, nullptr);
     name_ = std::move(other.name_);
-    mounted_by_us_ = other.mounted_by_us_;
-    other.instance_ = nullptr;
-    other.mounted_by_us_ = false;
+    mounted_by_us_ = std::exchange(other.mounted_by_us_, false);
+    selection_ = other.selection_;
+    tids_ = std::move(other.tids_);
+    options_ = std::move(other.options_);
   }
   return *this;
 }
@@ -248,6 +257,64 @@ Result<void> TracefsInstance::stop() {
 }
 
 Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
+  if (selection_ == Selection::kEveryTask) return {};
+  std::vector<pid_t> fresh;
+  for (pid_t t : tids) {
+    if (t > 0 && !std::binary_search(tids_.begin(), tids_.end(), t)) fresh.push_back(t);
+  }
+  if (fresh.empty()) return {};
+  tids_.insert(tids_.end(), fresh.begin(), fresh.end());
+  std::sort(tids_.begin(), tids_.end());
+  tids_.erase(std::unique(tids_.begin(), tids_.end()), tids_.end());
+  if (selection_ == Selection::kPidList) return write_pid_list(fresh);
+  if (filter_comparisons(tid_ranges(tids_)) > kMaxFilterComparisons) return move_to_pid_list();
+  return write_filters();
+}
+
+Result<void> TracefsInstance::write_filters() {
+  const std::vector<TidRange> ranges = tid_ranges(tids_);
+  auto put = [&](const char* event, std::vector<std::string_view> fields) -> Result<void> {
+    std::string expr = filter_expression(ranges, fields);
+    if (tracefs_event_file_write(instance_, "sched", event, "filter", expr.c_str()) < 0) {
+      int e = errno;
+      return fail(with_hint("cannot set the filter of sched:" + std::string(event) + " in " +
+                                name_ + " to '" + expr + "'",
+                            e),
+                  e);
+    }
+    return {};
+  };
+  // sched_switch first: a new thread's switches matter most. The kernel swaps each filter in
+  // atomically (RCU); an event between two writes sees the old or the new filter.
+  if (options_.switches) RETURN_IF_ERROR(put("sched_switch", {"prev_pid", "next_pid"}));
+  if (options_.waking) RETURN_IF_ERROR(put("sched_waking", {"pid"}));
+  if (options_.migrations) RETURN_IF_ERROR(put("sched_migrate_task", {"pid"}));
+  if (options_.forks) RETURN_IF_ERROR(put("sched_process_fork", {"parent_pid"}));
+  return {};
+}
+
+Result<void> TracefsInstance::move_to_pid_list() {
+  // event-fork before the pid list: the kernel follows forks from the first listed task on.
+  if (tracefs_option_enable(instance_, TRACEFS_OPTION_EVENT_FORK) < 0) {
+    int e = errno;
+    return fail(with_hint("cannot enable options/event-fork in " + name_, e), e);
+  }
+  RETURN_IF_ERROR(write_file(instance_, "set_event_pid", ""));
+  RETURN_IF_ERROR(write_pid_list(tids_));
+  const bool had_filters = selection_ == Selection::kEventFilter;
+  selection_ = Selection::kPidList;
+  if (had_filters) {
+    // Until the filters are gone an event must pass both: a new task's events may be missed
+    // for the length of these writes.
+    for (const char* event :
+         {"sched_switch", "sched_waking", "sched_migrate_task", "sched_process_fork"}) {
+      tracefs_event_file_write(instance_, "sched", event, "filter", "0");
+    }
+  }
+  return {};
+}
+
+Result<void> TracefsInstance::write_pid_list(const std::vector<pid_t>& tids) {
   // Appended in chunks below a page: the kernel parses each write on its own.
   std::string chunk;
   auto flush = [&]() -> Result<void> {
@@ -265,6 +332,21 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
     if (chunk.size() > 3500) RETURN_IF_ERROR(flush());
   }
   return flush();
+}
+
+std::string TracefsInstance::describe_selection() const {
+  switch (selection_) {
+    case Selection::kEveryTask:
+      return "every task";
+    case Selection::kEventFilter: {
+      size_t r = tid_ranges(tids_).size();
+      return "event filter, " + std::to_string(tids_.size()) + " threads in " + std::to_string(r) +
+             (r == 1 ? " range" : " ranges");
+    }
+    case Selection::kPidList:
+      return "pid list, " + std::to_string(tids_.size()) + " threads";
+  }
+  return "";
 }
 
 Result<std::vector<CpuLoss>> TracefsInstance::losses() const {

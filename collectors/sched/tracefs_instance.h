@@ -8,11 +8,12 @@
 // mounted it and nobody else uses it). A SIGKILLed run leaves its instance behind: the next
 // create() removes it.
 //
-// Filtering: with tids, the instance's `set_event_pid` lists them and `options/event-fork` adds
-// every task they create (threads and child processes) at fork time, in the kernel, with no
-// race: sched_switch is recorded when prev or next is listed, sched_waking when the waker or the
-// wakee is. The list is a kernel pid bitmap: no size limit, O(1) per event (unlike an event
-// `filter` expression, limited to a page and evaluated term by term).
+// Selecting tasks (task_filter.h): with tids, each event gets a `filter` on its task fields
+// while the tids fit in a few comparisons (cheap; new threads are added by the caller, see
+// fork_watcher.h); otherwise the instance's `set_event_pid` lists them and
+// `options/event-fork` adds every task they create at fork time, in the kernel (no size limit,
+// O(1) per event, but probes of its own on every switch and wakeup). An instance that outgrows
+// the filter moves to the pid list during the recording.
 //
 // Not thread-safe; move-only.
 #pragma once
@@ -33,13 +34,19 @@ namespace hearth::sched {
 constexpr const char* kTracingDir = "/sys/kernel/tracing";
 
 struct InstanceOptions {
-  std::vector<pid_t> tids;       // event pid list; empty: every task
-  int cpu = -1;                  // ≥ 0: record on this CPU only (tracing_cpumask)
-  bool waking = false;           // also sched_waking
-  bool migrations = false;       // also sched_migrate_task
-  bool forks = false;            // also sched_process_fork
-  size_t buffer_kb_per_cpu = 0;  // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
+  std::vector<pid_t> tids;           // tasks to record; empty: every task
+  bool use_filter = true;            // an event filter while the tids are few (else the pid list)
+  bool switches = true;              // sched_switch
+  int cpu = -1;                      // ≥ 0: record on this CPU only (tracing_cpumask)
+  bool waking = false;               // also sched_waking
+  bool migrations = false;           // also sched_migrate_task
+  bool forks = false;                // also sched_process_fork
+  size_t buffer_kb_per_cpu = 0;      // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
+  bool wake_on_every_event = false;  // buffer_percent 0: poll() returns as soon as data is in
+  std::string name_suffix;           // appended to the instance name ("-fork")
 };
+
+enum class Selection { kEveryTask, kEventFilter, kPidList };
 
 struct CpuLoss {
   int cpu = 0;
@@ -65,8 +72,15 @@ class TracefsInstance {
 
   Result<void> start();  // tracing_on = 1
   Result<void> stop();   // tracing_on = 0
-  // Adds tasks to the event pid list (threads the periodic /proc rescan found).
+  // Adds tasks to the selection (new threads: forks seen, or the periodic /proc rescan). With
+  // event filters, rewrites them (sched_switch first), or moves to the pid list when the tids
+  // no longer fit in kMaxFilterComparisons. A no-op when selecting every task.
   Result<void> add_tids(const std::vector<pid_t>& tids);
+  Selection selection() const { return selection_; }
+  // True when the kernel adds the tasks the selected ones create (pid list + event-fork).
+  bool kernel_follows_forks() const { return selection_ == Selection::kPidList; }
+  // "event filter, 3 threads in 1 range" / "pid list, 412 threads" / "every task".
+  std::string describe_selection() const;
   // Per-CPU losses from per_cpu/cpuN/stats, for the CPUs that have a stats file.
   Result<std::vector<CpuLoss>> losses() const;
 
@@ -77,9 +91,16 @@ class TracefsInstance {
   TracefsInstance() = default;
   void destroy();
 
+  Result<void> write_filters();
+  Result<void> write_pid_list(const std::vector<pid_t>& tids);
+  Result<void> move_to_pid_list();
+
   tracefs_instance* instance_ = nullptr;  // owned
   std::string name_;
   bool mounted_by_us_ = false;
+  Selection selection_ = Selection::kEveryTask;
+  std::vector<pid_t> tids_;  // sorted, unique: every task ever selected
+  InstanceOptions options_;
 };
 
 // Mounts tracefs at kTracingDir if needed. *MOUNTED tells whether this call mounted it.

@@ -51,6 +51,18 @@ WakingEvent waking(uint64_t ts, pid_t pid) {
   return e;
 }
 
+ForkEvent fork_of(uint64_t ts, int cpu, pid_t parent, pid_t child) {
+  ForkEvent e;
+  e.ctx.ts_ns = ts;
+  e.ctx.cpu = cpu;
+  e.ctx.common_pid = parent;
+  e.parent_pid = parent;
+  e.parent_comm = tname(parent);
+  e.child_pid = child;
+  e.child_comm = tname(child);
+  return e;
+}
+
 ThreadSeed seed(pid_t tid, char state, int cpu = 0) {
   return ThreadSeed{tid, kApp, tname(tid), state, cpu};
 }
@@ -273,6 +285,60 @@ TEST(SchedAnalysis, ThreadCreatedMidWindowIsAccountedFromItsFirstEvent) {
   EXPECT_EQ(t->on_cpu_ns, 100u);
   EXPECT_EQ(t->off_ns[S], 400u);
   EXPECT_EQ(total(*t), 500u);  // it did not exist before kStart + 500
+}
+
+TEST(SchedAnalysis, ThreadCreatedMidWindowIsRunnableFromItsForkToItsFirstRun) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.add(fork_of(kStart + 400, 0, 1, 9));
+  a.add(sw(kStart + 500, 0, 1, "R", 9));  // 9 runs for the first time
+  a.add(sw(kStart + 600, 0, 9, "S", 1));
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 9);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->off_ns[R], 100u);  // waited for its first run
+  EXPECT_EQ(t->on_cpu_ns, 100u);
+  EXPECT_EQ(t->off_ns[S], 400u);
+  EXPECT_EQ(total(*t), 600u);  // its life: from the fork on
+  const WakeupRow* w = nullptr;
+  for (const WakeupRow& r : m.wakeups)
+    if (r.tid == 9) w = &r;
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->wakeups, 1u);  // the first run after the fork counts as a wakeup
+  EXPECT_EQ(w->max_ns, 100u);
+}
+
+TEST(SchedAnalysis, NewThreadWhoseFirstRunWasMissedStartsAtItsFork) {
+  // An event filter selects a new thread a moment after its fork: its first switch-in may be
+  // missed. The first event seen is then a switch-out; it ran from the CPU's previous switch
+  // (after the fork), not since the window start.
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R', 1));
+  a.add(fork_of(kStart + 400, 0, 1, 9));
+  a.add(sw(kStart + 450, 1, 1, "S", 0));  // CPU 1: 1 sleeps, idle
+  a.add(sw(kStart + 700, 1, 9, "S", 0));  // 9 ran there from a switch-in we did not see
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 9);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(total(*t), 600u);
+  EXPECT_EQ(t->off_ns[R], 50u);   // fork → the CPU's last switch
+  EXPECT_EQ(t->on_cpu_ns, 250u);  // placed at that switch
+  EXPECT_EQ(t->off_ns[S], 300u);
+  EXPECT_EQ(m.inferred_switch_ins, 1u);
+  EXPECT_EQ(m.inferred_without_wakeup, 0u);
+}
+
+TEST(SchedAnalysis, ForkOfASeededThreadChangesNothing) {
+  // The fork raced the /proc listing: the child is seeded and its seed stands.
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.seed(seed(9, 'S'));
+  a.add(fork_of(kStart + 10, 0, 1, 9));
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 9);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->off_ns[S], 1000u);
+  EXPECT_EQ(t->off_ns[R], 0u);
 }
 
 TEST(SchedAnalysis, ThreadThatExitsStopsCounting) {

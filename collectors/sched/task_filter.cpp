@@ -1,0 +1,55 @@
+#include "collectors/sched/task_filter.h"
+
+#include <algorithm>
+
+namespace hearth::sched {
+
+std::vector<TidRange> tid_ranges(std::vector<pid_t> tids) {
+  std::sort(tids.begin(), tids.end());
+  std::vector<TidRange> ranges;
+  for (pid_t t : tids) {
+    if (t <= 0) continue;
+    if (!ranges.empty() && t <= ranges.back().hi) continue;  // duplicate
+    if (!ranges.empty() && t == ranges.back().hi + 1) {
+      ranges.back().hi = t;
+    } else {
+      ranges.push_back({t, t});
+    }
+  }
+  return ranges;
+}
+
+size_t filter_comparisons(const std::vector<TidRange>& ranges) {
+  size_t n = 0;
+  for (const TidRange& r : ranges) n += r.lo == r.hi ? 1 : 2;
+  return n;
+}
+
+std::string filter_expression(const std::vector<TidRange>& ranges,
+                              const std::vector<std::string_view>& fields) {
+  std::string out;
+  for (std::string_view field : fields) {
+    for (const TidRange& r : ranges) {
+      if (!out.empty()) out += "||";
+      std::string f(field);
+      if (r.lo == r.hi) {
+        out += f;
+        out += "==";
+        out += std::to_string(r.lo);
+      } else {
+        out += '(';
+        out += f;
+        out += ">=";
+        out += std::to_string(r.lo);
+        out += "&&";
+        out += f;
+        out += "<=";
+        out += std::to_string(r.hi);
+        out += ')';
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace hearth::sched

@@ -1,0 +1,152 @@
+// How a tracefs instance selects the target's tasks in the kernel (tracefs_instance.h,
+// task_filter.h), read back from the instance's own files, and the fork watcher
+// (fork_watcher.h) seeing this process's new threads. Needs root and tracefs, like `hearth
+// sched`.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectors/sched/fork_watcher.h"
+#include "collectors/sched/task_filter.h"
+#include "collectors/sched/tracefs_instance.h"
+
+namespace hearth::sched {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string instance_file(const TracefsInstance& inst, const std::string& file) {
+  std::string text = slurp(std::string(kTracingDir) + "/instances/" + inst.name() + "/" + file);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+pid_t gettid_() {
+  return static_cast<pid_t>(::syscall(SYS_gettid));
+}
+
+class TracefsSelection : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root (tracefs)";
+  }
+};
+
+// Tids near ours that no comparison can merge: every second one.
+std::vector<pid_t> scattered(size_t n) {
+  std::vector<pid_t> tids;
+  for (size_t i = 0; i < n; ++i) tids.push_back(::getpid() + 1000 + 2 * static_cast<pid_t>(i));
+  return tids;
+}
+
+TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
+  InstanceOptions io;
+  io.tids = {::getpid(), ::getpid() + 1, ::getpid() + 2, ::getpid() + 7};
+  io.waking = true;
+  io.forks = true;
+  auto inst = TracefsInstance::create(io);
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(inst->selection(), Selection::kEventFilter);
+  EXPECT_FALSE(inst->kernel_follows_forks());
+  const std::string p = std::to_string(::getpid());
+  const std::string p2 = std::to_string(::getpid() + 2);
+  const std::string p7 = std::to_string(::getpid() + 7);
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"),
+            "(prev_pid>=" + p + "&&prev_pid<=" + p2 + ")||prev_pid==" + p7 + "||(next_pid>=" + p +
+                "&&next_pid<=" + p2 + ")||next_pid==" + p7);
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/filter"),
+            "(pid>=" + p + "&&pid<=" + p2 + ")||pid==" + p7);
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_process_fork/filter"),
+            "(parent_pid>=" + p + "&&parent_pid<=" + p2 + ")||parent_pid==" + p7);
+  EXPECT_EQ(instance_file(*inst, "set_event_pid"), "");
+  EXPECT_EQ(inst->describe_selection(), "event filter, 4 threads in 2 ranges");
+}
+
+TEST_F(TracefsSelection, ManyScatteredThreadsGetThePidList) {
+  InstanceOptions io;
+  io.tids = scattered(kMaxFilterComparisons + 1);
+  io.waking = true;
+  auto inst = TracefsInstance::create(io);
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(inst->selection(), Selection::kPidList);
+  EXPECT_TRUE(inst->kernel_follows_forks());
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"), "none");
+  EXPECT_EQ(instance_file(*inst, "options/event-fork"), "1");
+  std::string listed = instance_file(*inst, "set_event_pid");
+  for (pid_t t : io.tids) EXPECT_NE(listed.find(std::to_string(t)), std::string::npos) << t;
+}
+
+TEST_F(TracefsSelection, OutgrowingTheFilterMovesToThePidListAndDropsTheFilters) {
+  InstanceOptions io;
+  io.tids = {::getpid()};
+  io.waking = true;
+  auto inst = TracefsInstance::create(io);
+  ASSERT_TRUE(inst) << inst.error().message;
+  ASSERT_EQ(inst->selection(), Selection::kEventFilter);
+  // One more thread right after ours: still one range.
+  ASSERT_TRUE(inst->add_tids({::getpid() + 1}));
+  EXPECT_EQ(inst->selection(), Selection::kEventFilter);
+  EXPECT_EQ(
+      instance_file(*inst, "events/sched/sched_waking/filter"),
+      "(pid>=" + std::to_string(::getpid()) + "&&pid<=" + std::to_string(::getpid() + 1) + ")");
+  ASSERT_TRUE(inst->add_tids(scattered(kMaxFilterComparisons)));
+  EXPECT_EQ(inst->selection(), Selection::kPidList);
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"), "none");
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/filter"), "none");
+  std::string listed = instance_file(*inst, "set_event_pid");
+  EXPECT_NE(listed.find(std::to_string(::getpid())), std::string::npos);
+  EXPECT_NE(listed.find(std::to_string(::getpid() + 1)), std::string::npos);
+  EXPECT_EQ(inst->describe_selection(),
+            "pid list, " + std::to_string(kMaxFilterComparisons + 2) + " threads");
+}
+
+TEST_F(TracefsSelection, ForkWatcherSeesOurNewThreadWithItsParent) {
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<ForkEvent> seen;
+  auto watcher = ForkWatcher::start([&](const std::vector<ForkEvent>& forks) {
+    std::lock_guard<std::mutex> lock(m);
+    seen.insert(seen.end(), forks.begin(), forks.end());
+    cv.notify_all();
+  });
+  ASSERT_TRUE(watcher) << watcher.error().message;
+  const pid_t parent = gettid_();
+  pid_t child = 0;
+  std::thread t([&] {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      child = gettid_();
+    }
+    cv.notify_all();
+  });
+  t.join();
+  std::unique_lock<std::mutex> lock(m);
+  bool found = cv.wait_for(lock, std::chrono::seconds(10), [&] {
+    for (const ForkEvent& f : seen)
+      if (f.parent_pid == parent && f.child_pid == child) return true;
+    return false;
+  });
+  EXPECT_TRUE(found) << "no fork " << parent << " -> " << child << " among " << seen.size();
+  lock.unlock();
+  (*watcher)->stop();
+  EXPECT_GE((*watcher)->forks_seen(), 1u);
+  (*watcher)->stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace hearth::sched
