@@ -38,11 +38,12 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
   const sched::SchedHeader& h = r.header;
   double window_s = static_cast<double>(h.window_end_ns - h.window_start_ns) / 1e9;
   std::fprintf(stderr,
-               "hearth sched: %llu events (sched_switch %llu, sched_waking %llu, "
-               "sched_migrate_task %llu), %llu lost, %llu threads, window %.3f s%s -> %s\n",
+               "hearth sched: %llu events (sched_switch %llu, sched_waking %llu, sched_wakeup "
+               "%llu, sched_migrate_task %llu), %llu lost, %llu threads, window %.3f s%s -> %s\n",
                static_cast<unsigned long long>(r.events),
                static_cast<unsigned long long>(h.sched_switch),
                static_cast<unsigned long long>(h.sched_waking),
+               static_cast<unsigned long long>(h.sched_wakeup),
                static_cast<unsigned long long>(h.sched_migrate_task),
                static_cast<unsigned long long>(h.lost), static_cast<unsigned long long>(r.threads),
                window_s, r.interrupted ? " (ended early)" : "", dir.c_str());

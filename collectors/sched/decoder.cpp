@@ -70,8 +70,8 @@ struct Decoder::Impl {
     if (!header)
       return fail("cannot read the ring buffer's page format: " + header.error().message);
     tep_parse_header_page(tep_, header->data(), header->size(), static_cast<int>(sizeof(long)));
-    for (const char* name :
-         {"sched_switch", "sched_waking", "sched_migrate_task", "sched_process_fork"}) {
+    for (const char* name : {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task",
+                             "sched_process_fork"}) {
       auto format = proc::read_file(std::string(kTracingDir) + "/events/sched/" + name + "/format");
       if (!format) continue;  // reported below when we need it
       tep_parse_event(tep_, format->data(), format->size(), "sched");
@@ -81,6 +81,7 @@ struct Decoder::Impl {
                             "next_pid", "next_prio"}));
     // Optional: enabling them later reports a missing one with its own message.
     lookup("sched_waking", &waking_, {"comm", "pid", "prio", "target_cpu"});
+    lookup("sched_wakeup", &wakeup_, {"comm", "pid", "prio", "target_cpu"});
     lookup("sched_migrate_task", &migrate_, {"comm", "pid", "prio", "orig_cpu", "dest_cpu"});
     lookup("sched_process_fork", &fork_, {"parent_comm", "parent_pid", "child_comm", "child_pid"});
     common_pid_ = tep_find_common_field(switch_.event, "common_pid");
@@ -114,10 +115,11 @@ struct Decoder::Impl {
       *out = std::move(e);
       return true;
     }
-    if (type == waking_.id) {
+    if (type == waking_.id || type == wakeup_.id) {
       WakingEvent e;
       e.ctx = std::move(ctx);
-      tep_format_field* const* f = waking_.f;
+      e.enqueued = type == wakeup_.id;
+      tep_format_field* const* f = e.enqueued ? wakeup_.f : waking_.f;
       e.comm = str(f[0], d, sz);
       e.pid = num32(f[1], d);
       e.prio = num32(f[2], d);
@@ -192,7 +194,7 @@ struct Decoder::Impl {
 
   tep_handle* tep_ = nullptr;
   trace_seq seq_{};
-  EventFields switch_, waking_, migrate_, fork_;
+  EventFields switch_, waking_, wakeup_, migrate_, fork_;
   tep_format_field* common_pid_ = nullptr;
   tep_format_field* common_flags_ = nullptr;
   tep_format_field* common_preempt_ = nullptr;

@@ -40,9 +40,12 @@ struct SwitchEvent {
   std::string next_comm;
 };
 
-// sched:sched_waking: PID is being woken (becomes runnable), by ctx.common_pid.
+// sched:sched_waking: PID is being woken (becomes runnable), by ctx.common_pid; or, with
+// `enqueued`, sched:sched_wakeup: PID was just put on TARGET_CPU's run queue (same fields, a
+// moment later; recorded without --wakeups, only for wakeups that may end an idle CPU).
 struct WakingEvent {
   EventContext ctx;
+  bool enqueued = false;  // sched_wakeup rather than sched_waking
   pid_t pid = 0;
   pid_t tgid = -1;
   int prio = 0;

@@ -245,12 +245,15 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   InstanceOptions io;
   io.tids = o.all ? std::vector<pid_t>{} : tids;
   io.cpu = o.all ? o.cpu : -1;
-  // sched_waking always, although it doubles the events of a switch-heavy workload: some
-  // virtual machines' kernels leave switch-ins out of the stream (a CPU leaving idle; seen on
-  // this project's CI machines), and without the wakeup such a thread's whole sleep would
-  // count as on-CPU time (a sleeper 99% "on CPU"). With it, the switch-in is placed at the
-  // wakeup (analysis.h); SchedModel::inferred_without_wakeup stays 0.
-  io.waking = true;
+  // Wakeups: with --wakeups, every sched_waking of the selected tasks (latency). Without, the
+  // sched_wakeups that may end an idle CPU's idle time only (the waker is the idle task or on
+  // another CPU): some virtual machines' kernels leave a CPU's idle → task switches out of the
+  // stream (this project's CI machines, CPU 1), and without the wakeup such a thread's whole
+  // sleep would count as on-CPU time (a sleeper 99% "on CPU"); with it, the switch-in is placed
+  // at the wakeup (analysis.h). A switch-heavy workload's task → task wakeups, half of its
+  // events, are left out in the kernel.
+  io.waking = o.wakeups;
+  io.idle_wakeups = !o.wakeups;
   io.migrations = o.wakeups;
   io.forks = !o.all;
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));
@@ -360,7 +363,8 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
     ++result.events;
     tasks.annotate(&ev);
     if (std::holds_alternative<SwitchEvent>(ev)) ++h.sched_switch;
-    if (std::holds_alternative<WakingEvent>(ev)) ++h.sched_waking;
+    if (const auto* w = std::get_if<WakingEvent>(&ev))
+      ++(w->enqueued ? h.sched_wakeup : h.sched_waking);
     if (std::holds_alternative<MigrateEvent>(ev)) ++h.sched_migrate_task;
     analysis.add(ev);
     if (o.ftrace != nullptr) o.ftrace->write(ev);

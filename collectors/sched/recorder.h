@@ -42,7 +42,7 @@ struct RecordOptions {
   bool all = false;         // every task
   int cpu = -1;             // with all: only this CPU
   double duration_s = 10;   // window length; the recording may end earlier (stop_requested)
-  bool wakeups = false;     // also sched_migrate_task (sched_waking is always on)
+  bool wakeups = false;     // every sched_waking and sched_migrate_task (else idle wakeups only)
   // Polled at least every poll period (and from the sleep between polls, interrupted by
   // signals): true ends the window early. Outputs are complete either way.
   std::function<bool()> stop_requested;

@@ -43,4 +43,16 @@ constexpr size_t kMaxFilterComparisons = 10;
 std::string filter_expression(const std::vector<TidRange>& ranges,
                               const std::vector<std::string_view>& fields);
 
+// For sched_wakeup: true when the wakeup may end an idle CPU's idle time — the waker is the idle
+// task (an interrupt on the idle CPU: common_pid 0) or runs on another CPU than the wakee's
+// (target_cpu). A wakeup by a task running on the wakee's CPU leaves that CPU busy: the wakee's
+// switch-in will be task → task, which every kernel records. The filter language compares
+// fields with constants only, so "another CPU" is spelled out per CPU: "" (no condition) above
+// kMaxIdleWakeupCpus.
+constexpr int kMaxIdleWakeupCpus = 16;
+std::string idle_wakeup_condition(int ncpus);
+
+// "(A)&&(B)", or the non-empty one of A and B.
+std::string filter_and(const std::string& a, const std::string& b);
+
 }  // namespace hearth::sched

@@ -197,7 +197,12 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
     }
   }
   if (options.switches) RETURN_IF_ERROR(enable_event(inst, "sched_switch"));
+  if (options.idle_wakeups && self.selection_ != Selection::kEventFilter) {
+    // With event filters, write_filters() wrote it with the tids.
+    RETURN_IF_ERROR(self.write_filter("sched_wakeup", idle_wakeup_condition(self.ncpus())));
+  }
   if (options.waking) RETURN_IF_ERROR(enable_event(inst, "sched_waking"));
+  if (options.idle_wakeups) RETURN_IF_ERROR(enable_event(inst, "sched_wakeup"));
   if (options.migrations) RETURN_IF_ERROR(enable_event(inst, "sched_migrate_task"));
   if (options.forks) RETURN_IF_ERROR(enable_event(inst, "sched_process_fork"));
   return self;
@@ -271,26 +276,41 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
   return write_filters();
 }
 
+Result<void> TracefsInstance::write_filter(const char* event, const std::string& expr) {
+  const std::string text = expr.empty() ? "0" : expr;  // "0" removes the filter
+  if (tracefs_event_file_write(instance_, "sched", event, "filter", text.c_str()) < 0) {
+    int e = errno;
+    return fail(with_hint("cannot set the filter of sched:" + std::string(event) + " in " + name_ +
+                              " to '" + text + "'",
+                          e),
+                e);
+  }
+  return {};
+}
+
 Result<void> TracefsInstance::write_filters() {
   const std::vector<TidRange> ranges = tid_ranges(tids_);
-  auto put = [&](const char* event, std::vector<std::string_view> fields) -> Result<void> {
-    std::string expr = filter_expression(ranges, fields);
-    if (tracefs_event_file_write(instance_, "sched", event, "filter", expr.c_str()) < 0) {
-      int e = errno;
-      return fail(with_hint("cannot set the filter of sched:" + std::string(event) + " in " +
-                                name_ + " to '" + expr + "'",
-                            e),
-                  e);
-    }
-    return {};
-  };
   // sched_switch first: a new thread's switches matter most. The kernel swaps each filter in
   // atomically (RCU); an event between two writes sees the old or the new filter.
-  if (options_.switches) RETURN_IF_ERROR(put("sched_switch", {"prev_pid", "next_pid"}));
-  if (options_.waking) RETURN_IF_ERROR(put("sched_waking", {"pid"}));
-  if (options_.migrations) RETURN_IF_ERROR(put("sched_migrate_task", {"pid"}));
-  if (options_.forks) RETURN_IF_ERROR(put("sched_process_fork", {"parent_pid"}));
+  if (options_.switches) {
+    RETURN_IF_ERROR(
+        write_filter("sched_switch", filter_expression(ranges, {"prev_pid", "next_pid"})));
+  }
+  const std::string by_pid = filter_expression(ranges, {"pid"});
+  if (options_.waking) RETURN_IF_ERROR(write_filter("sched_waking", by_pid));
+  if (options_.idle_wakeups) {
+    RETURN_IF_ERROR(
+        write_filter("sched_wakeup", filter_and(by_pid, idle_wakeup_condition(ncpus()))));
+  }
+  if (options_.migrations) RETURN_IF_ERROR(write_filter("sched_migrate_task", by_pid));
+  if (options_.forks) {
+    RETURN_IF_ERROR(write_filter("sched_process_fork", filter_expression(ranges, {"parent_pid"})));
+  }
   return {};
+}
+
+int TracefsInstance::ncpus() {
+  return static_cast<int>(::sysconf(_SC_NPROCESSORS_CONF));
 }
 
 Result<void> TracefsInstance::move_to_pid_list() {
@@ -308,7 +328,10 @@ Result<void> TracefsInstance::move_to_pid_list() {
     // for the length of these writes.
     for (const char* event :
          {"sched_switch", "sched_waking", "sched_migrate_task", "sched_process_fork"}) {
-      tracefs_event_file_write(instance_, "sched", event, "filter", "0");
+      (void)write_filter(event, "");
+    }
+    if (options_.idle_wakeups) {
+      (void)write_filter("sched_wakeup", idle_wakeup_condition(ncpus()));
     }
   }
   return {};

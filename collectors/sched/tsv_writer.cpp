@@ -52,6 +52,8 @@ void append_header(std::string* out, std::string_view kind, const SchedHeader& h
   append_unum(out, h.sched_switch);
   *out += "\tsched_waking=";
   append_unum(out, h.sched_waking);
+  *out += "\tsched_wakeup=";
+  append_unum(out, h.sched_wakeup);
   *out += "\tsched_migrate_task=";
   append_unum(out, h.sched_migrate_task);
   *out += "\n# lost\t";
@@ -270,7 +272,7 @@ void append_ftrace_line(std::string* out, const SchedEvent& event) {
     kv(out, " next_prio=", e->next_prio);
   } else if (const auto* w = std::get_if<WakingEvent>(&event)) {
     append_context(out, w->ctx, w->ctx.common_comm);
-    kv(out, "sched_waking: comm=", w->comm);
+    kv(out, w->enqueued ? "sched_wakeup: comm=" : "sched_waking: comm=", w->comm);
     kv(out, " pid=", w->pid);
     kv(out, " prio=", w->prio);
     *out += " target_cpu=";

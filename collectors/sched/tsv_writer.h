@@ -32,6 +32,7 @@ struct SchedHeader {
   uint64_t window_end_ns = 0;
   uint64_t sched_switch = 0;  // events seen
   uint64_t sched_waking = 0;
+  uint64_t sched_wakeup = 0;
   uint64_t sched_migrate_task = 0;
   uint64_t lost = 0;  // ring-buffer overruns and drops, summed over CPUs
 };

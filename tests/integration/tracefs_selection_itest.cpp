@@ -77,6 +77,33 @@ TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
   EXPECT_EQ(inst->describe_selection(), "event filter, 4 threads in 2 ranges");
 }
 
+TEST_F(TracefsSelection, IdleWakeupsAreTheSelectedTasksWakeupsThatMayEndAnIdleCpu) {
+  const int ncpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_CONF));
+  if (ncpus > kMaxIdleWakeupCpus) GTEST_SKIP() << "more CPUs than the condition names";
+  const std::string p = std::to_string(::getpid());
+  InstanceOptions io;
+  io.tids = {::getpid()};
+  io.idle_wakeups = true;
+  auto inst = TracefsInstance::create(io);
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/enable"), "1");
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/enable"), "0");
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"),
+            "(pid==" + p + ")&&(" + idle_wakeup_condition(ncpus) + ")");
+  // Moving to the pid list keeps the CPU condition (the list selects the tasks).
+  ASSERT_TRUE(inst->add_tids(scattered(kMaxFilterComparisons)));
+  ASSERT_EQ(inst->selection(), Selection::kPidList);
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"), idle_wakeup_condition(ncpus));
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"), "none");
+
+  InstanceOptions every;
+  every.idle_wakeups = true;
+  auto all = TracefsInstance::create(every);
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->selection(), Selection::kEveryTask);
+  EXPECT_EQ(instance_file(*all, "events/sched/sched_wakeup/filter"), idle_wakeup_condition(ncpus));
+}
+
 TEST_F(TracefsSelection, ManyScatteredThreadsGetThePidList) {
   InstanceOptions io;
   io.tids = scattered(kMaxFilterComparisons + 1);

@@ -21,6 +21,7 @@ sched::SchedHeader header() {
   h.window_end_ns = 81264567890123;
   h.sched_switch = 81234;
   h.sched_waking = 5001;
+  h.sched_wakeup = 309;
   h.sched_migrate_task = 17;
   h.lost = 3;
   return h;
@@ -78,7 +79,10 @@ void expect_header(const sched_model::Header& h, FileKind kind) {
   EXPECT_EQ(h.targets[1], "pid=77 comm=other proc");
   using Events = std::vector<std::pair<std::string, uint64_t>>;
   EXPECT_EQ(h.events,
-            (Events{{"sched_switch", 81234}, {"sched_waking", 5001}, {"sched_migrate_task", 17}}));
+            (Events{{"sched_switch", 81234},
+                    {"sched_waking", 5001},
+                    {"sched_wakeup", 309},
+                    {"sched_migrate_task", 17}}));
 }
 
 TEST(SchedRoundTrip, StatesComeBackFieldForField) {

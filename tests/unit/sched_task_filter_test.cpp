@@ -50,5 +50,23 @@ TEST(TaskFilter, TheLongestExpressionFitsTheKernelsPageLimit) {
   EXPECT_LT(filter_expression(tid_ranges(tids), {"prev_pid", "next_pid"}).size(), 1024u);
 }
 
+TEST(TaskFilter, IdleWakeupConditionNamesEveryCpuUpToTheLimit) {
+  EXPECT_EQ(idle_wakeup_condition(1), "common_pid==0||(CPU==0&&target_cpu!=0)");
+  EXPECT_EQ(idle_wakeup_condition(2),
+            "common_pid==0||(CPU==0&&target_cpu!=0)||(CPU==1&&target_cpu!=1)");
+  EXPECT_NE(idle_wakeup_condition(kMaxIdleWakeupCpus).find("(CPU==15&&target_cpu!=15)"),
+            std::string::npos);
+  EXPECT_EQ(idle_wakeup_condition(kMaxIdleWakeupCpus + 1), "");  // too many terms: every wakeup
+  EXPECT_EQ(idle_wakeup_condition(0), "");
+}
+
+TEST(TaskFilter, AndKeepsEachSideWhole) {
+  EXPECT_EQ(filter_and("pid==1||pid==2", "common_pid==0||CPU==1"),
+            "(pid==1||pid==2)&&(common_pid==0||CPU==1)");
+  EXPECT_EQ(filter_and("", "common_pid==0"), "common_pid==0");
+  EXPECT_EQ(filter_and("pid==1", ""), "pid==1");
+  EXPECT_EQ(filter_and("", ""), "");
+}
+
 }  // namespace
 }  // namespace hearth::sched

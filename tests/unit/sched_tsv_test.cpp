@@ -26,7 +26,7 @@ SchedHeader header() {
 constexpr const char* kHeader =
     "# target\tpid=4242\tcomm=app\n"
     "# window_ns\t1000\t31000\t30000\n"
-    "# events\tsched_switch=81234\tsched_waking=5\tsched_migrate_task=2\n"
+    "# events\tsched_switch=81234\tsched_waking=5\tsched_wakeup=0\tsched_migrate_task=2\n"
     "# lost\t0\n";
 
 SchedModel model() {
@@ -97,7 +97,7 @@ TEST(SchedTsv, CpuViewAndAllTarget) {
             "# hearth sched.cpu 1\n"
             "# target\tall\tcpu=1\n"
             "# window_ns\t1000\t31000\t30000\n"
-            "# events\tsched_switch=81234\tsched_waking=5\tsched_migrate_task=2\n"
+            "# events\tsched_switch=81234\tsched_waking=5\tsched_wakeup=0\tsched_migrate_task=2\n"
             "# lost\t12\n"
             "tid\tpid\tcomm\ton_cpu_ns\tswitch_ins\tlongest_off_ns\n"
             "0\t0\tswapper/1\t500\t9\t20\n");
@@ -140,9 +140,14 @@ TEST(SchedTsv, FtraceLinesMatchTheKernelsTraceFile) {
   m.orig_cpu = 0;
   m.dest_cpu = 1;
   m.comm = "x";
+  WakingEvent enqueued = w;  // sched_wakeup: same fields
+  enqueued.enqueued = true;
+  enqueued.ctx.ts_ns = 4602348839000;
+  enqueued.ctx.common_flags = 0x0d;
   std::string out;
   append_ftrace_line(&out, s);
   append_ftrace_line(&out, w);
+  append_ftrace_line(&out, enqueued);
   append_ftrace_line(&out, idle);
   append_ftrace_line(&out, m);
   EXPECT_EQ(out,
@@ -150,6 +155,8 @@ TEST(SchedTsv, FtraceLinesMatchTheKernelsTraceFile) {
             "prev_pid=26877 prev_prio=120 prev_state=R+ ==> next_comm=heartbeat next_pid=26828 "
             "next_prio=89\n"
             "            bash-26877   [001] d.h3.  4602.348837: sched_waking: comm=heartbeat "
+            "pid=26828 prio=89 target_cpu=001\n"
+            "            bash-26877   [001] dNh3.  4602.348839: sched_wakeup: comm=heartbeat "
             "pid=26828 prio=89 target_cpu=001\n"
             "          <idle>-0       [000] d..2.  5000.000001: sched_switch: prev_comm=swapper/0 "
             "prev_pid=0 prev_prio=0 prev_state=R ==> next_comm=x next_pid=5 next_prio=0\n"
