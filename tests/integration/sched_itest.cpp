@@ -91,11 +91,16 @@ const std::map<std::string, std::string>* by_comm(const Tsv& t, const std::strin
 }
 
 // window duration from the "# window_ns START END DURATION" line.
-uint64_t window_ns(const Tsv& t) {
+// Field I (1: start, 2: end, 3: duration) of the "# window_ns" header line.
+uint64_t window_field(const Tsv& t, size_t i) {
   for (const std::string& c : t.comments) {
-    if (c.rfind("# window_ns\t", 0) == 0) return std::stoull(split(c, '\t').at(3));
+    if (c.rfind("# window_ns\t", 0) == 0) return std::stoull(split(c, '\t').at(i));
   }
   return 0;
+}
+
+uint64_t window_ns(const Tsv& t) {
+  return window_field(t, 3);
 }
 
 struct Spawned {
@@ -332,13 +337,16 @@ TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
   std::string dir = fresh_dir("sched_pinned");
   pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2.5", "-o", dir},
                          testing::TempDir() + "/hearth_sched_pinned.err");
-  std::string late = read_line(t.stdout_fd());  // "late TID", ~1.2 s after ready
+  std::string late = read_line(t.stdout_fd());  // "late TID NS", ~1.2 s after ready
   int status = 0;
   waitpid(h, &status, 0);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << slurp(testing::TempDir() + "/hearth_sched_pinned.err");
   ASSERT_EQ(late.rfind("late ", 0), 0u) << late;
-  std::string late_tid = late.substr(5);
+  std::istringstream late_fields(late.substr(5));
+  std::string late_tid;
+  uint64_t created_ns = 0;
+  late_fields >> late_tid >> created_ns;
 
   Tsv states = read_tsv(dir + "/sched.states.tsv");
   uint64_t window = window_ns(states);
@@ -354,6 +362,13 @@ TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
                         u(*late_row, "sleeping_ns") + u(*late_row, "blocked_ns") +
                         u(*late_row, "other_ns");
   EXPECT_LT(late_total, window);  // it did not exist at the start
+  // Its life is counted from its fork, which came after CREATED_NS (the clock read right before
+  // the clone), and the kernel selected it right away (event filter + fork watcher, or the pid
+  // list's event-fork): a few ms at most between the two under load.
+  uint64_t window_end = window_field(states, 2);
+  ASSERT_GT(window_end, created_ns);
+  EXPECT_LE(late_total, window_end - created_ns);
+  EXPECT_GE(late_total + 50'000'000, window_end - created_ns);
   EXPECT_GT(u(*late_row, "switches_sleeping"), 10u);
 
   // All of pinned's on-CPU time is on CPU 1.

@@ -9,8 +9,9 @@
 // --pinned CPU: a thread "pinned" spinning alone on CPU (tenancy ~100% there).
 // --late-ms MS: after MS ms, a thread "late" appears; it sleeps 1 ms at a time and spins a
 //   little between sleeps (so it switches in and out).
-// Prints "ready PID" once every thread runs, "late TID" when the late thread starts; exits when
-// stdin closes (the main thread blocks reading it).
+// Prints "ready PID" once every thread runs, "late TID NS" when the late thread starts (NS:
+// CLOCK_MONOTONIC right before its creation); exits when stdin closes (the main thread blocks
+// reading it).
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -72,9 +73,9 @@ void sleeper_main(int cpu) {
   for (;;) sleep_us(20000);
 }
 
-void late_main() {
+void late_main(long long created_ns) {
   name_self("late");
-  std::printf("late %ld\n", static_cast<long>(syscall(SYS_gettid)));
+  std::printf("late %ld %lld\n", static_cast<long>(syscall(SYS_gettid)), created_ns);
   std::fflush(stdout);
   for (;;) {
     unsigned long x = 1;
@@ -125,7 +126,9 @@ int main(int argc, char** argv) {
   if (late_ms >= 0) {
     std::thread([late_ms] {
       sleep_us(late_ms * 1000);
-      std::thread(late_main).detach();
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);  // just before the clone: the fork comes after
+      std::thread(late_main, now.tv_sec * 1000000000ll + now.tv_nsec).detach();
     }).detach();
   }
   char c;
