@@ -76,10 +76,16 @@ struct SchedAnalysis::Thread {
 
   bool wake_pending = false;
   uint64_t wake_ts = 0;
+  // A migration while off CPU (load balancing pulls runnable threads to idle CPUs): the thread
+  // ran on the new CPU after it. Cleared at each switch.
+  bool migrated_while_off = false;
+  uint64_t migrate_ts = 0;
   std::vector<uint64_t> latencies;  // ns
   std::array<uint64_t, kLatencyBuckets> histogram{};
   uint64_t migrations = 0;
   int last_run_cpu = -1;
+  uint64_t inferred = 0;  // switch-ins the stream lacked (SchedModel::inferred_switch_ins)
+  uint64_t inferred_without_wakeup = 0;
 
   // --cpu view
   bool view_ran = false;
@@ -181,12 +187,12 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
   if (running_here || (t.phase == Phase::kUnknown && cs == cpus_.end())) return;
   uint64_t in = cs != cpus_.end() ? cs->second.last_switch_ns : options_.window_start_ns;
   if (t.phase == Phase::kOff) in = std::max(in, t.since);
-  ++inferred_;
-  if (t.wake_pending) {
-    in = std::max(in, t.wake_ts);
-  } else {
-    ++inferred_without_wakeup_;
-  }
+  ++t.inferred;
+  // The latest thing known to come before the switch-in: its wakeup (or fork), or a migration
+  // after it (a runnable thread pulled to an idle CPU, whose idle → task switch went missing).
+  if (t.wake_pending) in = std::max(in, t.wake_ts);
+  if (t.migrated_while_off) in = std::max(in, t.migrate_ts);
+  if (!t.wake_pending && !t.migrated_while_off) ++t.inferred_without_wakeup;
   in = std::min(in, ts);
   if (cs != cpus_.end()) {
     // Whoever the stream left on this CPU (the idle task, usually) left it at IN.
@@ -212,10 +218,14 @@ void SchedAnalysis::add(const WakingEvent& e) {
 }
 
 void SchedAnalysis::add(const MigrateEvent& e) {
-  clamp_ts(e.ctx.ts_ns);
+  uint64_t ts = clamp_ts(e.ctx.ts_ns);
   if (e.pid <= 0) return;
   Thread& t = thread(e.pid, e.ctx.cpu);
   note_identity(e.tgid, e.comm, &t.pid, &t.comm, false);
+  if (t.phase != Phase::kRunning) {
+    t.migrated_while_off = true;
+    t.migrate_ts = ts;
+  }
 }
 
 void SchedAnalysis::add(const ForkEvent& e) {
@@ -268,6 +278,7 @@ void SchedAnalysis::switch_out(Thread& t, uint64_t ts, int cpu, OffState state, 
   }
   t.phase = Phase::kOff;
   t.since = ts;
+  t.migrated_while_off = false;
   t.off_state = state;
   t.switches[idx(state)]++;
   t.preemptor = state == OffState::kRunnable ? next_tid : -1;
@@ -312,6 +323,7 @@ void SchedAnalysis::switch_in(Thread& t, uint64_t ts, int cpu, bool observed) {
   }
   t.phase = Phase::kRunning;
   t.since = ts;
+  t.migrated_while_off = false;
   t.cpu = cpu;
 }
 
@@ -331,8 +343,6 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
   const uint64_t end = std::max(window_end_ns, last_ts_);
   const bool all = options_.target_pids.empty();
   SchedModel m;
-  m.inferred_switch_ins = inferred_;
-  m.inferred_without_wakeup = inferred_without_wakeup_;
 
   std::vector<Thread*> sorted;
   sorted.reserve(threads_.size());
@@ -385,6 +395,10 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
                            options_.target_pids.end());
     if (!reported) continue;
     pid_t pid = t.pid < 0 ? 0 : t.pid;
+    // Only the reported threads' own: with -p, a task outside the targets appears in the stream
+    // only next to a target's switch, so its other switch-ins are missing by design.
+    m.inferred_switch_ins += t.inferred;
+    m.inferred_without_wakeup += t.inferred_without_wakeup;
 
     for (const auto& [cpu, acc] : t.tenancy) {
       if (acc.on_cpu_ns == 0 && acc.switch_ins == 0) continue;

@@ -110,8 +110,9 @@ struct SchedModel {
   std::vector<PreemptorRow> preemptors;  // by tid, time desc, preemptor_tid
   std::vector<WakeupRow> wakeups;        // by tid
   std::vector<CpuRow> cpu;               // by tid (only with AnalysisOptions::cpu >= 0)
-  // Switch-ins the kernel did not record (some virtual machines' idle paths): placed at the
-  // thread's wakeup when sched_waking was recorded, else at the CPU's previous switch.
+  // Switch-ins of reported threads the kernel did not record (some virtual machines' idle paths;
+  // a new thread's first run before the event filter selected it): placed at the thread's
+  // wakeup (or fork) when one was recorded, else at the CPU's previous switch.
   uint64_t inferred_switch_ins = 0;
   uint64_t inferred_without_wakeup = 0;  // of those, placed without a wakeup: approximate
 };
@@ -164,8 +165,6 @@ class SchedAnalysis {
   // Key: tid, or -(cpu+1) for the idle task of a CPU.
   std::unordered_map<int64_t, std::unique_ptr<Thread>> threads_;
   std::unordered_map<int, CpuState> cpus_;  // CPUs with at least one switch seen
-  uint64_t inferred_ = 0;                   // switch-ins the stream lacked (see SchedModel)
-  uint64_t inferred_without_wakeup_ = 0;
 };
 
 }  // namespace hearth::sched

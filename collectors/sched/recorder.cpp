@@ -254,7 +254,9 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   // events, are left out in the kernel.
   io.waking = o.wakeups;
   io.idle_wakeups = !o.wakeups;
-  io.migrations = o.wakeups;
+  // Migrations always: few (none for pinned threads), and a runnable thread pulled to an idle
+  // CPU by load balancing is switched in there after its migration, without a wakeup of its own.
+  io.migrations = true;
   io.forks = !o.all;
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));
   result.instance_name = instance.name();

@@ -52,9 +52,11 @@ std::string filter_expression(const std::vector<TidRange>& ranges,
   return out;
 }
 
-std::string idle_wakeup_condition(int ncpus) {
-  if (ncpus <= 0 || ncpus > kMaxIdleWakeupCpus) return "";
-  std::string out = "common_pid==0";
+std::string idle_wakeup_condition(const std::vector<TidRange>& selected, int ncpus) {
+  if (selected.empty() || ncpus <= 0 || ncpus > kMaxIdleWakeupCpus) return "";
+  std::string out = "common_pid==0||!(";
+  out += filter_expression(selected, {"common_pid"});
+  out += ')';
   for (int cpu = 0; cpu < ncpus; ++cpu) {
     std::string c = std::to_string(cpu);
     out += "||(CPU==";

@@ -197,10 +197,6 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
     }
   }
   if (options.switches) RETURN_IF_ERROR(enable_event(inst, "sched_switch"));
-  if (options.idle_wakeups && self.selection_ != Selection::kEventFilter) {
-    // With event filters, write_filters() wrote it with the tids.
-    RETURN_IF_ERROR(self.write_filter("sched_wakeup", idle_wakeup_condition(self.ncpus())));
-  }
   if (options.waking) RETURN_IF_ERROR(enable_event(inst, "sched_waking"));
   if (options.idle_wakeups) RETURN_IF_ERROR(enable_event(inst, "sched_wakeup"));
   if (options.migrations) RETURN_IF_ERROR(enable_event(inst, "sched_migrate_task"));
@@ -300,7 +296,7 @@ Result<void> TracefsInstance::write_filters() {
   if (options_.waking) RETURN_IF_ERROR(write_filter("sched_waking", by_pid));
   if (options_.idle_wakeups) {
     RETURN_IF_ERROR(
-        write_filter("sched_wakeup", filter_and(by_pid, idle_wakeup_condition(ncpus()))));
+        write_filter("sched_wakeup", filter_and(by_pid, idle_wakeup_condition(ranges, ncpus()))));
   }
   if (options_.migrations) RETURN_IF_ERROR(write_filter("sched_migrate_task", by_pid));
   if (options_.forks) {
@@ -326,12 +322,9 @@ Result<void> TracefsInstance::move_to_pid_list() {
   if (had_filters) {
     // Until the filters are gone an event must pass both: a new task's events may be missed
     // for the length of these writes.
-    for (const char* event :
-         {"sched_switch", "sched_waking", "sched_migrate_task", "sched_process_fork"}) {
+    for (const char* event : {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task",
+                              "sched_process_fork"}) {
       (void)write_filter(event, "");
-    }
-    if (options_.idle_wakeups) {
-      (void)write_filter("sched_wakeup", idle_wakeup_condition(ncpus()));
     }
   }
   return {};

@@ -34,16 +34,16 @@ namespace hearth::sched {
 constexpr const char* kTracingDir = "/sys/kernel/tracing";
 
 struct InstanceOptions {
-  std::vector<pid_t> tids;       // tasks to record; empty: every task
-  bool use_filter = true;        // an event filter while the tids are few (else the pid list)
-  bool switches = true;          // sched_switch
-  int cpu = -1;                  // ≥ 0: record on this CPU only (tracing_cpumask)
-  bool waking = false;           // also sched_waking: every wakeup of the selected tasks
-  bool idle_wakeups = false;     // also sched_wakeup, only wakeups that may end an idle CPU's idle
-                                 // time (task_filter.h: idle_wakeup_condition)
-  bool migrations = false;       // also sched_migrate_task
-  bool forks = false;            // also sched_process_fork
-  size_t buffer_kb_per_cpu = 0;  // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
+  std::vector<pid_t> tids;           // tasks to record; empty: every task
+  bool use_filter = true;            // an event filter while the tids are few (else the pid list)
+  bool switches = true;              // sched_switch
+  int cpu = -1;                      // ≥ 0: record on this CPU only (tracing_cpumask)
+  bool waking = false;               // also sched_waking: every wakeup of the selected tasks
+  bool idle_wakeups = false;         // also sched_wakeup; with event filters only those that may
+                                     // end an idle CPU's idle time (task_filter.h)
+  bool migrations = false;           // also sched_migrate_task
+  bool forks = false;                // also sched_process_fork
+  size_t buffer_kb_per_cpu = 0;      // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
   bool wake_on_every_event = false;  // buffer_percent 0: poll() returns as soon as data is in
   std::string name_suffix;           // appended to the instance name ("-fork")
 };

@@ -77,7 +77,7 @@ TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
   EXPECT_EQ(inst->describe_selection(), "event filter, 4 threads in 2 ranges");
 }
 
-TEST_F(TracefsSelection, IdleWakeupsAreTheSelectedTasksWakeupsThatMayEndAnIdleCpu) {
+TEST_F(TracefsSelection, IdleWakeupsAreFilteredWithTheTidsAndAllWithThePidList) {
   const int ncpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_CONF));
   if (ncpus > kMaxIdleWakeupCpus) GTEST_SKIP() << "more CPUs than the condition names";
   const std::string p = std::to_string(::getpid());
@@ -89,11 +89,11 @@ TEST_F(TracefsSelection, IdleWakeupsAreTheSelectedTasksWakeupsThatMayEndAnIdleCp
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/enable"), "1");
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/enable"), "0");
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"),
-            "(pid==" + p + ")&&(" + idle_wakeup_condition(ncpus) + ")");
-  // Moving to the pid list keeps the CPU condition (the list selects the tasks).
+            "(pid==" + p + ")&&(" + idle_wakeup_condition(tid_ranges({::getpid()}), ncpus) + ")");
+  // The pid list can't name the tids in a condition: every wakeup of the listed tasks.
   ASSERT_TRUE(inst->add_tids(scattered(kMaxFilterComparisons)));
   ASSERT_EQ(inst->selection(), Selection::kPidList);
-  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"), idle_wakeup_condition(ncpus));
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"), "none");
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"), "none");
 
   InstanceOptions every;
@@ -101,7 +101,7 @@ TEST_F(TracefsSelection, IdleWakeupsAreTheSelectedTasksWakeupsThatMayEndAnIdleCp
   auto all = TracefsInstance::create(every);
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(all->selection(), Selection::kEveryTask);
-  EXPECT_EQ(instance_file(*all, "events/sched/sched_wakeup/filter"), idle_wakeup_condition(ncpus));
+  EXPECT_EQ(instance_file(*all, "events/sched/sched_wakeup/filter"), "none");
 }
 
 TEST_F(TracefsSelection, ManyScatteredThreadsGetThePidList) {

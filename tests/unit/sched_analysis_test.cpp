@@ -420,6 +420,47 @@ TEST(SchedAnalysis, MissingSwitchInFromIdleIsPlacedAtTheWakeup) {
   }
 }
 
+TEST(SchedAnalysis, MissingSwitchInAfterAMigrationIsPlacedAtTheMigration) {
+  // Woken on a busy CPU 0 (the wakeup not recorded: task → task wakeups are left out), then
+  // pulled to idle CPU 1, whose idle → task switch the kernel did not record.
+  SchedAnalysis a = make({});
+  a.seed(seed(1, 'S', 0));
+  a.seed(seed(2, 'R', 1));
+  a.add(sw(kStart + 100, 1, 2, "S", 0));  // CPU 1 goes idle
+  MigrateEvent m;
+  m.ctx.ts_ns = kStart + 400;
+  m.ctx.cpu = 1;
+  m.pid = 1;
+  m.tgid = kApp;
+  m.comm = tname(1);
+  m.orig_cpu = 0;
+  m.dest_cpu = 1;
+  a.add(m);
+  a.add(sw(kStart + 600, 1, 1, "S", 0));
+  SchedModel model = a.finish(kStart + 1000);
+  const ThreadStates* t = row(model, 1);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->on_cpu_ns, 200u);  // from the migration, not from CPU 1's last switch (+100)
+  EXPECT_EQ(model.inferred_switch_ins, 1u);
+  EXPECT_EQ(model.inferred_without_wakeup, 0u);
+}
+
+TEST(SchedAnalysis, MissingSwitchInsOfTasksOutsideTheTargetsAreNotCounted) {
+  // With -p, another task shows up only next to a target's switches: its own switch-ins are
+  // missing by design and say nothing about the kernel.
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R', 0));
+  a.add(sw(kStart + 100, 0, 1, "R", 50, kApp, 7));  // 1 → 50 (another process)
+  a.add(sw(kStart + 200, 0, 50, "R", 1, 7, kApp));  // 50 → 1
+  a.add(sw(kStart + 300, 0, 1, "S", 50, kApp, 7));  // 1 → 50 again
+  a.add(sw(kStart + 500, 0, 50, "S", 1, 7, kApp));  // fine so far
+  a.add(sw(kStart + 600, 0, 1, "S", 60, kApp, 7));  // 1 → 60
+  a.add(sw(kStart + 900, 0, 50, "S", 1, 7, kApp));  // 50 switched in unseen (60 → 50)
+  SchedModel m = a.finish(kStart + 1000);
+  EXPECT_EQ(m.inferred_switch_ins, 0u);
+  EXPECT_EQ(m.inferred_without_wakeup, 0u);
+}
+
 TEST(SchedAnalysis, MissingSwitchInWithoutWakeupStartsAtTheCpusLastSwitch) {
   SchedAnalysis a = make();
   a.seed(seed(1, 'S', 1));
