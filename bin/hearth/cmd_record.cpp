@@ -199,6 +199,8 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
   out->figures["sched_switch"] = r->header.sched_switch;
   out->figures["lost"] = r->header.lost;
   out->figures["threads"] = r->threads;
+  out->figures["selection"] = r->selection;
+  out->figures["estimated_switch_ins"] = r->model.inferred_without_wakeup;
   out->figures["window_s"] =
       round3(static_cast<double>(r->header.window_end_ns - r->header.window_start_ns) / 1e9);
   if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";

@@ -47,7 +47,17 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
                static_cast<unsigned long long>(h.sched_migrate_task),
                static_cast<unsigned long long>(h.lost), static_cast<unsigned long long>(r.threads),
                window_s, r.interrupted ? " (ended early)" : "", dir.c_str());
-  std::fprintf(stderr, "hearth sched: tasks selected in the kernel by %s\n", r.selection.c_str());
+  std::string follow;
+  if (const auto& f = r.follow_latency_ns; !f.empty()) {
+    char buf[160];
+    std::snprintf(
+        buf, sizeof buf, "; %zu new thread%s selected %.2f ms after %s fork (median; max %.2f ms)",
+        f.size(), f.size() == 1 ? "" : "s", static_cast<double>(f[(f.size() - 1) / 2]) / 1e6,
+        f.size() == 1 ? "its" : "their", static_cast<double>(f.back()) / 1e6);
+    follow = buf;
+  }
+  std::fprintf(stderr, "hearth sched: tasks selected in the kernel by %s%s\n", r.selection.c_str(),
+               follow.c_str());
   if (h.lost > 0) {
     std::string per_cpu;
     for (const sched::CpuLoss& l : r.losses) {

@@ -272,15 +272,23 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   if (!o.all && !instance.kernel_follows_forks()) {
     auto w = ForkWatcher::start([&](const std::vector<ForkEvent>& forks) {
       std::vector<pid_t> children;
+      std::vector<uint64_t> forked_at;
       {
         std::lock_guard<std::mutex> lock(selection_mutex);
         // In fork order: a child's own children follow it in the same batch.
         for (const ForkEvent& f : forks) {
-          if (known.count(f.parent_pid) != 0 && known.insert(f.child_pid).second)
+          if (known.count(f.parent_pid) != 0 && known.insert(f.child_pid).second) {
             children.push_back(f.child_pid);
+            forked_at.push_back(f.ctx.ts_ns);
+          }
         }
       }
-      if (!children.empty()) select(children);
+      if (children.empty()) return;
+      select(children);
+      // How long after its fork each child was selected (both clocks CLOCK_MONOTONIC).
+      const uint64_t now = now_mono_ns();
+      std::lock_guard<std::mutex> lock(selection_mutex);
+      for (uint64_t ts : forked_at) result.follow_latency_ns.push_back(now > ts ? now - ts : 0);
     });
     if (!w) return std::unexpected(w.error());
     watcher = std::move(*w);
@@ -349,6 +357,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   RETURN_IF_ERROR(instance.stop());
   if (watcher) watcher->stop();
   result.selection = instance.describe_selection();
+  std::sort(result.follow_latency_ns.begin(), result.follow_latency_ns.end());
   readers.drain(&spool);
 
   // After the window: decode, in timestamp order, into the analysis and the ftrace text.

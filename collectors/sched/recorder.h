@@ -61,6 +61,8 @@ struct RecordResult {
   uint64_t spool_bytes = 0;     // raw ring-buffer bytes read
   bool interrupted = false;     // stop_requested ended the window
   std::string selection;        // how the kernel selected the tasks (describe_selection())
+  // For each thread the fork watcher added: from its fork to its selection, sorted.
+  std::vector<uint64_t> follow_latency_ns;
 };
 
 // Errors (one line, with the fix): not root, tracefs not mountable, no such process, events
