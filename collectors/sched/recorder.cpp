@@ -290,8 +290,13 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
       std::lock_guard<std::mutex> lock(selection_mutex);
       for (uint64_t ts : forked_at) result.follow_latency_ns.push_back(now > ts ? now - ts : 0);
     });
-    if (!w) return std::unexpected(w.error());
-    watcher = std::move(*w);
+    if (w) {
+      watcher = std::move(*w);
+    } else {
+      // No second instance (an instance limit, a kernel without poll on trace_pipe_raw): the
+      // pid list follows forks in the kernel, at its higher cost.
+      RETURN_IF_ERROR(instance.use_pid_list());
+    }
   }
 
   Decoder decoder;

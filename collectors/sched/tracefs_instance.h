@@ -79,6 +79,10 @@ class TracefsInstance {
   // no longer fit in kMaxFilterComparisons. A no-op when selecting every task.
   Result<void> add_tids(const std::vector<pid_t>& tids);
   Selection selection() const { return selection_; }
+  // Moves the selection to the pid list + event-fork (when forks can't be followed otherwise).
+  Result<void> use_pid_list() {
+    return selection_ == Selection::kEventFilter ? move_to_pid_list() : Result<void>{};
+  }
   // True when the kernel adds the tasks the selected ones create (pid list + event-fork).
   bool kernel_follows_forks() const { return selection_ == Selection::kPidList; }
   // "event filter, 3 threads in 1 range" / "pid list, 412 threads" / "every task".
