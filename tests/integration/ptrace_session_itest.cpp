@@ -479,8 +479,10 @@ TEST(PtraceSession, StopEachVisitsEveryThreadAndReportsStalls) {
       for (pid_t t : tids_of(pid)) stopped += state_of(pid, t) == 't';
       most_stopped = std::max(most_stopped, stopped);
     });
-    // One at a time; a thread resumed a moment ago may still show 't' on a busy VM.
-    EXPECT_LE(most_stopped, 2u);
+    // One at a time, but not all-stop: a thread not stopped within 1 ms stays interrupted while
+    // the walk goes on and lands its stop later (two or three at once when the CI machine is
+    // busy building), and one resumed a moment ago may still show 't'. All-stop would hold ~24.
+    EXPECT_LE(most_stopped, 5u);
     ASSERT_TRUE(stats) << stats.error().message;
     EXPECT_EQ(visits.size(), session->threads().size());
     ASSERT_EQ(stats->stalls.size(), session->threads().size());
