@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_fields.h"
+
 namespace hearth::sched_model {
 namespace {
 
@@ -80,42 +82,9 @@ std::string expected_columns(std::span<const Column> cols) {
   return out;
 }
 
-// A value quoted in a message: at most 40 bytes, control and non-ASCII bytes as '?', so a
-// garbage file cannot garble the terminal.
-std::string shown(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 40)) {
-    auto u = static_cast<unsigned char>(c);
-    out += u >= 0x20 && u < 0x7f ? c : '?';
-  }
-  if (v.size() > 40) out += "...";
-  return "`" + out + "`";
-}
-
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string_view::npos ? tab : tab - start));
-    if (tab == std::string_view::npos) return out;
-    start = tab + 1;
-  }
-}
-
-// Plain decimal digits, no sign, no blanks, fitting in uint64.
-bool parse_u64(std::string_view s, uint64_t* v) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t x = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (x > (UINT64_MAX - d) / 10) return false;
-    x = x * 10 + d;
-  }
-  *v = x;
-  return true;
-}
+using text::parse_u64;
+using text::shown;
+using text::split_tabs;
 
 class Parser {
  public:

@@ -11,63 +11,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/text_fields.h"
+
 namespace hearth::series {
 namespace {
 
 constexpr std::string_view kColumns = "time_ns\tseries\tmetric\tinstance\tvalue";
 
-// A value quoted in a message: at most 40 bytes, control and non-ASCII bytes as '?', so a
-// garbage file cannot garble the terminal.
-std::string shown(std::string_view v) {
-  std::string out = "`";
-  for (char c : v.substr(0, 40)) {
-    auto u = static_cast<unsigned char>(c);
-    out += u >= 0x20 && u < 0x7f ? c : '?';
-  }
-  if (v.size() > 40) out += "...";
-  out += '`';
-  return out;
-}
-
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string_view::npos ? tab : tab - start));
-    if (tab == std::string_view::npos) return out;
-    start = tab + 1;
-  }
-}
-
-// Plain decimal digits, no sign, no blanks, fitting in uint64.
-bool parse_u64(std::string_view s, uint64_t* v) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t x = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    auto d = static_cast<uint64_t>(c - '0');
-    if (x > (UINT64_MAX - d) / 10) return false;
-    x = x * 10 + d;
-  }
-  *v = x;
-  return true;
-}
-
-// Optional '-', then as parse_u64, within [MIN, MAX].
-bool parse_i64(std::string_view s, int64_t min, int64_t max, int64_t* v) {
-  bool neg = s.starts_with('-');
-  uint64_t mag = 0;
-  if (!parse_u64(neg ? s.substr(1) : s, &mag)) return false;
-  if (neg) {
-    if (mag > static_cast<uint64_t>(-(min + 1)) + 1) return false;
-    *v = mag == 0 ? 0 : -static_cast<int64_t>(mag - 1) - 1;
-  } else {
-    if (mag > static_cast<uint64_t>(max)) return false;
-    *v = static_cast<int64_t>(mag);
-  }
-  return true;
-}
+using text::parse_i64;
+using text::parse_u64;
+using text::shown;
+using text::split_tabs;
 
 // Decimal or exponent notation as std::to_chars writes it, or nan / inf / -inf.
 bool parse_float(std::string_view s, double* v) {
@@ -128,7 +82,7 @@ class Parser {
   uint64_t line_no_ = 0;
   bool have_interval_ = false, have_clock_ = false, have_columns_ = false;
   SeriesFile file_;
-  std::map<uint64_t, size_t> series_ids_;                          // id -> index
+  std::map<uint64_t, size_t> series_ids_;                            // id -> index
   std::map<std::pair<uint64_t, std::string>, uint32_t> metric_ids_;  // (series, name) -> index
   std::unordered_map<std::string, uint32_t> instance_ids_;
   std::unordered_map<std::string, uint64_t> string_ids_;
@@ -222,8 +176,10 @@ Result<void> Parser::declaration(std::string_view line) {
     ASSIGN_OR_RETURN(m.name, field("metric name", f[2]));
     if (m.name.empty()) return error("a metric has an empty name");
     std::optional<ValueType> type = parse_type(f[3]);
-    if (!type) return error("unknown metric type " + shown(f[3]) + " (i32 u32 i64 u64 float "
-                            "double string elapsed)");
+    if (!type)
+      return error("unknown metric type " + shown(f[3]) +
+                   " (i32 u32 i64 u64 float "
+                   "double string elapsed)");
     std::optional<Semantics> sem = parse_semantics(f[4]);
     if (!sem) return error("unknown semantics " + shown(f[4]) + " (counter instant discrete)");
     m.type = *type, m.semantics = *sem;
@@ -249,7 +205,8 @@ Result<void> Parser::declaration(std::string_view line) {
   } else if (f[0] == "# event") {
     if (f.size() != 5) return error("`# event` needs 4 fields: TIME SERIES KIND DETAIL");
     EventInfo e;
-    if (!parse_u64(f[1], &e.time_ns)) return error("event time " + shown(f[1]) + " is not a number");
+    if (!parse_u64(f[1], &e.time_ns))
+      return error("event time " + shown(f[1]) + " is not a number");
     ASSIGN_OR_RETURN(e.series, series_ref(f[2], true));
     if (f[3].empty()) return error("an event has no kind");
     ASSIGN_OR_RETURN(e.kind, field("event kind", f[3]));
@@ -262,8 +219,10 @@ Result<void> Parser::declaration(std::string_view line) {
 Result<void> Parser::row(std::string_view line) {
   std::vector<std::string_view> f = split_tabs(line);
   if (f.size() != 5) {
-    return error("a row needs 5 tab-separated fields (time_ns series metric instance value), "
-                 "not " + std::to_string(f.size()));
+    return error(
+        "a row needs 5 tab-separated fields (time_ns series metric instance value), "
+        "not " +
+        std::to_string(f.size()));
   }
   Point p;
   if (!parse_u64(f[0], &p.time_ns)) return error("time " + shown(f[0]) + " is not a number");
