@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/integration/hearth_cli.h"
 #include "tests/integration/ptrace_test_support.h"
 
 namespace hearth::stacks {
@@ -30,50 +31,9 @@ std::string read_all(const fs::path& p) {
   return ss.str();
 }
 
-struct HearthRun {
-  int status = -1;
-  std::string err;
-};
-
-// Runs hearth with ARGS (SIGINT after SIGINT_AFTER when given); SIGKILL after 60 s.
-HearthRun run_hearth(const std::vector<std::string>& args, Clock::duration sigint_after = {}) {
-  std::string err_path = ::testing::TempDir() + "/hearth_record.err";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int n = open("/dev/null", O_RDWR);
-    dup2(n, 0);
-    dup2(n, 1);
-    dup2(e, 2);
-    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(HEARTH_EXE, argv.data());
-    _exit(127);
-  }
-  HearthRun r;
-  auto start = Clock::now();
-  bool signalled = false;
-  while (waitpid(pid, &r.status, WNOHANG) == 0) {
-    if (sigint_after.count() > 0 && !signalled && Clock::now() - start >= sigint_after) {
-      kill(pid, SIGINT);
-      signalled = true;
-    }
-    if (Clock::now() - start > 60s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &r.status, 0);
-      ADD_FAILURE() << "hearth did not finish";
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  r.err = read_all(err_path);
-  return r;
-}
-
-bool exited(const HearthRun& r, int code) {
-  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == code;
-}
+using hearth::testing_support::exited_with;
+using hearth::testing_support::HearthRun;
+using hearth::testing_support::run_hearth;
 
 fs::path fresh_dir(const std::string& name) {
   fs::path d = fs::path(::testing::TempDir()) / ("hearth-record-" + name);
@@ -82,9 +42,9 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 void expect_complete_report(const fs::path& dir, const Target& target) {
-  for (const char* f : {"index.html", "report.json", "stacks.folded", "stacks.raw.txt",
-                        "flame.svg", "sched.states.tsv", "sched.tenancy.tsv",
-                        "sched.preemptors.tsv", "sched.svg"}) {
+  for (const char* f :
+       {"index.html", "report.json", "stacks.folded", "stacks.raw.txt", "flame.svg",
+        "sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.svg"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
   }
   for (const auto& e : fs::directory_iterator(dir))
@@ -121,7 +81,7 @@ TEST(Record, EveryCollectorOverOneWindowThenACompleteReport) {
   ASSERT_TRUE(target);
   fs::path dir = fresh_dir("full");
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "2", "-o", dir});
-  ASSERT_TRUE(exited(r, 0)) << r.err;
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("wrote " + dir.string() + "/index.html"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("mmv: skipped"), std::string::npos) << r.err;
   expect_complete_report(dir, *target);
@@ -136,7 +96,7 @@ TEST(Record, EveryCollectorOverOneWindowThenACompleteReport) {
   fs::remove(dir / "index.html");
   fs::remove(dir / "flame.svg");
   HearthRun again = run_hearth({"report", dir});
-  ASSERT_TRUE(exited(again, 0)) << again.err;
+  ASSERT_TRUE(exited_with(again, 0)) << again.err;
   EXPECT_EQ(read_all(dir / "index.html"), before);
   EXPECT_TRUE(fs::exists(dir / "flame.svg"));
 }
@@ -146,10 +106,10 @@ TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
   ASSERT_TRUE(target);
   fs::path dir = fresh_dir("sigint");
   auto start = Clock::now();
-  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir},
-                     1500ms);
+  HearthRun r =
+      run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir}, 1500ms);
   EXPECT_LT(Clock::now() - start, 30s);
-  ASSERT_TRUE(exited(r, 0)) << r.err;
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   expect_complete_report(dir, *target);
   json meta = json::parse(read_all(dir / "report.json"));
@@ -163,15 +123,15 @@ TEST(Record, CollectorsTurnedOffAreReportedAndBadUsageIsOneLine) {
   ASSERT_TRUE(target);
   fs::path dir = fresh_dir("partial");
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-o", dir,
-                      "--no-sched", "--no-mmv"});
-  ASSERT_TRUE(exited(r, 0)) << r.err;
+                            "--no-sched", "--no-mmv"});
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
   json meta = json::parse(read_all(dir / "report.json"));
   EXPECT_EQ(meta["collectors"]["sched"]["status"], "skipped");
   EXPECT_FALSE(fs::exists(dir / "sched.svg"));
   EXPECT_TRUE(fs::exists(dir / "flame.svg"));
 
   HearthRun bad = run_hearth({"record", "-p", "999999999", "-d", "1", "-o", fresh_dir("bad")});
-  EXPECT_TRUE(exited(bad, 2)) << bad.err;
+  EXPECT_TRUE(exited_with(bad, 2)) << bad.err;
   EXPECT_NE(bad.err.find("no process 999999999"), std::string::npos) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   EXPECT_FALSE(fs::exists(fresh_dir("bad")));
@@ -189,7 +149,7 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir});
   closer.join();
   EXPECT_LT(Clock::now() - start, 30s);
-  ASSERT_TRUE(exited(r, 0)) << r.err;
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("exited: writing the report"), std::string::npos) << r.err;
   json meta = json::parse(read_all(dir / "report.json"));
   EXPECT_TRUE(meta["target_exited"].get<bool>());
@@ -204,15 +164,16 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
 TEST(Record, TheSampleWorkloadGivesEveryPicture) {
   fs::path pcp_tmp = fresh_dir("pcp-tmp");
   fs::create_directories(pcp_tmp / "mmv");
-  auto target = Target::start(HEARTH_SAMPLE_WORKLOAD, {"--ready", "--mmv-dir", (pcp_tmp / "mmv").string(),
-                                                       "--burn-cores", "0.2"});
+  auto target =
+      Target::start(HEARTH_SAMPLE_WORKLOAD,
+                    {"--ready", "--mmv-dir", (pcp_tmp / "mmv").string(), "--burn-cores", "0.2"});
   ASSERT_TRUE(target);
   fs::path dir = fresh_dir("sample");
   ::setenv("PCP_TMP_DIR", pcp_tmp.c_str(), 1);
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "2.5", "-o", dir,
                             "--mmv-interval", "0.5"});
   ::unsetenv("PCP_TMP_DIR");
-  ASSERT_TRUE(exited(r, 0)) << r.err;
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
   json meta = json::parse(read_all(dir / "report.json"));
   for (const char* c : {"stacks", "sched", "mmv"})
     EXPECT_EQ(meta["collectors"][c]["status"], "ok") << c << ": " << meta.dump(2);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
 
 namespace {
@@ -47,20 +48,7 @@ std::string trim(std::string s) {
   return s;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
+using hearth::testing_support::split;
 
 // tid -> comm, for every thread of PID.
 std::map<std::string, std::string> threads_of(pid_t pid) {
@@ -85,37 +73,10 @@ int wait_exit(pid_t pid, std::chrono::seconds bound) {
   return -1;
 }
 
-struct HearthRun {
-  int status = -1;
-  std::string out, err;
-};
+using hearth::testing_support::HearthRun;
 
-// Runs hearth with ARGS, stdout and stderr captured through files; SIGKILL after a generous bound.
 HearthRun hearth(const std::vector<std::string>& args) {
-  std::string dir = testing::TempDir();
-  std::string out = dir + "/sample-hearth.out", err = dir + "/sample-hearth.err";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(HEARTH_EXE, argv.data());
-    _exit(127);
-  }
-  HearthRun r;
-  r.status = wait_exit(pid, 60s);
-  if (r.status == -1) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    ADD_FAILURE() << "hearth did not finish";
-  }
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
+  return hearth::testing_support::run_hearth(args);
 }
 
 // One snapshot of an MMV file through `hearth mmv FILE -n 1` (TSV): "metric[instance]" -> value,

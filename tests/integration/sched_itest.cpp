@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/hearth_cli.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -32,27 +34,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kTracing = "/sys/kernel/tracing";
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
+using hearth::testing_support::slurp;
+using hearth::testing_support::split;
 
 // A TSV as rows of column name → value; header lines kept apart.
 struct Tsv {
@@ -157,55 +140,16 @@ class Target {
   bool ready_ = false;
 };
 
-struct HearthRun {
-  int status = -1;
-  std::string err;
-};
+using hearth::testing_support::HearthRun;
+using hearth::testing_support::start_hearth;
 
-// Starts hearth with ARGS, stderr to ERR_PATH.
-pid_t start_hearth(const std::vector<std::string>& args, const std::string& err_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int n = open("/dev/null", O_WRONLY);
-    dup2(n, 1);
-    dup2(e, 2);
-    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(HEARTH_EXE, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Runs hearth to the end (SIGINT after SIGINT_AFTER if given); SIGKILL after 60 s.
 HearthRun hearth(const std::vector<std::string>& args,
                  std::chrono::milliseconds sigint_after = 0ms) {
-  std::string err = testing::TempDir() + "/hearth_sched.err";
-  pid_t pid = start_hearth(args, err);
-  HearthRun r;
-  auto start = Clock::now();
-  bool signalled = false;
-  while (waitpid(pid, &r.status, WNOHANG) == 0) {
-    if (sigint_after > 0ms && !signalled && Clock::now() - start >= sigint_after) {
-      kill(pid, SIGINT);
-      signalled = true;
-    }
-    if (Clock::now() - start > 60s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &r.status, 0);
-      ADD_FAILURE() << "hearth did not finish";
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  r.err = slurp(err);
-  return r;
+  return hearth::testing_support::run_hearth(args, sigint_after);
 }
 
 bool exited_ok(const HearthRun& r) {
-  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+  return hearth::testing_support::exited_with(r, 0);
 }
 
 std::vector<std::string> hearth_instances(pid_t owner = 0) {

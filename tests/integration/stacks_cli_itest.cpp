@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
 
 namespace {
@@ -35,54 +36,10 @@ bool alive(pid_t pid) {
   return kill(pid, 0) == 0;
 }
 
-struct HearthRun {
-  int status = -1;
-  std::string out, err;
-};
+using hearth::testing_support::HearthRun;
 
-// Runs hearth with ARGS; stdout and stderr captured through files. Gives up (SIGKILL) after a
-// generous bound so a bug shows as a failure, not a hung test run.
 HearthRun hearth(const std::vector<std::string>& args, int signal_after_ms = 0) {
-  std::string dir = testing::TempDir();
-  std::string out = dir + "/hearth.out", err = dir + "/hearth.err";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(HEARTH_EXE, argv.data());
-    _exit(127);
-  }
-  HearthRun r;
-  auto deadline = std::chrono::steady_clock::now() + 60s;
-  bool signalled = false;
-  auto start = std::chrono::steady_clock::now();
-  while (waitpid(pid, &r.status, WNOHANG) == 0) {
-    auto now = std::chrono::steady_clock::now();
-    if (signal_after_ms > 0 && !signalled &&
-        now - start >= std::chrono::milliseconds(signal_after_ms)) {
-      kill(pid, SIGINT);
-      signalled = true;
-    }
-    if (now > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &r.status, 0);
-      ADD_FAILURE() << "hearth did not finish";
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  std::ifstream o(out), e(err);
-  std::stringstream so, se;
-  so << o.rdbuf();
-  se << e.rdbuf();
-  r.out = so.str();
-  r.err = se.str();
-  return r;
+  return hearth::testing_support::run_hearth(args, std::chrono::milliseconds(signal_after_ms));
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -1,0 +1,112 @@
+// Running the hearth executable from integration tests: one run to its end (stdout and stderr
+// captured, SIGINT after a delay when asked, SIGKILL and a test failure after a bound so a bug
+// shows as a failure, never a hung run), one started in the background, and the small file
+// helpers the CLI tests share.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hearth::testing_support {
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// S split at every SEP (empty fields kept).
+inline std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// Starts hearth with ARGS: stdin from /dev/null, stdout to OUT_PATH ("" /dev/null), stderr to
+// ERR_PATH.
+inline pid_t start_hearth(const std::vector<std::string>& args, const std::string& err_path,
+                          const std::string& out_path = "") {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int n = open("/dev/null", O_RDWR);
+    int o = out_path.empty() ? n : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(n, 0);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> argv{const_cast<char*>(HEARTH_EXE)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(HEARTH_EXE, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+struct HearthRun {
+  int status = -1;  // wait status
+  std::string out, err;
+};
+
+inline bool exited_with(const HearthRun& r, int code) {
+  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == code;
+}
+
+// Runs hearth with ARGS to its end; SIGINT after SIGINT_AFTER when given; SIGKILL (and a test
+// failure) after 60 s. Output files are named after the running test.
+inline HearthRun run_hearth(const std::vector<std::string>& args,
+                            std::chrono::milliseconds sigint_after = std::chrono::milliseconds(0)) {
+  using Clock = std::chrono::steady_clock;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name()
+                                     : std::string("run");
+  for (char& c : name) {
+    if (c == '/' || c == '"' || c == ' ') c = '_';  // parameterised tests: "Builds/X.Y/"fp""
+  }
+  std::string base = ::testing::TempDir() + "/hearth-" + name;
+  const std::string out = base + ".out", err = base + ".err";
+  pid_t pid = start_hearth(args, err, out);
+  HearthRun r;
+  const auto start = Clock::now();
+  bool signalled = false;
+  while (waitpid(pid, &r.status, WNOHANG) == 0) {
+    const auto now = Clock::now();
+    if (sigint_after.count() > 0 && !signalled && now - start >= sigint_after) {
+      kill(pid, SIGINT);
+      signalled = true;
+    }
+    if (now - start > std::chrono::seconds(60)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &r.status, 0);
+      ADD_FAILURE() << "hearth did not finish";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace hearth::testing_support
