@@ -30,7 +30,13 @@ void write_text(std::string* out, const scene::Text& t, double default_size) {
   attr(out, "y", format_px(t.y));
   if (t.anchor == scene::Anchor::kMiddle) attr(out, "text-anchor", "middle");
   if (t.anchor == scene::Anchor::kEnd) attr(out, "text-anchor", "end");
-  if (t.size != default_size) attr(out, "font-size", format_px(t.size));
+  if (t.size != default_size) {
+    attr(out, "font-size", format_px(t.size));
+    // The base rule `text{font-size:…}` beats a presentation attribute: a text without a class
+    // of its own (the chart styles size theirs by class) carries its size inline too.
+    if (t.css_class.empty() && t.id.empty())
+      attr(out, "style", "font-size:" + format_px(t.size) + "px");
+  }
   if (t.bold) attr(out, "font-weight", "bold");
   if (t.color != scene::Rgb{0, 0, 0}) attr(out, "fill", scene::to_hex(t.color));
   out->push_back('>');

@@ -204,6 +204,20 @@ await runTest(svgPath, "diff.test.mjs", async (page, ctx) => {
       Array.from(document.querySelectorAll("svg > text"), (t) => t.textContent).find((t) => /^(?:Removed|Added) paths/.test(t)) || null);
     check(heading !== null && heading.endsWith(`: ${expected.length}`), `strip heading counts the paths: ${JSON.stringify(heading)}`);
 
+    // Text sizes as drawn (the base `text{font-size}` rule must not win over the smaller ones):
+    // the colour key's labels 2 px and the strip's lines 1 px below the 12 px base size.
+    const sizes = await page.evaluate(() => {
+      const texts = Array.from(document.querySelectorAll("svg > text"));
+      const px = (t) => (t ? getComputedStyle(t).fontSize : null);
+      return {
+        key: px(texts.find((t) => t.textContent === "not significant")),
+        line: px(texts.find((t) => / pp {2}[0-9.]+% {2}/.test(t.textContent))),
+        heading: px(texts.find((t) => /^(?:Removed|Added) paths/.test(t.textContent))),
+      };
+    });
+    check(sizes.key === "10px" && sizes.line === "11px" && sizes.heading === "12px",
+      `key labels 10px, strip lines 11px, heading 12px: ${JSON.stringify(sizes)}`);
+
     // Dark mode: the strip's text stays readable on the dark background.
     await page.emulateMedia({ colorScheme: "dark" });
     const dark = await page.evaluate(() => {
