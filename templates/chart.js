@@ -63,4 +63,23 @@
       toggle.textContent = ms ? "show %" : "show ms";
     });
   }
+
+  // A link to "sched.svg#thread-42" (the report's threads table) highlights that thread's row
+  // and brings it into view; on load and whenever the fragment changes.
+  function showTarget() {
+    for (const g of svg.querySelectorAll("g.row.target")) g.classList.remove("target");
+    let id = "";
+    try {
+      id = decodeURIComponent(location.hash.slice(1));
+    } catch (e) {
+      return;  // a malformed fragment names nothing
+    }
+    const row = id && document.getElementById(id);
+    if (!row || !row.classList.contains("row")) return;
+    row.classList.add("target");
+    const r = row.querySelector("rect");
+    if (r && r.scrollIntoView) r.scrollIntoView({ block: "center" });
+  }
+  window.addEventListener("hashchange", showTarget);
+  showTarget();
 })();

@@ -144,11 +144,24 @@ SectionGeometry draw_section(const Section& sec, int index, scene::Scene* s, dou
     s->texts.push_back(text(g.bars_x, bars_top + 14, "(nothing recorded)", 11));
   }
 
+  // One transparent hover target per anchored bar, under the bars: the label and bar's whole
+  // row, the link target chart.js highlights (interactive backends only).
+  scene::Layer rows{id + "-rows", {}};
   scene::Layer bars{id + "-bars", {}};
   const double fs = s->font_size;
   for (size_t i = 0; i < n; ++i) {
     const Bar& b = sec.bars[i];
     const double yb = bars_top + static_cast<double>(i) * g.pitch;
+    if (!b.anchor.empty()) {
+      scene::Rect row;
+      row.x = kPad, row.w = width - 2 * kPad;
+      row.y = yb - (g.pitch - g.bar_height) / 2, row.h = g.pitch;
+      row.title = b.label;
+      row.css_class = "row";
+      row.attrs.push_back({"id", b.anchor});
+      row.hover_only = true;
+      rows.rects.push_back(std::move(row));
+    }
     auto max_chars = static_cast<size_t>(label_w / (label_size * kGlyphWidth));
     scene::Text lbl = text(g.bars_x - 6, yb + g.bar_height / 2 + label_size * 0.35,
                            elide(b.label, max_chars), label_size, scene::Anchor::kEnd);
@@ -184,6 +197,7 @@ SectionGeometry draw_section(const Section& sec, int index, scene::Scene* s, dou
       s->texts.push_back(std::move(note));
     }
   }
+  if (!rows.rects.empty()) s->layers.push_back(std::move(rows));
   s->layers.push_back(std::move(grid));
   s->layers.push_back(std::move(bars));
   s->layers.push_back(std::move(legend));

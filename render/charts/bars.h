@@ -28,8 +28,11 @@ struct Segment {
 };
 
 struct Bar {
-  std::string label;              // left of the bar, right-aligned; elided to fit
-  std::string note;               // right of the bar; empty: none
+  std::string label;  // left of the bar, right-aligned; elided to fit
+  std::string note;   // right of the bar; empty: none
+  // SVG id of the bar's row, a link target ("sched.svg#thread-42": chart.js highlights the row
+  // named by the URL fragment); empty: none. Unique in the picture.
+  std::string anchor;
   std::vector<Segment> segments;  // left to right
 };
 

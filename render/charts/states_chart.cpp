@@ -163,6 +163,7 @@ Section states_section(const sched_model::SchedFile& file, const sched_model::Sc
     Bar bar;
     size_t threads = r.tids.size();
     bar.label = thread_label(r.comm, r.tid, threads);
+    if (threads == 1) bar.anchor = "thread-" + std::to_string(r.tid);
     std::string who = thread_who(r.comm, r.tid, threads);
     double total = total_of(r);
     full = std::max(full, total);

@@ -172,8 +172,8 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
           "\">folded stacks</a>";
   if (exists(path_in(o.dir, kStacksRaw)))
     body += " · <a href=\"" + std::string(kStacksRaw) + "\">every sample</a>";
-  body += " · " + std::to_string(st.frames) + " frames, " +
-          fixed(tree->total(), 0) + " stacks</p>\n";
+  body +=
+      " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total(), 0) + " stacks</p>\n";
   page->sections.push_back({"stacks", "Stacks", body});
 }
 
@@ -247,7 +247,8 @@ void metrics_section(const RenderOptions& o, Page* page, RenderResult* result) {
   body += "<p class=\"links\">";
   if (exists(path_in(o.dir, kMetricsSvg)))
     body += "<a href=\"" + std::string(kMetricsSvg) + "\">open the charts</a> · ";
-  body += "<a href=\"" + std::string(kMmvSeries) + "\">metric series (MMV, tab-separated)</a></p>\n";
+  body +=
+      "<a href=\"" + std::string(kMmvSeries) + "\">metric series (MMV, tab-separated)</a></p>\n";
   page->sections.push_back({"metrics", "Metrics", body});
 }
 
@@ -292,6 +293,9 @@ void diff_section(const RenderOptions& o, Page* page, RenderResult* result) {
 
 void threads_section(const std::map<std::string, ThreadRow>& threads, const std::string& window,
                      Page* page, RenderResult* result) {
+  // Rows of the scheduler charts are link targets (render/charts: "thread-TID").
+  const bool sched_chart = std::find(result->pictures.begin(), result->pictures.end(),
+                                     std::string(kSchedSvg)) != result->pictures.end();
   if (threads.empty()) return;
   std::vector<const ThreadRow*> rows;
   double total_samples = 0;
@@ -313,13 +317,19 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
   for (const ThreadRow* r : rows) {
     b += "<tr><td>";
     if (!r->root.empty()) {
-      b += "<a href=\"" + std::string(kFlameSvg) + "?s=" +
-           url_encode(regex_literal(r->root)) + "\" title=\"highlight in the flamegraph\">" +
-           esc(r->name) + "</a>";
+      b += "<a href=\"" + std::string(kFlameSvg) + "?s=" + url_encode(regex_literal(r->root)) +
+           "\" title=\"highlight in the flamegraph\">" + esc(r->name) + "</a>";
     } else {
       b += esc(r->name);
     }
-    b += "</td><td>" + (r->tid >= 0 ? std::to_string(r->tid) : std::string("*")) + "</td><td>";
+    b += "</td><td>";
+    if (r->tid >= 0 && r->sched && sched_chart) {
+      b += "<a href=\"" + std::string(kSchedSvg) + "#thread-" + std::to_string(r->tid) +
+           "\" title=\"show in the scheduler charts\">" + std::to_string(r->tid) + "</a>";
+    } else {
+      b += r->tid >= 0 ? std::to_string(r->tid) : std::string("*");
+    }
+    b += "</td><td>";
     if (r->samples > 0) {
       b += fixed(r->samples, 0) + " (" + fixed(100 * r->samples / total_samples, 1) + "%)";
     }
@@ -334,7 +344,9 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
     b += "</tr>\n";
   }
   b += "</tbody></table>\n<p class=\"note\">Samples: stacks taken of the thread (click a name to "
-       "highlight it in the flamegraph). Times: exact, from every context switch";
+       "highlight it in the flamegraph";
+  if (sched_chart) b += ", a tid to find it in the scheduler charts";
+  b += "). Times: exact, from every context switch";
   if (!window.empty()) b += " in the " + esc(window) + " window";
   b += ".</p>\n";
   result->threads = rows.size();
@@ -457,12 +469,13 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   std::string nav, content;
   for (const Section& s : page.sections) {
     nav += "<a href=\"#" + s.id + "\">" + esc(s.title.substr(0, s.title.find(':'))) + "</a>\n";
-    content += "<section id=\"" + s.id + "\"><h2>" + esc(s.title) + "</h2>\n" + s.body +
-               "</section>\n";
+    content +=
+        "<section id=\"" + s.id + "\"><h2>" + esc(s.title) + "</h2>\n" + s.body + "</section>\n";
   }
   if (page.sections.empty()) {
-    content += "<p class=\"note\">Nothing to show: no stacks.folded, sched.*.tsv or mmv.tsv in "
-               "this directory.</p>\n";
+    content +=
+        "<p class=\"note\">Nothing to show: no stacks.folded, sched.*.tsv or mmv.tsv in "
+        "this directory.</p>\n";
   }
   std::string problems;
   for (const std::string& p : page.problems) problems += "<li>" + esc(p) + "</li>\n";

@@ -355,4 +355,40 @@ await runTest(svgPath, "chart.test.mjs", async (page, { url, source }) => {
     }
   }
   await page.emulateMedia({ colorScheme: "light" });
+
+  // Link targets (the report's threads table links "sched.svg#thread-TID"): each thread's row
+  // has a unique id; a fragment naming one highlights that row only, on load and on hashchange.
+  const anchors = await page.evaluate(() =>
+    Array.from(document.querySelectorAll("g.row[id^='thread-']"), (g) => g.id));
+  if (check(anchors.length > 0 && new Set(anchors).size === anchors.length, `anchors carry unique thread ids (${anchors.length})`)) {
+    const highlighted = () => page.evaluate(() =>
+      Array.from(document.querySelectorAll("g.row.target"), (g) => ({
+        id: g.id, opacity: parseFloat(getComputedStyle(g.querySelector("rect")).fillOpacity),
+      })));
+    const target = anchors[Math.floor(anchors.length / 2)];
+    await page.goto("about:blank");
+    await page.goto(`${url}#${target}`, { waitUntil: "load" });
+    let h = await highlighted();
+    check(h.length === 1 && h[0].id === target && h[0].opacity > 0.3, `#${target} highlights that row only: ${JSON.stringify(h)}`);
+    const other = anchors[0] === target ? anchors[anchors.length - 1] : anchors[0];
+    await page.evaluate((id) => { location.hash = id; }, other);
+    await page.waitForFunction((id) => {
+      const g = document.querySelector("g.row.target");
+      return g !== null && g.id === id;
+    }, other);
+    h = await highlighted();
+    check(h.length === 1 && h[0].id === other, `hashchange moves the highlight to #${other}: ${JSON.stringify(h)}`);
+    // The band holds its thread's label (the label is drawn at the row's height).
+    const holds = await page.evaluate((id) => {
+      const g = document.getElementById(id);
+      const b = g.querySelector("rect").getBBox();
+      const name = g.querySelector("title").textContent;
+      const lbl = Array.from(document.querySelectorAll("svg > text.lbl"))
+        .find((t) => t.textContent === name || (t.textContent.endsWith("…") && name.startsWith(t.textContent.slice(0, -1))));
+      const y = lbl ? parseFloat(lbl.getAttribute("y")) : NaN;
+      return { name, found: !!lbl, inside: y > b.y && y < b.y + b.height };
+    }, other);
+    check(holds.found && holds.inside, `the highlighted band holds its thread's label: ${JSON.stringify(holds)}`);
+    await page.evaluate(() => { location.hash = "%E0%A4%A"; });  // malformed: nothing, no error
+  }
 });

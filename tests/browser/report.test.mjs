@@ -1,7 +1,8 @@
 // The report page (templates/report.html) in Chromium, as users see it: served by
 // `hearth serve` over HTTP, and opened from file://. Checks: no console or page errors, no
 // request leaves the server (nothing external), every picture renders (its <object> holds a
-// drawn SVG), the threads table links into the flamegraph with the thread searched, dark mode.
+// drawn SVG), the threads table links into the flamegraph with the thread searched and into the
+// scheduler charts with the thread's row highlighted, dark mode.
 //
 //   node report.test.mjs HEARTH_EXE REPORT_DIR
 import { spawn } from "node:child_process";
@@ -101,6 +102,21 @@ async function main() {
       const pct = parseFloat((matched.match(/Matched: ([\d.]+)%/) || [])[1] || "0");
       check(pct > 0 && pct < 100, `the linked flamegraph highlights ${link.name}'s frames (${matched.trim()})`);
       await flame.close();
+    }
+
+    // A thread's tid links to its row of the scheduler charts, which the charts highlight.
+    const tidLink = await page.evaluate(() => {
+      const a = document.querySelector("table.threads tbody tr td:nth-child(2) a");
+      return a ? { href: a.getAttribute("href"), tid: a.textContent } : null;
+    });
+    check(tidLink && tidLink.href === `sched.svg#thread-${tidLink.tid}`, `a tid links to its scheduler-chart row (${tidLink && tidLink.href})`);
+    if (tidLink) {
+      const charts = await context.newPage();
+      await charts.goto(new URL(tidLink.href, url).href, { waitUntil: "load" });
+      const target = await charts.evaluate(() =>
+        Array.from(document.querySelectorAll("g.row.target"), (g) => g.id));
+      check(target.length === 1 && target[0] === `thread-${tidLink.tid}`, `the linked charts highlight thread ${tidLink.tid}'s row (${JSON.stringify(target)})`);
+      await charts.close();
     }
 
     // Dark mode: the page follows the viewer's preference.

@@ -37,7 +37,8 @@ class Report : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   const fs::path inputs_ = fs::path(HEARTH_SOURCE_DIR) / "tests/golden/inputs/report";
-  const fs::path expected_ = fs::path(HEARTH_SOURCE_DIR) / "tests/golden/expected/report-index.html";
+  const fs::path expected_ =
+      fs::path(HEARTH_SOURCE_DIR) / "tests/golden/expected/report-index.html";
   fs::path dir_;
 };
 
@@ -65,6 +66,10 @@ TEST_F(Report, PageHasEverySectionAndAThreadsTableThatLinksIntoTheFlamegraph) {
   // One row per thread (9 in the capture), each name a link that searches for its root frame.
   EXPECT_EQ(r->threads, 9u);
   EXPECT_NE(html.find("href=\"flame.svg?s=%5C%5Bspin-0%20tid%3D348%5C%5D\""), std::string::npos);
+  // Each tid a link to its row of the scheduler charts, which carries that id.
+  EXPECT_NE(html.find("<a href=\"sched.svg#thread-348\""), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "sched.svg").find("<g class=\"row\" id=\"thread-348\">"),
+            std::string::npos);
   // Nothing external: the page works offline.
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -121,7 +126,8 @@ TEST_F(Report, DamagedInputsAreProblemsAndTheRestIsStillRendered) {
 
 TEST(ReportRegex, EscapesEverySpecialCharacter) {
   EXPECT_EQ(regex_literal("[a tid=1]"), "\\[a tid=1\\]");
-  EXPECT_EQ(regex_literal("a.b*c+d?(e)|{f}^$\\/"), "a\\.b\\*c\\+d\\?\\(e\\)\\|\\{f\\}\\^\\$\\\\\\/");
+  EXPECT_EQ(regex_literal("a.b*c+d?(e)|{f}^$\\/"),
+            "a\\.b\\*c\\+d\\?\\(e\\)\\|\\{f\\}\\^\\$\\\\\\/");
 }
 
 }  // namespace

@@ -124,6 +124,35 @@ TEST(SchedCharts, SegmentWidthsProportionalToTime) {
   EXPECT_EQ(bar[1].label, "50%");
 }
 
+TEST(SchedCharts, EachThreadsRowIsALinkTargetWithAUniqueId) {
+  for (bool group : {false, true}) {
+    SCOPED_TRACE(group ? "grouped" : "per thread");
+    scene::Scene s = layout_charts({sample_states()}, {.group_threads = group}, nullptr);
+    const scene::Layer& rows = layer(s, "s0-rows");
+    std::set<std::string> ids;
+    for (const scene::Rect& r : rows.rects) {
+      ASSERT_EQ(r.attrs.size(), 1u);
+      EXPECT_EQ(r.attrs[0].first, "id");
+      EXPECT_TRUE(ids.insert(r.attrs[0].second).second) << "duplicate " << r.attrs[0].second;
+      EXPECT_TRUE(r.hover_only);  // drawn by interactive backends only: PNGs unchanged
+      EXPECT_EQ(r.css_class, "row");
+    }
+    // One per thread row; a pool of several threads (worker-1, worker-2 grouped) has none.
+    std::set<std::string> want = {"thread-1", "thread-4", "thread-5"};
+    if (!group) want.insert({"thread-2", "thread-3"});
+    EXPECT_EQ(ids, want);
+    // Each row spans its bar: the bar's segments lie within the row's band.
+    const scene::Layer& bars = layer(s, "s0-bars");
+    for (const scene::Rect& seg : bars.rects) {
+      bool inside = false;
+      for (const scene::Rect& r : rows.rects)
+        inside |= seg.y >= r.y && seg.y + seg.h <= r.y + r.h && seg.x >= r.x &&
+                  seg.x + seg.w <= r.x + r.w + 1e-9;
+      if (seg.title.rfind("worker-* ", 0) != 0) EXPECT_TRUE(inside) << seg.title;
+    }
+  }
+}
+
 TEST(SchedCharts, ShortLivedThreadIsShortInTheTimeView) {
   SchedFile f = file(FileKind::kStates);
   f.states = {thread(1, "long", 500, 0, 500, 0), thread(2, "short", 100, 0, 100, 0)};
