@@ -301,7 +301,7 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_flag("--no-stacks", a->no_stacks, "Don't sample stacks");
   c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
   c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
-  c->add_flag("--wakeups", a->wakeups, "Also record wakeup latency and migrations");
+  c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 

@@ -81,8 +81,9 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
   c->add_option("-o,--output", a->output, "Output directory (created if missing)");
-  c->add_flag("--wakeups", a->wakeups,
-              "Also record wakeups and migrations: wakeup latency (sched.wakeups.tsv)");
+  c->add_flag(
+      "--wakeups", a->wakeups,
+      "Also record every wakeup (sched_waking): wakeup latency and migrations (sched.wakeups.tsv)");
   c->add_flag("--ftrace", a->ftrace,
               "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
               "~170 bytes per event)");
