@@ -67,7 +67,7 @@ run_one() {
   case $tool in
     hearth)
       # shellcheck disable=SC2086
-      "$hearth" sched -p "$pid" -d "$span" -o "$data/out" $hearth_args 2>"$err" &
+      "$hearth" sched -p "$pid" -d "$span" -o "$data/out" $hearth_args 2>"$data/hearth.err" &
       tpid=$!
       sleep 0.8 ;;  # instance set up and tracing before the measurement starts
     perf)
@@ -81,7 +81,7 @@ run_one() {
   if [[ -n $tpid ]]; then
     wait "$tpid" || true
     if [[ $tool == hearth ]]; then
-      lost=$(sed -n 's/.*), \([0-9]*\) lost,.*/\1/p' "$err" | tail -1)
+      lost=$(sed -n 's/.*), \([0-9]*\) lost,.*/\1/p' "$data/hearth.err" | tail -1)
       [[ -n $lost ]] || lost="?"
     else
       lost=$(perf report -i "$data/perf.data" --stats 2>/dev/null | awk '/LOST/ && !/LOST_SAMPLES/{s+=$NF} END{print s+0}')
@@ -117,6 +117,8 @@ for t in "${tools[@]}"; do
   eval "ratio_$t=$ratio"
 done
 echo
+sed -n 's/^hearth sched: tasks selected in the kernel by \(.*\)/hearth selected the threads by \1/p' \
+  "$data/hearth.err" 2>/dev/null | tail -1
 echo "goal (issue 4): hearth <= 1.30x with 0 lost, below perf's ratio in the same run"
 h=${ratio_hearth:-0}
 verdict=$(awk -v h="$h" 'BEGIN{print (h <= 1.30 ? "met" : "MISSED")}')
