@@ -1,6 +1,9 @@
 #include "collectors/sched/task_filter.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 namespace hearth::sched {
 
@@ -17,6 +20,30 @@ std::vector<TidRange> tid_ranges(std::vector<pid_t> tids) {
     }
   }
   return ranges;
+}
+
+std::vector<TidRange> bridge_free_gaps(std::vector<TidRange> ranges,
+                                       const std::function<bool(pid_t)>& free) {
+  std::vector<TidRange> out;
+  for (const TidRange& r : ranges) {
+    if (!out.empty()) {
+      TidRange& last = out.back();
+      const pid_t gap = r.lo - last.hi - 1;  // ranges are sorted and disjoint: gap >= 1
+      bool bridge = gap <= kMaxBridgedGap;
+      for (pid_t t = last.hi + 1; bridge && t < r.lo; ++t) bridge = free(t);
+      if (bridge) {
+        last.hi = r.hi;
+        continue;
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+bool tid_is_free(pid_t tid) {
+  std::string path = "/proc/" + std::to_string(tid);
+  return ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
 }
 
 size_t filter_comparisons(const std::vector<TidRange>& ranges) {

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ struct TidRange {
 // The set TIDS (any order, duplicates allowed, values ≤ 0 ignored) as sorted, disjoint ranges
 // of consecutive tids, each covering tids of the set only.
 std::vector<TidRange> tid_ranges(std::vector<pid_t> tids);
+
+// RANGES with the gap between two neighbours bridged when every tid in it is free (FREE(tid):
+// no task has that id now — an exited thread's or process's; on a busy host most ids between a
+// process's threads went to short-lived processes), up to kMaxBridgedGap ids per gap. Fewer
+// ranges keep larger processes on the cheap filter. A bridged range also matches a task that
+// takes one of those ids later (the kernel hands ids out again only after wrapping around
+// pid_max): its events are recorded, and dropped by the analysis, which reports the targets'
+// threads only.
+constexpr pid_t kMaxBridgedGap = 256;
+std::vector<TidRange> bridge_free_gaps(std::vector<TidRange> ranges,
+                                       const std::function<bool(pid_t)>& free);
+
+// No task has TID now (/proc/TID is absent).
+bool tid_is_free(pid_t tid);
 
 // Comparisons the kernel makes per field to reject a task outside RANGES.
 size_t filter_comparisons(const std::vector<TidRange>& ranges);

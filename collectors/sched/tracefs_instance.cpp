@@ -189,7 +189,7 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
     std::sort(self.tids_.begin(), self.tids_.end());
     self.tids_.erase(std::unique(self.tids_.begin(), self.tids_.end()), self.tids_.end());
     // The selection before the events: no moment in which an enabled event records every task.
-    if (options.use_filter && filter_comparisons(tid_ranges(self.tids_)) <= kMaxFilterComparisons) {
+    if (options.use_filter && filter_comparisons(self.ranges()) <= kMaxFilterComparisons) {
       self.selection_ = Selection::kEventFilter;
       RETURN_IF_ERROR(self.write_filters());
     } else {
@@ -268,7 +268,7 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
   std::sort(tids_.begin(), tids_.end());
   tids_.erase(std::unique(tids_.begin(), tids_.end()), tids_.end());
   if (selection_ == Selection::kPidList) return write_pid_list(fresh);
-  if (filter_comparisons(tid_ranges(tids_)) > kMaxFilterComparisons) return move_to_pid_list();
+  if (filter_comparisons(ranges()) > kMaxFilterComparisons) return move_to_pid_list();
   return write_filters();
 }
 
@@ -285,7 +285,7 @@ Result<void> TracefsInstance::write_filter(const char* event, const std::string&
 }
 
 Result<void> TracefsInstance::write_filters() {
-  const std::vector<TidRange> ranges = tid_ranges(tids_);
+  const std::vector<TidRange> ranges = this->ranges();
   // sched_switch first: a new thread's switches matter most. The kernel swaps each filter in
   // atomically (RCU); an event between two writes sees the old or the new filter.
   if (options_.switches) {
@@ -303,6 +303,10 @@ Result<void> TracefsInstance::write_filters() {
     RETURN_IF_ERROR(write_filter("sched_process_fork", filter_expression(ranges, {"parent_pid"})));
   }
   return {};
+}
+
+std::vector<TidRange> TracefsInstance::ranges() const {
+  return bridge_free_gaps(tid_ranges(tids_), tid_is_free);
 }
 
 int TracefsInstance::ncpus() {
@@ -355,7 +359,7 @@ std::string TracefsInstance::describe_selection() const {
     case Selection::kEveryTask:
       return "every task";
     case Selection::kEventFilter: {
-      size_t r = tid_ranges(tids_).size();
+      size_t r = ranges().size();
       return "event filter, " + std::to_string(tids_.size()) + " threads in " + std::to_string(r) +
              (r == 1 ? " range" : " ranges");
     }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/sched/task_filter.h"
 #include "common/result.h"
 
 struct tracefs_instance;
@@ -99,6 +100,7 @@ class TracefsInstance {
 
   Result<void> write_filter(const char* event, const std::string& expr);
   static int ncpus();
+  std::vector<TidRange> ranges() const;  // the selected tids, free gaps bridged
   Result<void> write_filters();
   Result<void> write_pid_list(const std::vector<pid_t>& tids);
   Result<void> move_to_pid_list();

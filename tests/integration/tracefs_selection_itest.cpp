@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -47,25 +49,37 @@ class TracefsSelection : public testing::Test {
   }
 };
 
-// Tids near ours that no comparison can merge: every second one.
+// N tids no range can hold together: every second live task (from /proc), so that each gap
+// between two of them holds a live task and is never bridged (task_filter.h).
 std::vector<pid_t> scattered(size_t n) {
-  std::vector<pid_t> tids;
-  for (size_t i = 0; i < n; ++i) tids.push_back(::getpid() + 1000 + 2 * static_cast<pid_t>(i));
-  return tids;
+  std::vector<pid_t> live;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+      live.push_back(std::stoi(name));
+  }
+  std::sort(live.begin(), live.end());
+  std::vector<pid_t> out;
+  for (size_t i = 0; i < live.size() && out.size() < n; i += 2) out.push_back(live[i]);
+  EXPECT_EQ(out.size(), n) << "too few tasks on this machine";
+  return out;
 }
 
 TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
   InstanceOptions io;
-  io.tids = {::getpid(), ::getpid() + 1, ::getpid() + 2, ::getpid() + 7};
+  // Three consecutive tids, then one past our own pid: the gap holds a live task (us), so two
+  // ranges.
+  const pid_t me = ::getpid();
+  io.tids = {me - 10, me - 9, me - 8, me + 1};
   io.waking = true;
   io.forks = true;
   auto inst = TracefsInstance::create(io);
   ASSERT_TRUE(inst) << inst.error().message;
   EXPECT_EQ(inst->selection(), Selection::kEventFilter);
   EXPECT_FALSE(inst->kernel_follows_forks());
-  const std::string p = std::to_string(::getpid());
-  const std::string p2 = std::to_string(::getpid() + 2);
-  const std::string p7 = std::to_string(::getpid() + 7);
+  const std::string p = std::to_string(me - 10);
+  const std::string p2 = std::to_string(me - 8);
+  const std::string p7 = std::to_string(me + 1);
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"),
             "(prev_pid>=" + p + "&&prev_pid<=" + p2 + ")||prev_pid==" + p7 + "||(next_pid>=" + p +
                 "&&next_pid<=" + p2 + ")||next_pid==" + p7);
@@ -75,6 +89,29 @@ TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
             "(parent_pid>=" + p + "&&parent_pid<=" + p2 + ")||parent_pid==" + p7);
   EXPECT_EQ(instance_file(*inst, "set_event_pid"), "");
   EXPECT_EQ(inst->describe_selection(), "event filter, 4 threads in 2 ranges");
+}
+
+TEST_F(TracefsSelection, GapsOfFreeTidsAreBridged) {
+  // Two tids far above every live one (and below pid_max): the ids between are free.
+  pid_t top = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+      top = std::max(top, static_cast<pid_t>(std::stoi(name)));
+  }
+  const pid_t a = top + 5000, b = a + 40;
+  if (b >= std::stoi(slurp("/proc/sys/kernel/pid_max"))) GTEST_SKIP() << "near pid_max";
+  for (pid_t t = a + 1; t < b; ++t) {
+    if (!tid_is_free(t)) GTEST_SKIP() << t << " is in use";
+  }
+  InstanceOptions io;
+  io.tids = {a, b};
+  auto inst = TracefsInstance::create(io);
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"),
+            "(prev_pid>=" + std::to_string(a) + "&&prev_pid<=" + std::to_string(b) +
+                ")||(next_pid>=" + std::to_string(a) + "&&next_pid<=" + std::to_string(b) + ")");
+  EXPECT_EQ(inst->describe_selection(), "event filter, 2 threads in 1 range");
 }
 
 TEST_F(TracefsSelection, IdleWakeupsAreFilteredWithTheTidsAndAllWithThePidList) {

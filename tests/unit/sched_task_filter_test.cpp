@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace hearth::sched {
 namespace {
 
@@ -14,6 +16,27 @@ TEST(TaskFilter, RangesAreExactSortedAndMerged) {
   EXPECT_EQ(tid_ranges({5, 6, 8}), (std::vector<TidRange>{{5, 6}, {8, 8}}));
   // The largest tid the kernel hands out (PID_MAX_LIMIT - 1) and its neighbour.
   EXPECT_EQ(tid_ranges({4194303, 4194302}), (std::vector<TidRange>{{4194302, 4194303}}));
+}
+
+TEST(TaskFilter, FreeGapsAreBridged) {
+  std::set<pid_t> busy = {15, 40};
+  auto free = [&](pid_t t) { return busy.count(t) == 0; };
+  // 10-12 and 14: 13 is free, bridged; 20: 15 is busy, not bridged; 30: 21-29 free, bridged.
+  EXPECT_EQ(bridge_free_gaps(tid_ranges({10, 11, 12, 14, 20, 30}), free),
+            (std::vector<TidRange>{{10, 14}, {20, 30}}));
+  // A busy id right after a range or right before the next one stops the bridge.
+  EXPECT_EQ(bridge_free_gaps(tid_ranges({38, 41}), free),
+            (std::vector<TidRange>{{38, 38}, {41, 41}}));
+  // Gaps longer than kMaxBridgedGap ids stay, however free.
+  const pid_t far = 1000 + kMaxBridgedGap + 2;  // a gap of kMaxBridgedGap + 1 ids
+  EXPECT_EQ(bridge_free_gaps(tid_ranges({1000, far}), free),
+            (std::vector<TidRange>{{1000, 1000}, {far, far}}));
+  EXPECT_EQ(bridge_free_gaps(tid_ranges({1000, far - 1}), free),
+            (std::vector<TidRange>{{1000, far - 1}}));
+  EXPECT_EQ(bridge_free_gaps({}, free), std::vector<TidRange>{});
+  // Nothing free: unchanged.
+  EXPECT_EQ(bridge_free_gaps(tid_ranges({1, 3, 5}), [](pid_t) { return false; }),
+            tid_ranges({1, 3, 5}));
 }
 
 TEST(TaskFilter, ComparisonsCountOneForATidTwoForARange) {
