@@ -165,13 +165,17 @@ int run_sched(const SchedArgs& a) {
     return 1;
   }
   print_summary(*recorded, a.output);
-  if (recorded->model.inferred_without_wakeup > 0) {
-    std::fprintf(stderr,
-                 "hearth sched: note: this kernel did not record %llu switch-in%s; their times "
-                 "are estimated (on-CPU time may be overcounted) — add --wakeups to place them "
-                 "exactly\n",
-                 static_cast<unsigned long long>(recorded->model.inferred_without_wakeup),
-                 recorded->model.inferred_without_wakeup == 1 ? "" : "s");
+  if (const uint64_t estimated = recorded->model.inferred_without_wakeup; estimated > 0) {
+    uint64_t switch_ins = 0;
+    for (const sched::TenancyRow& t : recorded->model.tenancy) switch_ins += t.switch_ins;
+    std::fprintf(
+        stderr,
+        "hearth sched: note: this kernel did not record %llu of %llu switch-ins of the "
+        "threads (%.2f%%); their times are estimated (on-CPU time may be overcounted) — "
+        "add --wakeups to place them exactly\n",
+        static_cast<unsigned long long>(estimated), static_cast<unsigned long long>(switch_ins),
+        switch_ins > 0 ? 100.0 * static_cast<double>(estimated) / static_cast<double>(switch_ins)
+                       : 0.0);
   }
   return 0;
 }
