@@ -92,18 +92,21 @@ TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
 }
 
 TEST_F(TracefsSelection, GapsOfFreeTidsAreBridged) {
-  // Two tids far above every live one (and below pid_max): the ids between are free.
-  pid_t top = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = e.path().filename().string();
-    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
-      top = std::max(top, static_cast<pid_t>(std::stoi(name)));
+  // Two tids 40 apart with no task on any id from one to the other: a window of free ids below
+  // pid_max (a few hundred tasks live among tens of thousands of ids), half the id space away
+  // from where the kernel hands out the next ones, so that nothing takes one meanwhile.
+  const pid_t pid_max = std::stoi(slurp("/proc/sys/kernel/pid_max"));
+  const pid_t last = std::stoi(slurp("/proc/sys/kernel/ns_last_pid"));
+  const pid_t span = pid_max - 400;
+  pid_t a = 0;
+  for (pid_t k = 0; k < span && a == 0; k += 41) {
+    const pid_t lo = 300 + (last + pid_max / 2 + k) % span;
+    bool all_free = lo + 40 < pid_max;
+    for (pid_t t = lo; t <= lo + 40 && all_free; ++t) all_free = tid_is_free(t);
+    if (all_free) a = lo;
   }
-  const pid_t a = top + 5000, b = a + 40;
-  if (b >= std::stoi(slurp("/proc/sys/kernel/pid_max"))) GTEST_SKIP() << "near pid_max";
-  for (pid_t t = a + 1; t < b; ++t) {
-    if (!tid_is_free(t)) GTEST_SKIP() << t << " is in use";
-  }
+  ASSERT_NE(a, 0) << "no 41 free ids below pid_max " << pid_max;
+  const pid_t b = a + 40;
   InstanceOptions io;
   io.tids = {a, b};
   auto inst = TracefsInstance::create(io);
