@@ -158,7 +158,12 @@ SectionGeometry draw_section(const Section& sec, int index, scene::Scene* s, dou
       row.y = yb - (g.pitch - g.bar_height) / 2, row.h = g.pitch;
       row.title = b.label;
       row.css_class = "row";
-      row.attrs.push_back({"id", b.anchor});
+      // Unique in the picture: a thread charted again (a second recording) is "sN-thread-42".
+      bool taken = false;
+      for (const scene::Layer& l : s->layers)
+        for (const scene::Rect& r : l.rects)
+          for (const auto& [k, v] : r.attrs) taken |= k == "id" && v == b.anchor;
+      row.attrs.push_back({"id", taken ? id + "-" + b.anchor : b.anchor});
       row.hover_only = true;
       rows.rects.push_back(std::move(row));
     }

@@ -153,6 +153,23 @@ TEST(SchedCharts, EachThreadsRowIsALinkTargetWithAUniqueId) {
   }
 }
 
+TEST(SchedCharts, RowIdsStayUniqueWhenTwoRecordingsChartTheSameThreads) {
+  scene::Scene s = layout_charts({sample_states(), sample_states()}, {}, nullptr);
+  std::set<std::string> ids;
+  size_t rows = 0;
+  for (const scene::Layer& l : s.layers) {
+    for (const scene::Rect& r : l.rects) {
+      for (const auto& [k, v] : r.attrs) {
+        if (k != "id") continue;
+        ++rows;
+        EXPECT_TRUE(ids.insert(v).second) << "duplicate id " << v;
+      }
+    }
+  }
+  EXPECT_EQ(rows, 10u);                  // five threads, twice
+  EXPECT_EQ(ids.count("thread-1"), 1u);  // the first recording's rows keep the plain id
+}
+
 TEST(SchedCharts, ShortLivedThreadIsShortInTheTimeView) {
   SchedFile f = file(FileKind::kStates);
   f.states = {thread(1, "long", 500, 0, 500, 0), thread(2, "short", 100, 0, 100, 0)};
