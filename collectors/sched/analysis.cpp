@@ -206,11 +206,19 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
   switch_in(t, in, cpu, /*observed=*/false);
 }
 
+SchedAnalysis::Thread* SchedAnalysis::subject(pid_t pid, pid_t tgid, const std::string& comm,
+                                              int cpu) {
+  if (pid <= 0) return nullptr;
+  Thread& t = thread(pid, cpu);
+  note_identity(tgid, comm, &t.pid, &t.comm, false);
+  return &t;
+}
+
 void SchedAnalysis::add(const WakingEvent& e) {
   uint64_t ts = clamp_ts(e.ctx.ts_ns);
-  if (e.pid <= 0) return;
-  Thread& t = thread(e.pid, e.ctx.cpu);
-  note_identity(e.tgid, e.comm, &t.pid, &t.comm, false);
+  Thread* s = subject(e.pid, e.tgid, e.comm, e.ctx.cpu);
+  if (s == nullptr) return;
+  Thread& t = *s;
   if (t.phase != Phase::kRunning && !t.wake_pending) {
     t.wake_pending = true;
     t.wake_ts = ts;
@@ -219,9 +227,9 @@ void SchedAnalysis::add(const WakingEvent& e) {
 
 void SchedAnalysis::add(const MigrateEvent& e) {
   uint64_t ts = clamp_ts(e.ctx.ts_ns);
-  if (e.pid <= 0) return;
-  Thread& t = thread(e.pid, e.ctx.cpu);
-  note_identity(e.tgid, e.comm, &t.pid, &t.comm, false);
+  Thread* s = subject(e.pid, e.tgid, e.comm, e.ctx.cpu);
+  if (s == nullptr) return;
+  Thread& t = *s;
   if (t.phase != Phase::kRunning) {
     t.migrated_while_off = true;
     t.migrate_ts = ts;

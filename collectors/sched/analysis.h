@@ -155,6 +155,8 @@ class SchedAnalysis {
     int64_t current = 0;  // thread key
   };
   Thread& thread(pid_t tid, int cpu);
+  // The thread an event is about (its identity noted); nullptr for pid <= 0.
+  Thread* subject(pid_t pid, pid_t tgid, const std::string& comm, int cpu);
   void infer_missing_switch_in(Thread& t, uint64_t ts, int cpu);
   void switch_out(Thread& t, uint64_t ts, int cpu, OffState state, pid_t next_tid);
   void switch_in(Thread& t, uint64_t ts, int cpu, bool observed = true);

@@ -189,9 +189,10 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
     std::sort(self.tids_.begin(), self.tids_.end());
     self.tids_.erase(std::unique(self.tids_.begin(), self.tids_.end()), self.tids_.end());
     // The selection before the events: no moment in which an enabled event records every task.
-    if (options.use_filter && filter_comparisons(self.ranges()) <= kMaxFilterComparisons) {
+    std::vector<TidRange> ranges = self.ranges();
+    if (options.use_filter && filter_comparisons(ranges) <= kMaxFilterComparisons) {
       self.selection_ = Selection::kEventFilter;
-      RETURN_IF_ERROR(self.write_filters());
+      RETURN_IF_ERROR(self.write_filters(std::move(ranges)));
     } else {
       RETURN_IF_ERROR(self.move_to_pid_list());
     }
@@ -210,6 +211,7 @@ TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
       mounted_by_us_(std::exchange(other.mounted_by_us_, false)),
       selection_(other.selection_),
       tids_(std::move(other.tids_)),
+      filter_ranges_(std::move(other.filter_ranges_)),
       options_(std::move(other.options_)) {}
 
 TracefsInstance& TracefsInstance::operator=(TracefsInstance&& other) noexcept {
@@ -220,6 +222,7 @@ TracefsInstance& TracefsInstance::operator=(TracefsInstance&& other) noexcept {
     mounted_by_us_ = std::exchange(other.mounted_by_us_, false);
     selection_ = other.selection_;
     tids_ = std::move(other.tids_);
+    filter_ranges_ = std::move(other.filter_ranges_);
     options_ = std::move(other.options_);
   }
   return *this;
@@ -268,8 +271,9 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
   std::sort(tids_.begin(), tids_.end());
   tids_.erase(std::unique(tids_.begin(), tids_.end()), tids_.end());
   if (selection_ == Selection::kPidList) return write_pid_list(fresh);
-  if (filter_comparisons(ranges()) > kMaxFilterComparisons) return move_to_pid_list();
-  return write_filters();
+  std::vector<TidRange> ranges = this->ranges();  // one /proc check per gap id: once per change
+  if (filter_comparisons(ranges) > kMaxFilterComparisons) return move_to_pid_list();
+  return write_filters(std::move(ranges));
 }
 
 Result<void> TracefsInstance::write_filter(const char* event, const std::string& expr) {
@@ -284,23 +288,25 @@ Result<void> TracefsInstance::write_filter(const char* event, const std::string&
   return {};
 }
 
-Result<void> TracefsInstance::write_filters() {
-  const std::vector<TidRange> ranges = this->ranges();
+Result<void> TracefsInstance::write_filters(std::vector<TidRange> ranges) {
+  filter_ranges_ = std::move(ranges);
+  const std::vector<TidRange>& ranges_now = filter_ranges_;
   // sched_switch first: a new thread's switches matter most. The kernel swaps each filter in
   // atomically (RCU); an event between two writes sees the old or the new filter.
   if (options_.switches) {
     RETURN_IF_ERROR(
-        write_filter("sched_switch", filter_expression(ranges, {"prev_pid", "next_pid"})));
+        write_filter("sched_switch", filter_expression(ranges_now, {"prev_pid", "next_pid"})));
   }
-  const std::string by_pid = filter_expression(ranges, {"pid"});
+  const std::string by_pid = filter_expression(ranges_now, {"pid"});
   if (options_.waking) RETURN_IF_ERROR(write_filter("sched_waking", by_pid));
   if (options_.idle_wakeups) {
-    RETURN_IF_ERROR(
-        write_filter("sched_wakeup", filter_and(by_pid, idle_wakeup_condition(ranges, ncpus()))));
+    RETURN_IF_ERROR(write_filter("sched_wakeup",
+                                 filter_and(by_pid, idle_wakeup_condition(ranges_now, ncpus()))));
   }
   if (options_.migrations) RETURN_IF_ERROR(write_filter("sched_migrate_task", by_pid));
   if (options_.forks) {
-    RETURN_IF_ERROR(write_filter("sched_process_fork", filter_expression(ranges, {"parent_pid"})));
+    RETURN_IF_ERROR(
+        write_filter("sched_process_fork", filter_expression(ranges_now, {"parent_pid"})));
   }
   return {};
 }
@@ -359,7 +365,7 @@ std::string TracefsInstance::describe_selection() const {
     case Selection::kEveryTask:
       return "every task";
     case Selection::kEventFilter: {
-      size_t r = ranges().size();
+      size_t r = filter_ranges_.size();
       return "event filter, " + std::to_string(tids_.size()) + " threads in " + std::to_string(r) +
              (r == 1 ? " range" : " ranges");
     }

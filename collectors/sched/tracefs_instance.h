@@ -101,7 +101,7 @@ class TracefsInstance {
   Result<void> write_filter(const char* event, const std::string& expr);
   static int ncpus();
   std::vector<TidRange> ranges() const;  // the selected tids, free gaps bridged
-  Result<void> write_filters();
+  Result<void> write_filters(std::vector<TidRange> ranges);
   Result<void> write_pid_list(const std::vector<pid_t>& tids);
   Result<void> move_to_pid_list();
 
@@ -109,7 +109,8 @@ class TracefsInstance {
   std::string name_;
   bool mounted_by_us_ = false;
   Selection selection_ = Selection::kEveryTask;
-  std::vector<pid_t> tids_;  // sorted, unique: every task ever selected
+  std::vector<pid_t> tids_;              // sorted, unique: every task ever selected
+  std::vector<TidRange> filter_ranges_;  // what the event filters select now
   InstanceOptions options_;
 };
 
