@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -113,6 +113,10 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
   so.pid = a.pid;
   auto sampler = stacks::Sampler::attach(so);
   if (!sampler) return out->failed(sampler.error().message);
+  if (!sampler->fallback_reason().empty()) {
+    std::fprintf(stderr, "hearth record: stacks: %s; using ptrace (stops every thread briefly)\n",
+                 sampler->fallback_reason().c_str());
+  }
   std::string ended_because;
   auto period = microseconds(static_cast<int64_t>(1e6 / a.frequency));
   auto next = Clock::now();
@@ -144,8 +148,8 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
   auto write = [&]() -> Result<void> {
     stacks::StackCounts counts;
     sampler->aggregate(&counts, ao);
-    RETURN_IF_ERROR(write_file_atomically(
-        (fs::path(a.output) / report::kStacksFolded).string(), counts.to_folded()));
+    RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
+                                          counts.to_folded()));
     return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
                                  sampler->raw_text(ao));
   };
@@ -175,6 +179,12 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
   out->figures["stall_median_ms"] = round3(median_of(s.round_stall_ms));
   out->figures["stall_max_ms"] = round3(max_of(s.round_stall_ms));
   out->figures["stall_per_thread_median_us"] = std::round(median_of(s.thread_stall_us));
+  out->figures["method"] = std::string(sampler->method());
+  if (!sampler->fallback_reason().empty()) out->figures["fallback"] = sampler->fallback_reason();
+  out->figures["copied_without_stop"] = s.copied;
+  out->figures["unchanged"] = s.reused;
+  out->figures["stopped"] = s.stopped;
+  if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
 }
 
 // ---- sched ----
@@ -263,15 +273,15 @@ void run_mmv_collector(const RecordArgs& a, Window* w, Outcome* out) {
   mmv::TsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
   CountingSink sink(&tsv);
   mmv::Watcher watcher(std::move(*sources));
-  auto period = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(a.mmv_interval));
+  auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.mmv_interval));
   auto next = Clock::now();
   while (!w->ended()) {
     watcher.poll(sink);
     next += period;
     while (!w->ended() && Clock::now() < next) {
-      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(),
-                                                            std::chrono::milliseconds(50)));
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(50)));
     }
   }
   watcher.poll(sink);  // the window's last values
@@ -307,7 +317,8 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
 
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
-  if (a.pid <= 0) problems.push_back("-p must be a process id");
+  if (a.pid <= 0)
+    problems.push_back("-p must be a process id");
   else if (!fs::exists("/proc/" + std::to_string(a.pid)))
     problems.push_back("no process " + std::to_string(a.pid) + " (check the pid with ps)");
   if (!(a.duration > 0 && a.duration <= 24 * 3600))
@@ -358,12 +369,18 @@ int run_record(const RecordArgs& a) {
   std::atomic<uint64_t> samples{0};
   Outcome stacks_out, sched_out, mmv_out;
   std::vector<std::thread> threads;
-  if (a.no_stacks) stacks_out.skipped("turned off (--no-stacks)");
-  else threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
-  if (a.no_sched) sched_out.skipped("turned off (--no-sched)");
-  else threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
-  if (a.no_mmv) mmv_out.skipped("turned off (--no-mmv)");
-  else threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
+  if (a.no_stacks)
+    stacks_out.skipped("turned off (--no-stacks)");
+  else
+    threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
+  if (a.no_sched)
+    sched_out.skipped("turned off (--no-sched)");
+  else
+    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
+  if (a.no_mmv)
+    mmv_out.skipped("turned off (--no-mmv)");
+  else
+    threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
 
   const bool progress = isatty(STDERR_FILENO);
   bool target_exited = false;

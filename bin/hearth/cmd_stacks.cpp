@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <optional>
 
 #include "bin/hearth/terminal.h"
 #include "collectors/stacks/live_view.h"
@@ -25,16 +26,31 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kLiveRefresh = std::chrono::milliseconds(500);
 constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
-void print_summary(const stacks::SamplerSummary& s, pid_t pid) {
+void print_summary(const stacks::Sampler& sampler, pid_t pid) {
+  const stacks::SamplerSummary& s = sampler.summary();
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::fprintf(stderr,
                "hearth stacks: pid %d: %llu sample%s of up to %zu threads (%llu stacks, %llu "
                "truncated, %llu threads skipped) in %.1f s; stall per sample: median %.3f ms, max "
                "%.3f ms; per thread: median %.0f us, max %.0f us\n",
-               pid, static_cast<unsigned long long>(s.rounds), s.rounds == 1 ? "" : "s",
-               s.threads_seen, static_cast<unsigned long long>(s.thread_samples),
-               static_cast<unsigned long long>(s.truncated),
-               static_cast<unsigned long long>(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
+               pid, u(s.rounds), s.rounds == 1 ? "" : "s", s.threads_seen, u(s.thread_samples),
+               u(s.truncated), u(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
                max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
+  std::fprintf(stderr,
+               "hearth stacks: capture %.*s: %llu stacks copied without a stop, %llu unchanged "
+               "since their last copy, %llu taken in a ptrace stop\n",
+               static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied),
+               u(s.reused), u(s.stopped));
+  for (const std::string& t : s.skipped_threads) {
+    std::fprintf(stderr, "hearth stacks: skipped thread %s\n", t.c_str());
+  }
+}
+
+std::optional<stacks::CaptureMethod> method_of(const std::string& name) {
+  if (name == "auto") return stacks::CaptureMethod::kAuto;
+  if (name == "bpf") return stacks::CaptureMethod::kBpf;
+  if (name == "ptrace") return stacks::CaptureMethod::kPtrace;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,8 +67,14 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("--threads", a->threads, "split: a root per thread; merge: per thread name")
       ->capture_default_str();
   c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
+  c->add_option("--method", a->method,
+                "auto: copy sleeping threads without stopping them (BPF), stop only those on a "
+                "CPU; falls back to ptrace where BPF is unavailable. bpf: that or fail. ptrace: "
+                "stop every thread each sample")
+      ->capture_default_str();
   c->add_flag("--one-at-a-time", a->one_at_a_time,
-              "Stop one thread at a time: least stall per thread, no consistency across threads");
+              "ptrace: stop one thread at a time: least stall per thread, no consistency across "
+              "threads");
   c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
   c->add_flag("--no-kernel", a->no_kernel, "Don't add kernel stacks of sleeping threads");
   c->add_option("--stop-timeout", a->stop_timeout_ms,
@@ -70,6 +92,7 @@ std::vector<std::string> validate_stacks(const StacksArgs& a) {
     problems.push_back("-d must be between 0 and a week");
   if (!(a.frequency > 0 && a.frequency <= 1000))
     problems.push_back("-F must be above 0 and at most 1000 Hz");
+  if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (a.threads != "split" && a.threads != "merge")
     problems.push_back("--threads must be split or merge");
   if (a.max_frames < 1 || a.max_frames > 4096)
@@ -99,6 +122,7 @@ int run_stacks(const StacksArgs& a) {
   unsetenv("DEBUGINFOD_URLS");
   stacks::SamplerOptions so;
   so.pid = a.pid;
+  so.method = *method_of(a.method);
   so.one_at_a_time = a.one_at_a_time;
   so.max_frames = a.max_frames;
   so.stack_bytes = a.stack_bytes;
@@ -109,6 +133,10 @@ int run_stacks(const StacksArgs& a) {
   if (!sampler) {
     std::fprintf(stderr, "hearth stacks: %s\n", sampler.error().message.c_str());
     return 1;
+  }
+  if (!sampler->fallback_reason().empty()) {
+    std::fprintf(stderr, "hearth stacks: %s; using ptrace (stops every thread briefly)\n",
+                 sampler->fallback_reason().c_str());
   }
   stacks::AggregateOptions ao{.merge_threads = a.threads == "merge", .state_frames = a.state};
   stacks::StackCounts counts;
@@ -212,7 +240,7 @@ int run_stacks(const StacksArgs& a) {
     // Still held: the kernel releases them as we exit.
   }
   if (status != 0) return status;
-  print_summary(sampler->summary(), a.pid);
+  print_summary(*sampler, a.pid);
   return 0;
 }
 

@@ -16,6 +16,7 @@ struct StacksArgs {
   std::string raw;        // every sample as a line
   std::string threads = "split";
   bool state = false;
+  std::string method = "auto";  // auto, bpf, ptrace
   bool one_at_a_time = false;
   size_t max_frames = 128;
   bool no_kernel = false;

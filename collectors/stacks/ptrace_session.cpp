@@ -171,6 +171,7 @@ PtraceSession& PtraceSession::operator=(PtraceSession&& other) noexcept {
     tracer_tid_ = other.tracer_tid_;
     realtime_ = other.realtime_;
     exited_ = other.exited_;
+    released_ = other.released_;
     exec_pending_ = other.exec_pending_;
     slots_ = std::exchange(other.slots_, {});
     waiting_ = std::exchange(other.waiting_, {});
@@ -242,6 +243,19 @@ Result<PtraceSession> PtraceSession::attach(pid_t pid, const AttachOptions& opti
   if (session.slots_.empty() || !start_again || *start_again != *start) {
     return fail(what + ": no such process (it exited while we attached)", ESRCH);
   }
+  session.waiting_.reserve(session.slots_.size());
+  return session;
+}
+
+Result<PtraceSession> PtraceSession::attach_threads(pid_t pid, const std::vector<pid_t>& tids,
+                                                    const AttachOptions& options) {
+  auto start = proc::process_start_time(pid);
+  if (!start) return fail("cannot attach to " + std::to_string(pid) + ": no such process", ESRCH);
+  PtraceSession session(pid, *start);
+  session.realtime_ = options.realtime_windows;
+  size_t added = 0;
+  // Not at attach: a thread that is gone or that a debugger holds is left out, not an error.
+  RETURN_IF_ERROR(session.seize_new(tids, /*at_attach=*/false, &added));
   session.waiting_.reserve(session.slots_.size());
   return session;
 }
@@ -699,8 +713,8 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
   }
 }
 
-Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
-                                           const VisitFn& visit, Release release) {
+Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout, const VisitFn& visit,
+                                           Release release) {
   check_thread();
   if (released_) return fail("target " + std::to_string(pid_) + " was released");
   RETURN_IF_ERROR(service());
@@ -715,8 +729,8 @@ Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout,
     // Real-time for the whole walk: a stopped thread must not wait for us to get a CPU back.
     // Between stops we sleep, so the target runs at its own priority.
     Window window(*this, stats, release);
-    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kEachLimitNs)},
-              &visit, release, stats);
+    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kEachLimitNs)}, &visit,
+              release, stats);
   }
   // Threads stop one at a time: the sample's stall is its most stalled thread's.
   stats.total_stall_ns = 0;
@@ -744,8 +758,8 @@ Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
   StopStats stats = new_stats();  // bookkeeping only
   {
     Window window(*this, stats, Release::kDetach);
-    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kDetachLimitNs)},
-              nullptr, Release::kDetach, stats);
+    walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kDetachLimitNs)}, nullptr,
+              Release::kDetach, stats);
     for (Slot& slot : slots_) gave_up_now |= slot.state == State::kStopPending && !slot.poll_only;
     // Threads given up on stop when they wake or get a CPU: keep detaching them as they land
     // for a while, rather than leave them stopped until someone looks.
@@ -767,13 +781,14 @@ Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
   }
   std::string why;
   if (!sleeping.empty()) {
-    why = "thread" + std::string(sleeping.find(',') != std::string::npos ? "s " : " ") +
-          sleeping + " in uninterruptible sleep (D)";
+    why = "thread" + std::string(sleeping.find(',') != std::string::npos ? "s " : " ") + sleeping +
+          " in uninterruptible sleep (D)";
   }
   if (!runnable.empty()) {
     why += (why.empty() ? "thread" : "; thread") +
            std::string(runnable.find(',') != std::string::npos ? "s " : " ") + runnable +
-           " not stopped after " + std::to_string(std::max(timeout_ns, kDetachLimitNs) / 1'000'000) +
+           " not stopped after " +
+           std::to_string(std::max(timeout_ns, kDetachLimitNs) / 1'000'000) +
            " ms (no CPU to run on?)";
   }
   return fail("could not detach all of " + std::to_string(pid_) + ": " + why +

@@ -103,6 +103,11 @@ class PtraceSession {
   // Operation not permitted — run as root or grant CAP_SYS_PTRACE", "4242 is already traced by
   // PID 77 (gdb) — detach it first", "cannot attach to 4242: no such process".
   static Result<PtraceSession> attach(pid_t pid, const AttachOptions& options = {});
+  // Seizes only TIDS (threads of PID, ascending), for a brief stop of a few threads while the
+  // others are read without one (the BPF capture). Threads that exited or that another tracer
+  // holds are left out (see threads()); refresh_threads() must not be called on such a session.
+  static Result<PtraceSession> attach_threads(pid_t pid, const std::vector<pid_t>& tids,
+                                              const AttachOptions& options = {});
 
   PtraceSession(PtraceSession&& other) noexcept;
   PtraceSession& operator=(PtraceSession&& other) noexcept;
@@ -202,8 +207,7 @@ class PtraceSession {
   };
   // Interrupts each thread in turn and settles it (VISIT if given, then RELEASE) as soon as its
   // stop lands; threads given up on end kStopPending, listed in stats.skipped.
-  void walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release,
-                 StopStats& stats);
+  void walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release, StopStats& stats);
   StopStats new_stats();
   // Ends SLOT's stop (resume, or detach); records its stall.
   void resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns, Release release);

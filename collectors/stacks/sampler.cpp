@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
+#include "collectors/proc/kallsyms.h"
 #include "collectors/proc/maps.h"
 #include "collectors/proc/threads.h"
+#include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/remote_memory.h"
+#include "collectors/stacks/shutdown.h"
 #include "collectors/stacks/symbolizer.h"
 #include "collectors/stacks/unwinder.h"
 
@@ -19,6 +23,12 @@ using Clock = std::chrono::steady_clock;
 
 // Thread names are re-read every this many rounds (and for every new thread).
 constexpr uint64_t kNameRefreshRounds = 16;
+// Sleeping between rounds without a session: how often a shutdown request is looked at.
+constexpr std::chrono::milliseconds kIdleCheck{10};
+// Skipped threads named in the summary, at most.
+constexpr size_t kMaxSkippedNamed = 64;
+// bpf: extra passes in one round for stacks deeper than their copy (each doubles the copy).
+constexpr int kMaxDeeperPasses = 6;
 
 std::string_view state_frame(char state) {
   switch (state) {
@@ -41,13 +51,15 @@ std::string_view state_frame(char state) {
   }
 }
 
-// A user stack as unwound (IPs leaf first) plus the kernel stack read just before the stop
-// (leaf first, as the kernel lists it).
+// A user stack as unwound (IPs leaf first) plus the kernel stack (leaf first, as the kernel
+// lists it): names read from /proc just before a ptrace stop, or return addresses the BPF
+// capture read in the same visit as the user stack.
 struct RawStack {
   std::vector<uint64_t> ips;
   std::vector<uint32_t> exact_ips;
   bool truncated = false;
   std::vector<std::string> kernel;
+  std::vector<uint64_t> kernel_ips;
 };
 
 std::string stack_key(const RawStack& s) {
@@ -60,6 +72,9 @@ std::string stack_key(const RawStack& s) {
     key.push_back('\0');
     key += k;
   }
+  key.push_back('\1');
+  key.append(reinterpret_cast<const char*>(s.kernel_ips.data()),
+             s.kernel_ips.size() * sizeof(uint64_t));
   return key;
 }
 
@@ -73,6 +88,8 @@ struct ThreadSample {
 struct Round {
   uint64_t time_ns;  // since the first round
   std::vector<ThreadSample> threads;
+  uint32_t copied = 0, reused = 0, stopped = 0;
+  uint64_t stall_ns = 0;  // the round's stall (see SamplerSummary::round_stall_ms)
 };
 
 // Per-thread buffers, reused every round so the stop window allocates nothing.
@@ -80,21 +97,33 @@ struct Slot {
   user_regs_struct regs{};
   StackCopy copy;
   size_t stack_bytes = 0;
-  bool visited = false;
+  bool visited = false;  // regs and copy hold this round's capture
+  bool stopped = false;  // bpf: the capture needed a ptrace stop (it was on a CPU)
+  bool reuse = false;    // bpf: not run since the last copy: count last_stack again
+  bool seen = false;     // bpf: in this round's pass
+  bool unwound = false;  // bpf: last_stack is this round's copy, unwound
   char state = '?';
   uint32_t name = 0;
-  std::vector<std::string> kernel;
+  std::string comm;                  // bpf: the name as the pass read it
+  std::vector<std::string> kernel;   // ptrace: from /proc
+  std::vector<uint64_t> kernel_ips;  // bpf: from the pass
+  int64_t last_stack = -1;           // bpf: stack id of its last copy
 };
 
 }  // namespace
 
 struct Sampler::State {
   SamplerOptions options;
+  std::optional<BpfCapture> bpf;           // the bpf method; else session
+  std::string fallback;                    // why auto did not use bpf
+  std::optional<proc::Kallsyms> kallsyms;  // bpf: kernel frame names, loaded on first use
+  bool kallsyms_tried = false;
   std::optional<PtraceSession> session;
   std::unique_ptr<RemoteMemory> memory;  // stable address: the Unwinder keeps a pointer
   std::optional<Unwinder> unwinder;
   std::optional<Symbolizer> symbolizer;
   uint64_t maps_fingerprint = 0;
+  uint64_t start_ticks = 0;  // the target's start time: tells its exit from a reused PID
   std::string process_name;
 
   std::unordered_map<pid_t, Slot> slots;
@@ -172,38 +201,229 @@ struct Sampler::State {
     slot.visited = memory->copy_stack(regs.rsp, slot.stack_bytes, slot.copy).has_value();
   }
 
+  void note_skipped(pid_t tid, const Slot* slot, std::string_view why) {
+    if (summary.skipped_threads.size() >= kMaxSkippedNamed) return;
+    std::string name = slot != nullptr ? names[slot->name] : "?";
+    auto st = proc::thread_stat(options.pid, tid);
+    std::string line = std::to_string(tid) + " (" + name + ") " + (st ? st->state : '?');
+    if (auto k = proc::kernel_stack(options.pid, tid); k && !k->empty())
+      line += " in " + k->front();
+    line += ": ";
+    line += why;
+    summary.skipped_threads.push_back(std::move(line));
+  }
+
+  // Unwinds SLOT's copy into a stack id. *DEEPER: the stack goes on past the copy and the
+  // copy may grow (then the next copy is larger).
+  uint32_t unwind_slot(Slot& slot, bool* deeper) {
+    RawStack raw;
+    UnwindStatus status;
+    raw.ips = unwinder->unwind(slot.regs, slot.copy, options.max_frames, &status);
+    raw.exact_ips = std::move(status.exact_ips);
+    raw.truncated = status.stop != UnwindStop::kEndOfStack;
+    *deeper = status.stop == UnwindStop::kOutsideCopy && slot.stack_bytes < options.max_stack_bytes;
+    if (*deeper) {
+      slot.stack_bytes = std::min(slot.stack_bytes * 2, options.max_stack_bytes);
+      slot.copy.bytes.reserve(slot.stack_bytes + 4096);
+    }
+    raw.kernel = slot.kernel;
+    raw.kernel_ips = slot.kernel_ips;
+    return intern_stack(std::move(raw));
+  }
+
   void finish_round(const StopStats& stats) {
     Round round;
     round.time_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    std::unordered_map<pid_t, uint64_t> stall_of;
+    for (const ThreadStall& t : stats.stalls) stall_of[t.tid] = t.stall_ns;
     for (auto& [tid, slot] : slots) {
-      if (!slot.visited) continue;
-      RawStack raw;
-      UnwindStatus status;
-      raw.ips = unwinder->unwind(slot.regs, slot.copy, options.max_frames, &status);
-      raw.exact_ips = std::move(status.exact_ips);
-      raw.truncated = status.stop != UnwindStop::kEndOfStack;
-      if (status.stop == UnwindStop::kOutsideCopy && slot.stack_bytes < options.max_stack_bytes) {
-        // This thread's stack is deeper than the copy: copy more from the next round on.
-        slot.stack_bytes = std::min(slot.stack_bytes * 2, options.max_stack_bytes);
-        slot.copy.bytes.reserve(slot.stack_bytes + 4096);
+      uint32_t id;
+      if (slot.reuse) {
+        id = static_cast<uint32_t>(slot.last_stack);
+        ++round.reused;
+      } else if (slot.visited) {
+        if (!slot.unwound) {
+          bool deeper = false;
+          slot.last_stack = unwind_slot(slot, &deeper);
+          // bpf: the copy grows from the next pass on (the thread is copied again then).
+          if (deeper && bpf) bpf->set_stack_bytes(tid, slot.stack_bytes);
+        }
+        id = static_cast<uint32_t>(slot.last_stack);
+        bool stopped = !bpf || slot.stopped;
+        ++(stopped ? round.stopped : round.copied);
+        summary.thread_stall_us.push_back(stopped ? static_cast<double>(stall_of[tid]) / 1e3 : 0.0);
+      } else {
+        continue;
       }
-      summary.truncated += raw.truncated;
-      raw.kernel = slot.kernel;
-      round.threads.push_back({tid, slot.name, slot.state, intern_stack(std::move(raw))});
+      if (slot.reuse) summary.thread_stall_us.push_back(0.0);
+      summary.truncated += stacks[id].truncated;
+      round.threads.push_back({tid, slot.name, slot.state, id});
     }
     std::sort(round.threads.begin(), round.threads.end(),
               [](const ThreadSample& a, const ThreadSample& b) { return a.tid < b.tid; });
+    for (pid_t tid : stats.skipped) {
+      auto it = slots.find(tid);
+      note_skipped(tid, it == slots.end() ? nullptr : &it->second, "did not stop in time");
+    }
+    round.stall_ns = stats.total_stall_ns;
     summary.rounds++;
     summary.thread_samples += round.threads.size();
+    summary.copied += round.copied;
+    summary.reused += round.reused;
+    summary.stopped += round.stopped;
     summary.skipped += stats.skipped.size();
     summary.threads_seen = std::max(summary.threads_seen, slots.size());
     summary.round_stall_ms.push_back(static_cast<double>(stats.total_stall_ns) / 1e6);
-    for (const ThreadStall& t : stats.stalls) {
-      summary.thread_stall_us.push_back(static_cast<double>(t.stall_ns) / 1e3);
-    }
     summary.elapsed_s = static_cast<double>(round.time_ns) / 1e9;
     rounds.push_back(std::move(round));
+  }
+
+  // --- The bpf method ---
+
+  // Takes one thread of a pass into its slot. Returns true when the thread needs a stop.
+  bool take(const BpfThread& t, bool* skip) {
+    auto [it, added] = slots.try_emplace(t.tid);
+    Slot& slot = it->second;
+    if (added) {
+      slot.stack_bytes = options.stack_bytes;
+      slot.copy.bytes.reserve(slot.stack_bytes + 4096);
+    }
+    slot.seen = true;
+    if (slot.comm != t.comm) {
+      slot.comm = t.comm;
+      slot.name = intern_name(slot.comm);
+    }
+    slot.state = t.state;
+    if (t.copied()) {
+      slot.regs = *t.regs;
+      slot.copy.base = t.copy_base;
+      slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
+      slot.kernel_ips.assign(t.kernel.begin(), t.kernel.end());
+      slot.kernel.clear();
+      slot.visited = true;
+      return false;
+    }
+    if (t.unchanged() && slot.last_stack >= 0) {
+      slot.reuse = true;
+      return false;
+    }
+    if (t.exiting()) return false;
+    if (t.on_cpu() || t.unchanged()) {
+      if (t.unchanged()) bpf->forget(t.tid);  // we lost its copy: read it afresh next time
+      slot.kernel_ips.clear();
+      slot.kernel.clear();
+      return true;
+    }
+    *skip = true;  // its stack could not be read (an exiting thread, most likely)
+    return false;
+  }
+
+  // A pass over the target's threads: copies of those that did not run, stops for the others.
+  Result<void> round_bpf() {
+    if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
+      maps_fingerprint = *fp;
+      RETURN_IF_ERROR(load_maps());
+    }
+    for (auto& [tid, slot] : slots) {
+      slot.seen = slot.visited = slot.stopped = slot.reuse = slot.unwound = false;
+    }
+    std::vector<pid_t> to_stop, unreadable;
+    ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
+      bool skip = false;
+      if (take(t, &skip)) to_stop.push_back(t.tid);
+      if (skip) unreadable.push_back(t.tid);
+    }));
+    auto st = proc::process_start_time(options.pid);
+    if (visited == 0 || !st || *st != start_ticks) {
+      return fail("target " + std::to_string(options.pid) + " exited", ESRCH);
+    }
+    for (auto it = slots.begin(); it != slots.end();) {  // threads that are gone
+      if (it->second.seen) {
+        ++it;
+        continue;
+      }
+      bpf->forget(it->first);
+      it = slots.erase(it);
+    }
+    StopStats stats;
+    if (!to_stop.empty()) stats = stop_running(to_stop);
+    for (pid_t tid : unreadable) {
+      note_skipped(tid, &slots[tid], "its stack could not be read");
+      stats.skipped.push_back(tid);
+    }
+    RETURN_IF_ERROR(unwind_copies());
+    finish_round(stats);
+    return {};
+  }
+
+  // Threads that were on a CPU: each is stopped alone, copied and released at once.
+  StopStats stop_running(const std::vector<pid_t>& tids) {
+    StopStats stats;
+    auto stopper = PtraceSession::attach_threads(options.pid, tids);
+    std::vector<pid_t> held = stopper ? stopper->threads() : std::vector<pid_t>{};
+    for (pid_t tid : tids) {
+      if (!std::binary_search(held.begin(), held.end(), tid)) {
+        auto tracer = proc::tracer_pid(options.pid, tid);
+        if (tracer && *tracer != 0) {
+          note_skipped(tid, &slots[tid], "on a CPU and traced by another process");
+          stats.skipped.push_back(tid);
+        }
+      }
+    }
+    if (held.empty()) return stats;
+    auto visit = [this](pid_t tid, const user_regs_struct& regs) { visit_stopped(tid, regs); };
+    auto r = stopper->stop_each(options.stop_timeout, visit, Release::kDetach);
+    // A failure means the target is exiting: the next pass says so.
+    if (r) {
+      stats.stalls = std::move(r->stalls);
+      stats.total_stall_ns = r->total_stall_ns;
+      stats.skipped.insert(stats.skipped.end(), r->skipped.begin(), r->skipped.end());
+    }
+    return stats;  // the session's end releases any thread whose stop is still pending
+  }
+
+  void visit_stopped(pid_t tid, const user_regs_struct& regs) {
+    visit(tid, regs);
+    if (auto it = slots.find(tid); it != slots.end()) it->second.stopped = true;
+  }
+
+  // Unwinds this round's copies. Stacks deeper than their copy: threads that have not run
+  // since are copied again, larger, in this same round (the same moment, since they did not
+  // run), so that one snapshot has them whole.
+  Result<void> unwind_copies() {
+    std::vector<pid_t> todo;
+    for (auto& [tid, slot] : slots) {
+      if (slot.visited && !slot.stopped) todo.push_back(tid);
+    }
+    for (int pass = 0;; ++pass) {
+      std::vector<pid_t> deeper;
+      for (pid_t tid : todo) {
+        Slot& slot = slots[tid];
+        bool more = false;
+        slot.last_stack = unwind_slot(slot, &more);
+        slot.unwound = true;
+        if (!more) continue;
+        bpf->set_stack_bytes(tid, slot.stack_bytes);  // also: copy it again even if unchanged
+        deeper.push_back(tid);
+      }
+      if (deeper.empty() || pass == kMaxDeeperPasses) return {};
+      std::sort(deeper.begin(), deeper.end());
+      todo.clear();
+      ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
+        if (!t.copied()) return;  // unchanged, or it ran since: keep the first copy
+        if (!std::binary_search(deeper.begin(), deeper.end(), t.tid)) {
+          bpf->forget(t.tid);  // a newer copy than the one kept: the next round reads it anew
+          return;
+        }
+        Slot& slot = slots[t.tid];
+        slot.regs = *t.regs;
+        slot.copy.base = t.copy_base;
+        slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
+        todo.push_back(t.tid);
+      }));
+      (void)visited;
+    }
   }
 
   const std::vector<std::string>& frames_of(uint32_t id) {
@@ -221,6 +441,14 @@ struct Sampler::State {
     }
     for (auto k = s.kernel.rbegin(); k != s.kernel.rend(); ++k)
       out.push_back(folded_safe(*k) + "_[k]");
+    if (!s.kernel_ips.empty() && !kallsyms_tried) {
+      kallsyms_tried = true;
+      if (auto k = proc::Kallsyms::load()) kallsyms.emplace(std::move(*k));
+    }
+    for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
+      std::string_view name = kallsyms->name_of_return_address(*k);
+      if (!name.empty()) out.push_back(folded_safe(std::string(name)) + "_[k]");
+    }
     if (out.empty()) out.push_back("[unknown]");
     return out;
   }
@@ -253,8 +481,29 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   s->unwinder.emplace(std::move(unwinder));
   ASSIGN_OR_RETURN(Symbolizer symbolizer, Symbolizer::create());
   s->symbolizer.emplace(std::move(symbolizer));
-  ASSIGN_OR_RETURN(PtraceSession session, PtraceSession::attach(options.pid));
-  s->session.emplace(std::move(session));
+  auto start_ticks = proc::process_start_time(options.pid);
+  if (!start_ticks) {
+    return fail("cannot attach to " + std::to_string(options.pid) + ": no such process", ESRCH);
+  }
+  s->start_ticks = *start_ticks;
+  if (options.method != CaptureMethod::kPtrace) {
+    auto tids = proc::list_threads(options.pid);
+    auto bpf = BpfCapture::open({.pid = options.pid,
+                                 .stack_bytes = options.stack_bytes,
+                                 .kernel_stacks = options.kernel_stacks,
+                                 .threads_hint = tids ? tids->size() : 0});
+    if (bpf) {
+      s->bpf.emplace(std::move(*bpf));
+    } else if (options.method == CaptureMethod::kBpf || bpf.error().errnum == ESRCH) {
+      return std::unexpected(bpf.error());
+    } else {
+      s->fallback = bpf.error().message;
+    }
+  }
+  if (!s->bpf) {
+    ASSIGN_OR_RETURN(PtraceSession session, PtraceSession::attach(options.pid));
+    s->session.emplace(std::move(session));
+  }
   if (auto fp = proc::maps_fingerprint(options.pid)) s->maps_fingerprint = *fp;
   RETURN_IF_ERROR(s->load_maps());
   s->start = Clock::now();
@@ -263,6 +512,7 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
 
 Result<void> Sampler::sample(Release release) {
   State& s = *state_;
+  if (s.bpf) return s.round_bpf();  // holds nothing between rounds: no release to make
   if (!s.session) return fail("the target was released");
   RETURN_IF_ERROR(s.prepare_round());
   auto visit = [&s](pid_t tid, const user_regs_struct& regs) { s.visit(tid, regs); };
@@ -276,8 +526,15 @@ Result<void> Sampler::sample(Release release) {
 }
 
 Result<void> Sampler::idle_for(std::chrono::microseconds duration) {
-  if (!state_->session) return {};
-  return state_->session->idle_for(duration);
+  if (state_->session) return state_->session->idle_for(duration);
+  // Nothing held: nothing to serve meanwhile.
+  auto deadline = Clock::now() + duration;
+  while (!shutdown_requested()) {
+    auto now = Clock::now();
+    if (now >= deadline) break;
+    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kIdleCheck));
+  }
+  return {};
 }
 
 Result<void> Sampler::detach() {
@@ -307,6 +564,11 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
   std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
                     "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
   for (const Round& r : s.rounds) {
+    // How this round's stacks were taken, and what the stops cost: a comment, so readers of
+    // the rows need not know it.
+    out += "# round " + std::to_string(r.time_ns) + "\tcopied=" + std::to_string(r.copied) +
+           "\treused=" + std::to_string(r.reused) + "\tstopped=" + std::to_string(r.stopped) +
+           "\tstall_ns=" + std::to_string(r.stall_ns) + "\n";
     for (const ThreadSample& t : r.threads) {
       out += std::to_string(r.time_ns) + '\t' + std::to_string(t.tid) + '\t' + t.state + '\t';
       out += thread_root(s.names[t.name], t.tid, options.merge_threads);
@@ -322,6 +584,12 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
 
 const SamplerSummary& Sampler::summary() const {
   return state_->summary;
+}
+std::string_view Sampler::method() const {
+  return state_->bpf ? "bpf" : "ptrace";
+}
+const std::string& Sampler::fallback_reason() const {
+  return state_->fallback;
 }
 pid_t Sampler::pid() const {
   return state_->options.pid;

@@ -1,11 +1,16 @@
-// The stack sampler: rounds of "stop every thread, copy registers and stack tops, resume",
-// then unwinding over the copies and, later, symbolization. Owns the target's attachment:
-// destroying the Sampler (or detach()) releases every thread.
+// The stack sampler: rounds of "capture registers and stack tops of every thread", then
+// unwinding over the copies and, later, symbolization.
 //
-// Cost to the target per round (the stall): PTRACE_INTERRUPT of every thread, then per thread
-// one PTRACE_GETREGS and one pread of its stack top (stack_bytes, whole pages), then resume.
-// Everything else — reading thread states and kernel stacks, unwinding, symbolization — runs
-// while the target runs.
+// Two ways to capture (CaptureMethod):
+// - bpf (the default where the kernel allows it): a BPF task iterator copies, in one pass over
+//   the target's threads, the registers and stack top of every thread that is not on a CPU,
+//   without stopping or waking it (capture_bpf.h). A thread that has not run since its last
+//   copy is counted again with the stack that copy gave, without reading anything. Only the
+//   threads that were on a CPU (or ran during their copy) are ptrace-stopped, one at a time,
+//   for a copy of their own, and released at once. Nothing is held between rounds.
+// - ptrace: every thread is seized at attach; a round interrupts every thread (or one at a
+//   time), reads registers and the stack top, resumes. The target is held between rounds.
+// Everything else — unwinding, symbolization, names — runs while the target runs.
 // Not thread-safe; ptrace ties the tracees to the thread that attached (see ptrace_session.h).
 #pragma once
 
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectors/stacks/ptrace_session.h"
@@ -23,9 +29,16 @@
 
 namespace hearth::stacks {
 
+enum class CaptureMethod : uint8_t {
+  kAuto,    // bpf where the kernel and permissions allow it, else ptrace (saying why)
+  kBpf,     // bpf or fail
+  kPtrace,  // ptrace-stop every thread each round
+};
+
 struct SamplerOptions {
   pid_t pid = 0;
-  bool one_at_a_time = false;     // eu-stack's method: smallest stall, no consistency
+  CaptureMethod method = CaptureMethod::kAuto;
+  bool one_at_a_time = false;     // ptrace: eu-stack's method: smallest stall, no consistency
   size_t max_frames = 128;        // user frames per stack
   size_t stack_bytes = 32 << 10;  // first stack copy per thread; doubles when a stack needs more
   size_t max_stack_bytes = 1 << 20;
@@ -45,9 +58,17 @@ struct SamplerSummary {
   uint64_t skipped = 0;         // threads that did not stop in time (e.g. uninterruptible)
   uint64_t truncated = 0;       // stacks that did not unwind to their outermost frame
   size_t threads_seen = 0;
-  // Per round: first interrupt to last resume; one-at-a-time: the longest per-thread stall.
+  // How the thread samples were taken (they add up to thread_samples).
+  uint64_t copied = 0;   // bpf: copied without a stop
+  uint64_t reused = 0;   // bpf: not run since the last copy: counted again, nothing read
+  uint64_t stopped = 0;  // ptrace-stopped (every sample with the ptrace method)
+  // Per round: first interrupt to last resume; one-at-a-time and bpf: the longest per-thread
+  // stall (0 when nothing was stopped).
   std::vector<double> round_stall_ms;
-  std::vector<double> thread_stall_us;  // per thread per round: its interrupt to its resume
+  // Per thread per round: its interrupt to its resume; 0 for a thread read without a stop.
+  std::vector<double> thread_stall_us;
+  // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
+  std::vector<std::string> skipped_threads;
   double elapsed_s = 0;
 };
 
@@ -85,6 +106,9 @@ class Sampler {
   std::string raw_text(const AggregateOptions& options);
 
   const SamplerSummary& summary() const;
+  // "bpf" or "ptrace"; and, when auto fell back to ptrace, why bpf could not be used.
+  std::string_view method() const;
+  const std::string& fallback_reason() const;
   pid_t pid() const;
   std::string process_name() const;
 

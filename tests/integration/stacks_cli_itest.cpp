@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/integration/hearth_cli.h"
@@ -88,17 +92,21 @@ bool released(pid_t pid) {
   return false;
 }
 
-class StacksCli : public testing::TestWithParam<std::string> {
+// (build of the target, capture method): every test runs on both capture paths.
+class StacksCli : public testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (ptrace of another process)";
   }
+  std::string build() const { return std::get<0>(GetParam()); }
+  std::string method() const { return std::get<1>(GetParam()); }
 };
 
 TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
-  auto t = start_target(GetParam(), 6, 7, 2);
+  auto t = start_target(build(), 6, 7, 2);
   ASSERT_TRUE(t);
-  HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
+  HearthRun r = hearth(
+      {"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   for (const char* name : {"spin-0", "spin-1"}) {
     SCOPED_TRACE(name);
@@ -129,11 +137,11 @@ TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
 }
 
 TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
-  auto t = start_target(GetParam(), 4, 3, 2);
+  auto t = start_target(build(), 4, 3, 2);
   ASSERT_TRUE(t);
   std::string raw = testing::TempDir() + "/raw.tsv";
-  HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "3", "-F", "50", "--state",
-                        "--threads", "merge", "--raw", raw, "-o", "-"});
+  HearthRun r = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "3",
+                        "-F", "50", "--state", "--threads", "merge", "--raw", raw, "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   auto spin = frames_of(line_of_thread(r.out, "spin-0"));
   ASSERT_GE(spin.size(), 2u);
@@ -151,20 +159,37 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
   auto raw_lines = lines_of(ss.str());
   ASSERT_GE(raw_lines.size(), 3u);
   EXPECT_EQ(raw_lines[0].rfind("# hearth stacks raw 1", 0), 0u);
-  EXPECT_EQ(raw_lines.size() - 2, total);
+  // A comment line per round says how its stacks were taken; they add up to its rows.
+  uint64_t rows = 0, rounds = 0, taken = 0;
+  for (const std::string& l : raw_lines) {
+    if (l.rfind("# round ", 0) == 0) {
+      ++rounds;
+      for (const char* key : {"copied=", "reused=", "stopped="}) {
+        size_t at = l.find(key);
+        ASSERT_NE(at, std::string::npos) << l;
+        taken += std::stoull(l.substr(at + std::strlen(key)));
+      }
+    } else if (!l.starts_with("#")) {
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, total);
+  EXPECT_EQ(rounds, 3u);
+  EXPECT_EQ(taken, total);
   // Three rounds (a thread that cannot stop within --stop-timeout on a loaded machine is
   // skipped in its round, so the total need not be a multiple of the thread count).
   EXPECT_NE(r.err.find(": 3 samples of"), std::string::npos) << r.err;
 }
 
 TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
-  auto t = start_target(GetParam(), 1, 60, 1);
+  auto t = start_target(build(), 1, 60, 1);
   ASSERT_TRUE(t);
-  HearthRun whole = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
+  HearthRun whole = hearth(
+      {"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(whole.status), 0) << whole.err;
   expect_complete(frames_of(line_of_thread(whole.out, "spin-0")), 60, "leaf_spin");
-  HearthRun cut = hearth(
-      {"stacks", "-p", std::to_string(t->pid()), "-n", "1", "--max-frames", "40", "-o", "-"});
+  HearthRun cut = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1",
+                          "--max-frames", "40", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(cut.status), 0) << cut.err;
   auto frames = frames_of(line_of_thread(cut.out, "spin-0"));
   ASSERT_GE(frames.size(), 2u);
@@ -174,11 +199,12 @@ TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
 }
 
 TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
-  auto t = start_target(GetParam(), 3, 2, 1);
+  auto t = start_target(build(), 3, 2, 1);
   ASSERT_TRUE(t);
   std::string out = testing::TempDir() + "/sigint.folded";
-  HearthRun r =
-      hearth({"stacks", "-p", std::to_string(t->pid()), "-d", "30", "-F", "20", "-o", out}, 500);
+  HearthRun r = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-d", "30",
+                        "-F", "20", "-o", out},
+                       500);
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   std::ifstream in(out);
   std::stringstream ss;
@@ -188,7 +214,66 @@ TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
   EXPECT_TRUE(alive(t->pid()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Builds, StacksCli, testing::Values("fp", "nofp"));
+INSTANTIATE_TEST_SUITE_P(Builds, StacksCli,
+                         testing::Combine(testing::Values("fp", "nofp"),
+                                          testing::Values("bpf", "ptrace")),
+                         [](const testing::TestParamInfo<StacksCli::ParamType>& p) {
+                           return std::get<0>(p.param) + "_" + std::get<1>(p.param);
+                         });
+
+// Context switches of every thread whose name starts with PREFIX ("cond-"), by tid.
+std::map<pid_t, uint64_t> switches_of(pid_t pid, const std::string& prefix) {
+  std::map<pid_t, uint64_t> out;
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream comm(e.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (!name.starts_with(prefix)) continue;
+    std::ifstream status(e.path() / "status");
+    uint64_t n = 0;
+    for (std::string l; std::getline(status, l);) {
+      if (l.starts_with("voluntary_ctxt_switches:") || l.starts_with("nonvoluntary_ctxt_switches:"))
+        n += std::stoull(l.substr(l.find(':') + 1));
+    }
+    out[std::stoi(e.path().filename().string())] = n;
+  }
+  return out;
+}
+
+// The point of the bpf capture: a thread that sleeps is read without being stopped, so it is
+// not woken either: its context-switch count does not move while hearth samples it. The
+// ptrace capture wakes every sleeper each sample (the same check fails for it).
+TEST(StacksCapture, SleepersAreNotWokenByTheBpfCaptureButAreByPtrace) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto t = start_target("nofp", 8, 5, 2);  // 2 spinning, 3 on a mutex, 3 on a condvar
+  ASSERT_TRUE(t);
+  for (std::string method : {"bpf", "ptrace"}) {
+    SCOPED_TRACE(method);
+    auto before_cond = switches_of(t->pid(), "cond-");
+    auto before_mutex = switches_of(t->pid(), "mutex-");
+    ASSERT_EQ(before_cond.size(), 3u);
+    ASSERT_EQ(before_mutex.size(), 3u);
+    HearthRun r = hearth({"stacks", "--method", method, "-p", std::to_string(t->pid()), "-n", "5",
+                          "-F", "50", "-o", "-"});
+    ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+    EXPECT_NE(r.err.find("capture " + method + ":"), std::string::npos) << r.err;
+    // Every sleeper was sampled each time.
+    for (const auto& [tid, n] : before_cond) {
+      EXPECT_NE(r.out.find(" tid=" + std::to_string(tid) + "];"), std::string::npos) << tid;
+    }
+    auto after_cond = switches_of(t->pid(), "cond-");
+    auto after_mutex = switches_of(t->pid(), "mutex-");
+    if (method == "bpf") {
+      EXPECT_EQ(after_cond, before_cond);
+      EXPECT_EQ(after_mutex, before_mutex);
+      // 5 samples of 11 threads: the sleepers are copied once, then counted unchanged.
+      EXPECT_NE(r.err.find("unchanged since their last copy"), std::string::npos) << r.err;
+    } else {
+      for (const auto& [tid, n] : before_cond) EXPECT_GE(after_cond[tid], n + 5) << tid;
+    }
+  }
+}
 
 TEST(StacksCliErrors, WrongPidIsOneClearLine) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";

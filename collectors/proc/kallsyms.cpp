@@ -1,0 +1,56 @@
+#include "collectors/proc/kallsyms.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "collectors/proc/threads.h"
+
+namespace hearth::proc {
+
+Result<Kallsyms> Kallsyms::load() {
+  ASSIGN_OR_RETURN(std::string text, read_file("/proc/kallsyms"));
+  return parse(text);
+}
+
+Result<Kallsyms> Kallsyms::parse(std::string_view text) {
+  Kallsyms k;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    // "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[module]"
+    size_t sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || sp1 + 3 > line.size() || line[sp1 + 2] != ' ') continue;
+    char type = line[sp1 + 1];
+    if (type != 't' && type != 'T' && type != 'w' && type != 'W') continue;  // code only
+    uint64_t address = 0;
+    auto [p, ec] = std::from_chars(line.data(), line.data() + sp1, address, 16);
+    if (ec != std::errc() || p != line.data() + sp1 || address == 0) continue;
+    std::string_view name = line.substr(sp1 + 3);
+    name = name.substr(0, name.find_first_of("\t "));
+    if (name.empty() || name.size() > 1024) continue;
+    k.symbols_.push_back(
+        {address, static_cast<uint32_t>(k.names_.size()), static_cast<uint32_t>(name.size())});
+    k.names_.append(name);
+  }
+  if (k.symbols_.empty()) {
+    return fail("/proc/kallsyms shows no kernel addresses (needs root; see kptr_restrict)");
+  }
+  std::stable_sort(k.symbols_.begin(), k.symbols_.end(),
+                   [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  return k;
+}
+
+std::string_view Kallsyms::name_of_return_address(uint64_t addr) const {
+  if (addr == 0) return {};
+  uint64_t at = addr - 1;
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), at,
+                             [](uint64_t a, const Symbol& s) { return a < s.address; });
+  if (it == symbols_.begin()) return {};
+  --it;
+  return std::string_view(names_).substr(it->name, it->length);
+}
+
+}  // namespace hearth::proc

@@ -1,0 +1,210 @@
+// The stop-free capture: a sleepable BPF task iterator, attached to the target's process only,
+// that copies for each thread that is not on a CPU the user registers the kernel saved when
+// it last entered the kernel, the top of its user stack and its kernel stack, without stopping
+// or waking it. A thread's switch count (nvcsw + nivcsw) and on_cpu are read before and after
+// the copy: if either moved, the thread ran meanwhile and the copy is marked RAN (user space
+// stops that one briefly instead). A thread whose switch count has not moved since its last
+// consistent copy has not run since: it is reported UNCHANGED and nothing is read.
+//
+// Records go to the iterator's seq_file (one struct hearth_record per thread, capture_abi.h);
+// stack pages go to the "arena" array map, one page per entry, from entry `cursor` on. User
+// space resets `cursor` before each pass and reads the pages through a read-only mapping.
+//
+// Kernel types are declared here only as far as they are read; every access is relocated
+// against the running kernel's BTF at load time (CO-RE), so no kernel header is needed to build.
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "capture_abi.h"
+
+struct task_struct {
+  unsigned int __state;
+  int exit_state;
+  int on_cpu;
+  unsigned int flags;
+  int pid;
+  int tgid;
+  unsigned long nvcsw;
+  unsigned long nivcsw;
+  __u64 start_time;
+  char comm[16];
+} __attribute__((preserve_access_index));
+
+struct vm_area_struct {
+  unsigned long vm_start;
+  unsigned long vm_end;
+} __attribute__((preserve_access_index));
+
+struct pt_regs {
+  unsigned long sp;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter_meta {
+  struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task {
+  struct bpf_iter_meta *meta;
+  struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+#define PF_KTHREAD 0x00200000
+#define RED_ZONE 128  // bytes below sp a leaf function may use (x86-64 ABI)
+#define PAGE_MASK (~(__u64)(HEARTH_PAGE_SIZE - 1))
+
+char LICENSE[] SEC("license") = "GPL";
+
+// Set by user space before each pass.
+__u32 cursor = 0;         // next free arena page
+__u32 default_pages = 8;  // stack pages to copy per thread unless "pages_for" says otherwise
+__u32 kernel_stacks = 1;  // read kernel stacks of sleeping threads
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __type(key, __u32);
+  __uint(value_size, HEARTH_PAGE_SIZE);
+  __uint(max_entries, 1);  // sized by user space before loading
+} arena SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __type(key, __u32);  // tid
+  __type(value, struct hearth_seen);
+  __uint(max_entries, 1);  // sized by user space before loading
+} seen SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __type(key, __u32);    // tid
+  __type(value, __u32);  // stack pages to copy for this thread (user space grows it)
+  __uint(max_entries, 1);
+} pages_for SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __type(key, __u32);
+  __type(value, struct hearth_record);
+  __uint(max_entries, 1);
+} scratch SEC(".maps");
+
+struct vma_end_ctx {
+  __u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data) {
+  ((struct vma_end_ctx *)data)->end = vma->vm_end;
+  return 0;
+}
+
+static __u64 switches_of(struct task_struct *task) {
+  return BPF_CORE_READ(task, nvcsw) + BPF_CORE_READ(task, nivcsw);
+}
+
+// Copies up to `want` pages from `base`, stopping at the stack mapping's end or the first page
+// that cannot be read. Returns the pages copied; sets NO_SPACE when the arena is full.
+static __u32 copy_pages(struct task_struct *task, struct hearth_record *rec, __u64 base,
+                        __u32 want) {
+  __u32 copied = 0;
+  for (__u32 i = 0; i < HEARTH_MAX_STACK_PAGES; i++) {
+    if (i >= want) break;
+    __u32 index = cursor;
+    void *dst = bpf_map_lookup_elem(&arena, &index);
+    if (!dst) {
+      rec->flags |= HEARTH_CAP_NO_SPACE;
+      break;
+    }
+    if (bpf_copy_from_user_task(dst, HEARTH_PAGE_SIZE, (void *)(base + (__u64)i * HEARTH_PAGE_SIZE),
+                                task, 0) != 0)
+      break;
+    cursor = index + 1;
+    copied++;
+  }
+  return copied;
+}
+
+SEC("iter.s/task")
+int capture(struct bpf_iter__task *ctx) {
+  struct seq_file *seq = ctx->meta->seq;
+  struct task_struct *task = ctx->task;
+  if (!task) return 0;
+
+  __u32 zero = 0;
+  struct hearth_record *rec = bpf_map_lookup_elem(&scratch, &zero);
+  if (!rec) return 0;
+  rec->tid = task->pid;
+  rec->flags = 0;
+  rec->state = BPF_CORE_READ(task, __state) | (__u32)BPF_CORE_READ(task, exit_state);
+  rec->pages = 0;
+  rec->first_page = cursor;
+  rec->kframes = 0;
+  rec->copy_base = 0;
+  rec->start_time = task->start_time;
+  bpf_probe_read_kernel_str(rec->comm, sizeof rec->comm, task->comm);
+  __builtin_memset(rec->regs, 0, sizeof rec->regs);
+
+  int on_cpu = BPF_CORE_READ(task, on_cpu);
+  __u64 switches = switches_of(task);
+  rec->switches = switches;
+  if ((task->flags & PF_KTHREAD) || BPF_CORE_READ(task, exit_state) != 0) {
+    rec->flags |= HEARTH_CAP_EXITING;
+    bpf_seq_write(seq, rec, sizeof *rec);
+    return 0;
+  }
+  if (on_cpu) {
+    rec->flags |= HEARTH_CAP_ON_CPU;
+    bpf_seq_write(seq, rec, sizeof *rec);
+    return 0;
+  }
+  __u32 tid = rec->tid;
+  struct hearth_seen *last = bpf_map_lookup_elem(&seen, &tid);
+  if (last && last->start_time == rec->start_time && last->switches == switches) {
+    rec->flags |= HEARTH_CAP_UNCHANGED;
+    bpf_seq_write(seq, rec, sizeof *rec);
+    return 0;
+  }
+
+  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+  if (!regs || bpf_probe_read_kernel(rec->regs, sizeof rec->regs, regs) != 0) {
+    rec->flags |= HEARTH_CAP_NO_STACK;
+    bpf_seq_write(seq, rec, sizeof *rec);
+    return 0;
+  }
+  __u64 sp = rec->regs[19];  // pt_regs.sp
+  __u64 base = (sp - RED_ZONE) & PAGE_MASK;
+  __u32 want = default_pages;
+  __u32 *override = bpf_map_lookup_elem(&pages_for, &tid);
+  if (override) want = *override;
+  // Never past the end of the stack's mapping: the next mapping (another thread's stack, say)
+  // would be copied for nothing.
+  struct vma_end_ctx vma = {0};
+  if (bpf_find_vma(task, sp, vma_end_cb, &vma, 0) == 0 && vma.end > base) {
+    __u64 in_mapping = (vma.end - base) / HEARTH_PAGE_SIZE;
+    if (in_mapping < want) want = in_mapping;
+  }
+  rec->copy_base = base;
+  rec->pages = copy_pages(task, rec, base, want);
+  if (rec->pages == 0 && !(rec->flags & HEARTH_CAP_NO_SPACE)) rec->flags |= HEARTH_CAP_NO_STACK;
+
+  __u32 state = rec->state;
+  if (kernel_stacks && (state & 3)) {  // interruptible or uninterruptible sleep
+    long n = bpf_get_task_stack(task, rec->kstack, sizeof rec->kstack, 0);
+    if (n > 0) {
+      rec->kframes = n / sizeof(__u64);
+      rec->flags |= HEARTH_CAP_KSTACK;
+    }
+  }
+
+  if (BPF_CORE_READ(task, on_cpu) || switches_of(task) != switches) {
+    rec->flags |= HEARTH_CAP_RAN;
+  } else if (rec->pages > 0 && !(rec->flags & HEARTH_CAP_NO_SPACE)) {
+    rec->flags |= HEARTH_CAP_COPIED;
+    struct hearth_seen now = {.start_time = rec->start_time, .switches = switches};
+    bpf_map_update_elem(&seen, &tid, &now, BPF_ANY);
+  }
+  bpf_seq_write(seq, rec, sizeof *rec);
+  return 0;
+}

@@ -1,0 +1,48 @@
+// What the BPF capture program (capture.bpf.c) hands to user space (capture_bpf.cpp): one
+// record per thread of the target per pass, written to the iterator's seq_file, and the stack
+// pages it copied, in an array map of pages that user space maps read-only. Plain C: compiled
+// into the BPF object and into hearth.
+#ifndef HEARTH_COLLECTORS_STACKS_CAPTURE_ABI_H
+#define HEARTH_COLLECTORS_STACKS_CAPTURE_ABI_H
+
+#include <linux/types.h>
+
+#define HEARTH_PAGE_SIZE 4096
+#define HEARTH_MAX_STACK_PAGES 256  // 1 MiB: the deepest copy of one thread's stack
+#define HEARTH_MAX_KFRAMES 64       // kernel frames per thread
+#define HEARTH_REGS 21              // struct pt_regs on x86-64: user_regs_struct's first 21
+
+// hearth_record.flags: what happened to the thread in this pass.
+enum hearth_capture_flags {
+  HEARTH_CAP_COPIED = 1 << 0,     // registers and stack top copied while it did not run
+  HEARTH_CAP_UNCHANGED = 1 << 1,  // not run since its last copy: that copy stands (nothing read)
+  HEARTH_CAP_ON_CPU = 1 << 2,     // on a CPU when visited: nothing copied
+  HEARTH_CAP_RAN = 1 << 3,        // ran during the copy (switch count or on_cpu moved): discard
+  HEARTH_CAP_NO_SPACE = 1 << 4,   // the page arena filled up: copy again in another pass
+  HEARTH_CAP_NO_STACK = 1 << 5,   // the first stack page could not be read (exiting, no mm)
+  HEARTH_CAP_EXITING = 1 << 6,    // zombie or dead thread, or a kernel thread: nothing to copy
+  HEARTH_CAP_KSTACK = 1 << 7,     // kstack[] holds kframes kernel return addresses, leaf first
+};
+
+struct hearth_record {
+  __u32 tid;
+  __u32 flags;       // hearth_capture_flags
+  __u32 state;       // task->__state | task->exit_state, as the kernel's TASK_REPORT bits
+  __u32 pages;       // stack pages copied, from arena page first_page on
+  __u32 first_page;  // index of the first page in the arena map
+  __u32 kframes;     // entries of kstack
+  __u64 switches;    // nvcsw + nivcsw when visited
+  __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
+  __u64 copy_base;   // target address of the first copied byte (page aligned)
+  char comm[16];
+  __u64 regs[HEARTH_REGS];  // the user registers the kernel saved on the last kernel entry
+  __u64 kstack[HEARTH_MAX_KFRAMES];
+};
+
+// A thread's last consistent copy, kept by the program (map "seen", key tid).
+struct hearth_seen {
+  __u64 start_time;
+  __u64 switches;
+};
+
+#endif  // HEARTH_COLLECTORS_STACKS_CAPTURE_ABI_H

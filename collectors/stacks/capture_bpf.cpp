@@ -1,0 +1,279 @@
+#include "collectors/stacks/capture_bpf.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "collectors/stacks/capture.skel.h"  // generated from capture.bpf.c at build time
+#include "collectors/stacks/capture_abi.h"
+
+namespace hearth::stacks {
+namespace {
+
+static_assert(sizeof(user_regs_struct) >= HEARTH_REGS * sizeof(uint64_t));
+static_assert(HEARTH_PAGE_SIZE == 4096);
+
+constexpr size_t kMaxArenaPages = 4096;  // 16 MiB: a bigger first pass takes several
+constexpr size_t kMinArenaPages = 256;
+constexpr size_t kMaxPasses = 16;  // per pass() call, when the arena fills up
+
+// libbpf's messages, kept for the one-line error instead of printed.
+thread_local std::string* libbpf_log = nullptr;
+
+int keep_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
+  if (libbpf_log == nullptr || level == LIBBPF_DEBUG) return 0;
+  char line[512];
+  int n = std::vsnprintf(line, sizeof line, format, args);
+  if (n > 0) libbpf_log->append(line, std::min<size_t>(static_cast<size_t>(n), sizeof line - 1));
+  return n;
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return ::uname(&u) == 0 ? u.release : "?";
+}
+
+// Why the program could not be loaded or attached, as one line for the user.
+std::string why_not(int err, const std::string& log) {
+  if (err == EPERM || err == EACCES) {
+    if (::geteuid() != 0) return "not permitted: needs root, or CAP_BPF and CAP_PERFMON";
+    return "not permitted by the kernel (lockdown, or unprivileged BPF restrictions)";
+  }
+  if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return "this kernel (" + kernel_release() + ") has no BTF (/sys/kernel/btf/vmlinux)";
+  }
+  if (err == EINVAL || err == ENOTSUP || err == ENOENT || err == E2BIG) {
+    return "this kernel (" + kernel_release() +
+           ") can't run the capture program (a sleepable task iterator needs 5.18 or later)";
+  }
+  std::string first = log.substr(0, log.find('\n'));
+  return std::string(std::strerror(err)) + (first.empty() ? "" : " (" + first + ")");
+}
+
+struct SkeletonDeleter {
+  void operator()(capture_bpf* s) const { capture_bpf__destroy(s); }
+};
+struct LinkDeleter {
+  void operator()(bpf_link* l) const { bpf_link__destroy(l); }
+};
+
+}  // namespace
+
+bool BpfThread::copied() const {
+  return (flags & HEARTH_CAP_COPIED) != 0;
+}
+bool BpfThread::unchanged() const {
+  return (flags & HEARTH_CAP_UNCHANGED) != 0;
+}
+bool BpfThread::on_cpu() const {
+  return (flags & (HEARTH_CAP_ON_CPU | HEARTH_CAP_RAN)) != 0;
+}
+bool BpfThread::exiting() const {
+  return (flags & HEARTH_CAP_EXITING) != 0;
+}
+
+char task_state_letter(uint32_t state) {
+  constexpr uint32_t kReport = 0x7f;        // TASK_REPORT: the bits /proc reports
+  constexpr uint32_t kIdle = 0x402;         // TASK_UNINTERRUPTIBLE | TASK_NOLOAD
+  constexpr uint32_t kRtlockWait = 0x1000;  // reported as uninterruptible
+  if (state == kIdle) return 'I';
+  uint32_t bits = state & kReport;
+  if (state & kRtlockWait) bits |= 2;
+  static constexpr char kLetters[] = "RSDTtXZP";
+  int index = bits == 0 ? 0 : 32 - __builtin_clz(bits);  // fls()
+  return index < 8 ? kLetters[index] : '?';
+}
+
+struct BpfCapture::Impl {
+  std::unique_ptr<capture_bpf, SkeletonDeleter> skel;
+  std::unique_ptr<bpf_link, LinkDeleter> link;
+  void* arena = MAP_FAILED;
+  size_t arena_pages = 0;
+  size_t max_threads = 0;         // entries of the per-thread maps
+  std::vector<uint8_t> buffer;    // one pass's records, reused
+  std::vector<uint32_t> pending;  // tids the arena had no room for, ascending
+  std::vector<uint64_t> kernel;   // scratch for one record's kernel frames
+  user_regs_struct regs{};        // scratch for one record's registers
+
+  ~Impl() {
+    if (arena != MAP_FAILED) ::munmap(arena, arena_pages * HEARTH_PAGE_SIZE);
+  }
+
+  // Runs the iterator once: every record of the pass, in BUFFER.
+  Result<void> run_iterator() {
+    int fd = bpf_iter_create(bpf_link__fd(link.get()));
+    int e = errno;
+    if (fd < 0) return fail_errno("cannot start the capture iterator", e);
+    buffer.clear();
+    for (;;) {
+      size_t at = buffer.size();
+      buffer.resize(at + (64 << 10));
+      ssize_t n = ::read(fd, buffer.data() + at, 64 << 10);
+      e = errno;
+      if (n < 0 && e == EINTR) {
+        buffer.resize(at);
+        continue;
+      }
+      if (n <= 0) {
+        buffer.resize(at);
+        ::close(fd);
+        if (n < 0) return fail_errno("capture iterator", e);
+        return {};
+      }
+      buffer.resize(at + static_cast<size_t>(n));
+    }
+  }
+};
+
+BpfCapture::BpfCapture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BpfCapture::BpfCapture(BpfCapture&&) noexcept = default;
+BpfCapture& BpfCapture::operator=(BpfCapture&&) noexcept = default;
+BpfCapture::~BpfCapture() = default;
+
+Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
+  std::string log;
+  libbpf_log = &log;
+  auto previous = libbpf_set_print(keep_libbpf_message);
+  struct Restore {
+    libbpf_print_fn_t fn;
+    ~Restore() {
+      libbpf_set_print(fn);
+      libbpf_log = nullptr;
+    }
+  } restore{previous};
+
+  auto impl = std::make_unique<Impl>();
+  impl->skel.reset(capture_bpf__open());
+  if (!impl->skel) {
+    int e = errno;
+    return fail("BPF capture unavailable: " + why_not(e, log), e);
+  }
+  capture_bpf* s = impl->skel.get();
+  const size_t pages = (std::clamp<size_t>(options.stack_bytes, HEARTH_PAGE_SIZE,
+                                           HEARTH_MAX_STACK_PAGES * HEARTH_PAGE_SIZE) +
+                        HEARTH_PAGE_SIZE - 1) /
+                       HEARTH_PAGE_SIZE;
+  impl->arena_pages =
+      std::clamp<size_t>((options.threads_hint + 4) * pages, kMinArenaPages, kMaxArenaPages);
+  impl->max_threads = std::clamp<size_t>(2 * options.threads_hint + 1024, 1024, 65536);
+  s->data->default_pages = static_cast<uint32_t>(pages);
+  s->data->kernel_stacks = options.kernel_stacks ? 1 : 0;
+  (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(impl->arena_pages));
+  (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(impl->max_threads));
+  (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(impl->max_threads));
+  if (int r = capture_bpf__load(s); r != 0) {
+    int e = -r;
+    return fail("BPF capture unavailable: " + why_not(e, log), e);
+  }
+  union bpf_iter_link_info info = {};
+  info.task.pid = static_cast<uint32_t>(options.pid);
+  LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
+              .link_info_len = sizeof info);
+  impl->link.reset(bpf_program__attach_iter(s->progs.capture, &attach_options));
+  if (!impl->link) {
+    int e = errno;
+    if (e == ESRCH || e == ENOENT) {
+      return fail("cannot capture " + std::to_string(options.pid) + ": no such process", ESRCH);
+    }
+    return fail("BPF capture unavailable: " + why_not(e, log), e);
+  }
+  impl->arena = ::mmap(nullptr, impl->arena_pages * HEARTH_PAGE_SIZE, PROT_READ, MAP_SHARED,
+                       bpf_map__fd(s->maps.arena), 0);
+  if (impl->arena == MAP_FAILED) {
+    int e = errno;
+    return fail("BPF capture unavailable: cannot map its stack pages: " + why_not(e, log), e);
+  }
+  impl->buffer.reserve((options.threads_hint + 16) * sizeof(hearth_record));
+  return BpfCapture(std::move(impl));
+}
+
+Result<size_t> BpfCapture::pass(const Visit& visit) {
+  Impl& m = *impl_;
+  m.pending.clear();
+  size_t visited = 0;
+  // The first run visits every thread; a further run only those the arena had no room for
+  // (the others come back UNCHANGED from the program, or have moved on: either way they were
+  // reported already).
+  for (size_t run = 0; run < kMaxPasses; ++run) {
+    m.skel->bss->cursor = 0;
+    RETURN_IF_ERROR(m.run_iterator());
+    std::vector<uint32_t> still;
+    const size_t records = m.buffer.size() / sizeof(hearth_record);
+    for (size_t i = 0; i < records; ++i) {
+      hearth_record rec;
+      std::memcpy(&rec, m.buffer.data() + i * sizeof rec, sizeof rec);
+      if (run > 0 && !std::binary_search(m.pending.begin(), m.pending.end(), rec.tid)) {
+        // Reported in an earlier run. If it ran since and was copied again, the program now
+        // remembers that newer copy, which the caller never saw: make the next pass read it.
+        if (rec.flags & HEARTH_CAP_COPIED) forget(static_cast<pid_t>(rec.tid));
+        continue;
+      }
+      const bool last_run = run + 1 == kMaxPasses;
+      if ((rec.flags & HEARTH_CAP_NO_SPACE) && !last_run) {
+        still.push_back(rec.tid);
+        continue;
+      }
+      BpfThread t;
+      t.tid = static_cast<pid_t>(rec.tid);
+      t.flags = rec.flags;
+      t.state = task_state_letter(rec.state);
+      t.comm = std::string_view(rec.comm, strnlen(rec.comm, sizeof rec.comm));
+      t.switches = rec.switches;
+      t.start_time = rec.start_time;
+      if (rec.flags & HEARTH_CAP_COPIED) {
+        m.regs = {};
+        std::memcpy(&m.regs, rec.regs, sizeof rec.regs);
+        t.regs = &m.regs;
+        t.copy_base = rec.copy_base;
+        size_t first = std::min<size_t>(rec.first_page, m.arena_pages);
+        size_t pages = std::min<size_t>(rec.pages, m.arena_pages - first);
+        t.stack = {static_cast<const uint8_t*>(m.arena) + first * HEARTH_PAGE_SIZE,
+                   pages * HEARTH_PAGE_SIZE};
+      }
+      if (rec.flags & HEARTH_CAP_KSTACK) {
+        m.kernel.assign(rec.kstack,
+                        rec.kstack + std::min<uint32_t>(rec.kframes, HEARTH_MAX_KFRAMES));
+        t.kernel = m.kernel;
+      }
+      visit(t);
+      ++visited;
+    }
+    if (still.empty()) break;
+    std::sort(still.begin(), still.end());
+    m.pending = std::move(still);
+  }
+  return visited;
+}
+
+void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {
+  uint32_t key = static_cast<uint32_t>(tid);
+  uint32_t pages = static_cast<uint32_t>(
+      std::clamp<size_t>((bytes + HEARTH_PAGE_SIZE - 1) / HEARTH_PAGE_SIZE, 1,
+                         std::min<size_t>(HEARTH_MAX_STACK_PAGES, impl_->arena_pages)));
+  // Full map: that thread keeps the default size. Best effort either way.
+  (void)bpf_map__update_elem(impl_->skel->maps.pages_for, &key, sizeof key, &pages, sizeof pages,
+                             BPF_ANY);
+  forget(tid);
+}
+
+void BpfCapture::forget(pid_t tid) {
+  uint32_t key = static_cast<uint32_t>(tid);
+  (void)bpf_map__delete_elem(impl_->skel->maps.seen, &key, sizeof key, 0);
+}
+
+size_t BpfCapture::arena_bytes() const {
+  return impl_->arena_pages * HEARTH_PAGE_SIZE;
+}
+
+}  // namespace hearth::stacks

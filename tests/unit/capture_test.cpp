@@ -1,0 +1,55 @@
+// The pieces of the BPF capture that need no kernel: kernel symbol lookup and task states.
+#include <gtest/gtest.h>
+
+#include "collectors/proc/kallsyms.h"
+#include "collectors/stacks/capture_bpf.h"
+
+namespace hearth {
+namespace {
+
+TEST(Kallsyms, FindsTheFunctionHoldingAReturnAddress) {
+  const char* text =
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81001000 t do_nanosleep\n"
+      "ffffffff81002000 D some_data\n"  // data: never a frame
+      "ffffffff81003000 T schedule\n"
+      "ffffffffc0a01000 t ext4_sync_file\t[ext4]\n"
+      "0000000000000000 A fixed_percpu_data\n"
+      "garbage line\n";
+  auto k = proc::Kallsyms::parse(text);
+  ASSERT_TRUE(k) << k.error().message;
+  EXPECT_EQ(k->size(), 4u);
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81001010), "do_nanosleep");
+  // A return address right after a call at the end of a function belongs to that function.
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81003000), "do_nanosleep");
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81003001), "schedule");
+  EXPECT_EQ(k->name_of_return_address(0xffffffffc0a01234), "ext4_sync_file");
+  EXPECT_EQ(k->name_of_return_address(0x1000), "");
+  EXPECT_EQ(k->name_of_return_address(0), "");
+}
+
+TEST(Kallsyms, HiddenAddressesAreAnError) {
+  auto k = proc::Kallsyms::parse("0000000000000000 T _stext\n0000000000000000 t foo\n");
+  ASSERT_FALSE(k);
+  EXPECT_NE(k.error().message.find("kptr_restrict"), std::string::npos);
+}
+
+TEST(TaskState, LettersAsProcShowsThem) {
+  using stacks::task_state_letter;
+  EXPECT_EQ(task_state_letter(0x0), 'R');
+  EXPECT_EQ(task_state_letter(0x1), 'S');
+  EXPECT_EQ(task_state_letter(0x2), 'D');
+  EXPECT_EQ(task_state_letter(0x4), 'T');
+  EXPECT_EQ(task_state_letter(0x8), 't');
+  EXPECT_EQ(task_state_letter(0x10), 'X');
+  EXPECT_EQ(task_state_letter(0x20), 'Z');
+  EXPECT_EQ(task_state_letter(0x40), 'P');
+  EXPECT_EQ(task_state_letter(0x402), 'I');        // TASK_IDLE
+  EXPECT_EQ(task_state_letter(0x102), 'D');        // TASK_KILLABLE
+  EXPECT_EQ(task_state_letter(0x1000), 'D');       // TASK_RTLOCK_WAIT
+  EXPECT_EQ(task_state_letter(0x2001), 'S');       // freezable sleep
+  EXPECT_EQ(task_state_letter(0x8 | 0x100), 't');  // TASK_TRACED | TASK_WAKEKILL
+}
+
+}  // namespace
+}  // namespace hearth
