@@ -111,6 +111,7 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
                           Outcome* out) {
   stacks::SamplerOptions so;
   so.pid = a.pid;
+  so.one_at_a_time = true;  // ptrace fallback: repeated sampling stops one thread at a time
   auto sampler = stacks::Sampler::attach(so);
   if (!sampler) return out->failed(sampler.error().message);
   if (!sampler->fallback_reason().empty()) {

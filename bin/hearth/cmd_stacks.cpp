@@ -36,11 +36,18 @@ void print_summary(const stacks::Sampler& sampler, pid_t pid) {
                pid, u(s.rounds), s.rounds == 1 ? "" : "s", s.threads_seen, u(s.thread_samples),
                u(s.truncated), u(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
                max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
+  std::string pass;
+  if (!s.capture_ms.empty()) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "; capture pass: median %.3f ms, max %.3f ms",
+                  median_of(s.capture_ms), max_of(s.capture_ms));
+    pass = buf;
+  }
   std::fprintf(stderr,
                "hearth stacks: capture %.*s: %llu stacks copied without a stop, %llu unchanged "
-               "since their last copy, %llu taken in a ptrace stop\n",
+               "since their last copy, %llu taken in a ptrace stop%s\n",
                static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied),
-               u(s.reused), u(s.stopped));
+               u(s.reused), u(s.stopped), pass.c_str());
   for (const std::string& t : s.skipped_threads) {
     std::fprintf(stderr, "hearth stacks: skipped thread %s\n", t.c_str());
   }
@@ -74,7 +81,10 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
       ->capture_default_str();
   c->add_flag("--one-at-a-time", a->one_at_a_time,
               "ptrace: stop one thread at a time: least stall per thread, no consistency across "
-              "threads");
+              "threads (the default when sampling repeatedly)");
+  c->add_flag("--all-stop", a->all_stop,
+              "ptrace: stop every thread together for each sample: a consistent snapshot, every "
+              "thread waits for the slowest (the default for one sample, -n 1)");
   c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
   c->add_flag("--no-kernel", a->no_kernel, "Don't add kernel stacks of sleeping threads");
   c->add_option("--stop-timeout", a->stop_timeout_ms,
@@ -93,6 +103,8 @@ std::vector<std::string> validate_stacks(const StacksArgs& a) {
   if (!(a.frequency > 0 && a.frequency <= 1000))
     problems.push_back("-F must be above 0 and at most 1000 Hz");
   if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
+  if (a.one_at_a_time && a.all_stop)
+    problems.push_back("--one-at-a-time and --all-stop exclude each other");
   if (a.threads != "split" && a.threads != "merge")
     problems.push_back("--threads must be split or merge");
   if (a.max_frames < 1 || a.max_frames > 4096)
@@ -123,7 +135,10 @@ int run_stacks(const StacksArgs& a) {
   stacks::SamplerOptions so;
   so.pid = a.pid;
   so.method = *method_of(a.method);
-  so.one_at_a_time = a.one_at_a_time;
+  // ptrace: a one-shot snapshot stops every thread together (consistent across threads);
+  // repeated sampling doesn't need that and stops one thread at a time, so that no thread
+  // waits for the slowest (on a busy host, for a CPU) — see README "Stopping threads".
+  so.one_at_a_time = a.one_at_a_time || (!a.all_stop && count != 1);
   so.max_frames = a.max_frames;
   so.stack_bytes = a.stack_bytes;
   so.max_stack_bytes = std::max<size_t>(a.stack_bytes, 1 << 20);

@@ -17,7 +17,8 @@ struct StacksArgs {
   std::string threads = "split";
   bool state = false;
   std::string method = "auto";  // auto, bpf, ptrace
-  bool one_at_a_time = false;
+  bool one_at_a_time = false;   // ptrace: force one thread at a time (default for -n > 1)
+  bool all_stop = false;        // ptrace: force all threads stopped together (default for -n 1)
   size_t max_frames = 128;
   bool no_kernel = false;
   double stop_timeout_ms = 10;

@@ -64,9 +64,9 @@ class BpfCapture {
   BpfCapture& operator=(const BpfCapture&) = delete;
   ~BpfCapture();
 
-  // One pass over the target's threads, calling VISIT for each in ascending tid order. Threads
-  // the page arena had no room for are copied in further passes within this call. Returns how
-  // many threads were visited (0: the process is gone). Fails only when the kernel refuses.
+  // One pass over the target's threads, calling VISIT for each in the kernel's thread order.
+  // Threads the page arena had no room for are copied in further passes within this call. Returns
+  // how many threads were visited (0: the process is gone). Fails only when the kernel refuses.
   using Visit = std::function<void(const BpfThread&)>;
   Result<size_t> pass(const Visit& visit);
 

@@ -40,6 +40,9 @@ constexpr uint64_t kDetachLimitNs = 2'000'000'000;
 // read (and again every as long); those in uninterruptible sleep are skipped at once instead
 // of at the timeout.
 constexpr uint64_t kAllStopDCheckNs = 250'000;
+// All-stop rounds: the longest wait for a runnable thread (no CPU yet), ns. The others stay
+// stopped meanwhile: the price of a consistent snapshot on a saturated host.
+constexpr uint64_t kAllStopRunnableLimitNs = 1'000'000'000;
 
 // --- Thin layer: raw results; callers copy errno on the next line. ---
 
@@ -596,7 +599,11 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     }
     // Threads that missed the last deadline (still in D sleep, most likely) are polled but not
     // waited for: one stuck thread costs the others one timeout, not one per sample.
-    const uint64_t deadline = window.start_ns + static_cast<uint64_t>(timeout.count()) * 1000;
+    const uint64_t timeout_ns = static_cast<uint64_t>(timeout.count()) * 1000;
+    const uint64_t deadline = window.start_ns + timeout_ns;
+    const uint64_t runnable_deadline =
+        window.start_ns + std::max(timeout_ns, kAllStopRunnableLimitNs);
+    bool runnable_only = false;  // past the deadline: waiting for runnable threads only
     uint64_t next_d_check = window.start_ns + kAllStopDCheckNs;
     for (;;) {
       size_t keep = 0, must_wait = 0;
@@ -607,7 +614,29 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
       }
       waiting_.resize(keep);
       uint64_t now = now_ns();
-      if (must_wait == 0 || now >= deadline) break;
+      if (must_wait == 0 || now >= runnable_deadline) break;
+      if (!runnable_only && now >= deadline) {
+        // Past the timeout, a snapshot still waits for a thread that is merely waiting for a
+        // CPU (on a busy host, woken by our interrupt, it may wait tens of ms for one): it
+        // stops as soon as it runs. Anything else (D sleep, a stop of someone else's) is given
+        // up on now.
+        runnable_only = true;
+        size_t still = 0;
+        for (size_t i : waiting_) {
+          Slot& slot = slots_[i];
+          if (slot.state != State::kStopPending) {
+            auto stat = proc::thread_stat(pid_, slot.tid);
+            if (stat && stat->state == 'R') {
+              waiting_[still++] = i;
+              continue;
+            }
+            slot.state = State::kStopPending;  // the stop lands later: service() resumes it
+            stats.skipped.push_back(slot.tid);
+          }
+        }
+        waiting_.resize(still);
+        continue;
+      }
       if (now >= next_d_check) {
         // Still not stopped: a thread in uninterruptible sleep (an fsync, a page fault on a
         // slow disk) stops only when the sleep ends, which can take any time. Give up on those

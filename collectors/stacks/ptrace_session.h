@@ -120,13 +120,15 @@ class PtraceSession {
   // were added. Fails when the target exited or its PID now names another process.
   Result<size_t> refresh_threads();
 
-  // All-stop sample: interrupt every thread, wait for each (until TIMEOUT after the first
-  // interrupt), read registers, call VISIT for each stopped thread while all are stopped, resume
-  // all. Threads not stopped by then are skipped; one skipped in the previous sample too is not
-  // waited for again (only polled), so a thread stuck in D sleep costs the others one TIMEOUT,
-  // not one per sample. No allocation and no /proc access between the first interrupt and the
-  // last resume (vectors are sized before). With Release::kDetach the window ends in
-  // PTRACE_DETACH (see Release) and skipped threads are detached when their stop lands (see
+  // All-stop sample: interrupt every thread, wait for each, read registers, call VISIT for each
+  // stopped thread while all are stopped, resume all. A thread found in D sleep (checked every
+  // 250 µs) is skipped at once; at TIMEOUT after the first interrupt, every thread not stopped
+  // yet is skipped unless it is runnable (waiting for a CPU: it stops as soon as it gets one),
+  // which is waited for up to 1 s. One skipped in the previous sample too is not waited for
+  // again (only polled), so a thread stuck in D sleep costs the others at most one check, not
+  // one per sample. No allocation between the first interrupt and the last resume (vectors are
+  // sized before); /proc is read only for threads slow to stop. With Release::kDetach the window
+  // ends in PTRACE_DETACH (see Release) and skipped threads are detached when their stop lands (see
   // detach()). Fails when the target has exited or was released.
   Result<StopStats> stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
                              Release release = Release::kResume);

@@ -67,6 +67,9 @@ struct SamplerSummary {
   std::vector<double> round_stall_ms;
   // Per thread per round: its interrupt to its resume; 0 for a thread read without a stop.
   std::vector<double> thread_stall_us;
+  // bpf: per round, the capture's own time (the pass and the stops), ms: hearth's time, not
+  // the target's (the target is not stopped by the pass).
+  std::vector<double> capture_ms;
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;
