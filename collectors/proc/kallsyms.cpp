@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "collectors/proc/threads.h"
 
@@ -50,6 +51,9 @@ std::string_view Kallsyms::name_of_return_address(uint64_t addr) const {
                              [](uint64_t a, const Symbol& s) { return a < s.address; });
   if (it == symbols_.begin()) return {};
   --it;
+  // Aliases share an address: the kernel's own lookup (/proc/PID/stack) names the first one
+  // listed, and the stable sort kept the file's order.
+  while (it != symbols_.begin() && std::prev(it)->address == it->address) --it;
   return std::string_view(names_).substr(it->name, it->length);
 }
 

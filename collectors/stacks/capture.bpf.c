@@ -127,7 +127,7 @@ static __u32 copy_pages(struct task_struct *task, struct hearth_record *rec, __u
 }
 
 SEC("iter.s/task")
-int capture(struct bpf_iter__task *ctx) {
+int hearth_capture(struct bpf_iter__task *ctx) {
   struct seq_file *seq = ctx->meta->seq;
   struct task_struct *task = ctx->task;
   if (!task) return 0;

@@ -180,7 +180,7 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
   info.task.pid = static_cast<uint32_t>(options.pid);
   LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
               .link_info_len = sizeof info);
-  impl->link.reset(bpf_program__attach_iter(s->progs.capture, &attach_options));
+  impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, &attach_options));
   if (!impl->link) {
     int e = errno;
     if (e == ESRCH || e == ENOENT) {

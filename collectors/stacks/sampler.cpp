@@ -508,8 +508,21 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   auto name = proc::thread_name(options.pid, options.pid);
   s->process_name = name ? *name : "?";
   // Everything slow first, while nothing is stopped: files, tables, symbols.
-  ASSIGN_OR_RETURN(RemoteMemory memory, RemoteMemory::open(options.pid));
-  s->memory = std::make_unique<RemoteMemory>(std::move(memory));
+  auto memory = RemoteMemory::open(options.pid);
+  if (!memory) {
+    int e = memory.error().errnum;
+    if (e == EACCES || e == EPERM) {
+      return fail("cannot read the memory of " + std::to_string(options.pid) +
+                      ": permission denied — run as root, or grant CAP_SYS_PTRACE (and "
+                      "CAP_BPF + CAP_PERFMON for the stop-free capture)",
+                  e);
+    }
+    if (e == ENOENT || e == ESRCH) {
+      return fail("cannot attach to " + std::to_string(options.pid) + ": no such process", ESRCH);
+    }
+    return std::unexpected(memory.error());
+  }
+  s->memory = std::make_unique<RemoteMemory>(std::move(*memory));
   ASSIGN_OR_RETURN(Unwinder unwinder, Unwinder::create(s->memory.get()));
   s->unwinder.emplace(std::move(unwinder));
   ASSIGN_OR_RETURN(Symbolizer symbolizer, Symbolizer::create());

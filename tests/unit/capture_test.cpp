@@ -13,12 +13,15 @@ TEST(Kallsyms, FindsTheFunctionHoldingAReturnAddress) {
       "ffffffff81001000 t do_nanosleep\n"
       "ffffffff81002000 D some_data\n"  // data: never a frame
       "ffffffff81003000 T schedule\n"
+      "ffffffff81004000 t __do_sys_pause\n"  // aliases: the first listed is the name
+      "ffffffff81004000 T __x64_sys_pause\n"
       "ffffffffc0a01000 t ext4_sync_file\t[ext4]\n"
       "0000000000000000 A fixed_percpu_data\n"
       "garbage line\n";
   auto k = proc::Kallsyms::parse(text);
   ASSERT_TRUE(k) << k.error().message;
-  EXPECT_EQ(k->size(), 4u);
+  EXPECT_EQ(k->size(), 6u);
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81004010), "__do_sys_pause");
   EXPECT_EQ(k->name_of_return_address(0xffffffff81001010), "do_nanosleep");
   // A return address right after a call at the end of a function belongs to that function.
   EXPECT_EQ(k->name_of_return_address(0xffffffff81003000), "do_nanosleep");

@@ -1,0 +1,158 @@
+// The stop-free (bpf) capture against the ptrace capture and against the kernel: the same
+// stacks for threads that slept through both, nothing left in the kernel after a SIGKILL, a
+// clear line for a user who may not use it.
+#include <bpf/bpf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/hearth_cli.h"
+#include "tests/integration/target_process.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using hearth::testing_support::HearthRun;
+using hearth::testing_support::run_hearth;
+using hearth::testing_support::slurp;
+using hearth::testing_support::start_hearth;
+using hearth::testing_support::Target;
+
+// Folded lines by root ("[cond-0 tid=42]") → the frames below it.
+std::map<std::string, std::string> stacks_by_thread(const std::string& folded) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(folded);
+  for (std::string l; std::getline(in, l);) {
+    size_t semi = l.find(';');
+    size_t space = l.rfind(' ');
+    if (semi == std::string::npos || space == std::string::npos || space < semi) continue;
+    out[l.substr(0, semi)] = l.substr(semi + 1, space - semi - 1);
+  }
+  return out;
+}
+
+// BPF programs loaded now whose name is NAME.
+int programs_named(const std::string& name) {
+  int count = 0;
+  __u32 id = 0;
+  while (bpf_prog_get_next_id(id, &id) == 0) {
+    int fd = bpf_prog_get_fd_by_id(id);
+    if (fd < 0) continue;
+    bpf_prog_info info = {};
+    __u32 len = sizeof info;
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && name == info.name) ++count;
+    close(fd);
+  }
+  return count;
+}
+
+class Capture : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root";
+    probe_ = run_hearth({"stacks", "--method", "bpf", "-p", std::to_string(getpid()), "-n", "1"});
+  }
+  // Whether this kernel runs the bpf capture at all (else the tests say so and skip).
+  bool bpf_available() const {
+    return probe_.err.find("BPF capture unavailable") == std::string::npos;
+  }
+  HearthRun probe_;
+};
+
+// A thread that sleeps through both captures has one stack at both moments: the bpf copy
+// (registers the kernel saved, stack pages read without a stop, kernel stack from the same
+// visit) must unwind and symbolize to exactly what a ptrace stop gives. Condition variable,
+// mutex, pause() and a read from a pipe, each under a 6-deep call chain.
+TEST_F(Capture, SleepersGiveTheSameStacksAsAPtraceStop) {
+  if (!bpf_available()) GTEST_SKIP() << probe_.err;
+  auto t = Target::start("stack_target-nofp", {"--threads", "8", "--depth", "6", "--spin", "2"});
+  ASSERT_TRUE(t);
+  std::string pid = std::to_string(t->pid());
+  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
+  HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
+  ASSERT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
+  auto a = stacks_by_thread(bpf.out), b = stacks_by_thread(ptrace.out);
+  int compared = 0;
+  for (const auto& [root, frames] : a) {
+    bool sleeper = root.starts_with("[cond-") || root.starts_with("[mutex-") ||
+                   root.starts_with("[holder ") || root.starts_with("[stack_target-no ");
+    if (!sleeper) continue;
+    SCOPED_TRACE(root);
+    ASSERT_TRUE(b.contains(root));
+    EXPECT_EQ(frames, b[root]);
+    EXPECT_NE(frames.find("_[k]"), std::string::npos) << "no kernel frames";
+    ++compared;
+  }
+  EXPECT_EQ(compared, 3 + 3 + 1 + 1);
+}
+
+// hearth keeps its BPF program, maps and iterator link only through file descriptors: a
+// SIGKILL (no cleanup code runs) leaves nothing loaded, and the target runs on untraced.
+TEST_F(Capture, NothingStaysInTheKernelAfterSigkill) {
+  if (!bpf_available()) GTEST_SKIP() << probe_.err;
+  auto t = Target::start("stack_target-fp", {"--threads", "4", "--depth", "4", "--spin", "1"});
+  ASSERT_TRUE(t);
+  const int before = programs_named("hearth_capture");
+  std::string err = ::testing::TempDir() + "/sigkill.err";
+  std::string out = ::testing::TempDir() + "/sigkill.folded";
+  pid_t h = start_hearth({"stacks", "--method", "bpf", "-p", std::to_string(t->pid()), "-d", "30",
+                          "-F", "50", "-o", out},
+                         err);
+  // Bounded wait until it is sampling: its program is loaded.
+  for (int i = 0; i < 500 && programs_named("hearth_capture") == before; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(programs_named("hearth_capture"), before + 1) << slurp(err);
+  std::this_thread::sleep_for(300ms);  // some rounds, stops of the spinner among them
+  kill(h, SIGKILL);
+  int status = 0;
+  waitpid(h, &status, 0);
+  // The kernel frees the program when its last reference (our fds, the link) goes: at exit.
+  int after = -1;
+  for (int i = 0; i < 200; ++i) {
+    after = programs_named("hearth_capture");
+    if (after == before) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(after, before);
+  std::string status_file = slurp("/proc/" + std::to_string(t->pid()) + "/status");
+  EXPECT_NE(status_file.find("TracerPid:\t0\n"), std::string::npos) << status_file;
+  EXPECT_EQ(status_file.find("State:\tt"), std::string::npos) << status_file;
+  EXPECT_EQ(kill(t->pid(), 0), 0);
+}
+
+// Without privileges: one line that says what to do, exit 1; nothing half-done.
+TEST_F(Capture, AnUnprivilegedUserGetsOneClearLine) {
+  auto t = Target::start("stack_target-fp", {"--threads", "2", "--depth", "2", "--spin", "0"});
+  ASSERT_TRUE(t);
+  std::string err = ::testing::TempDir() + "/nobody.err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    dup2(fd, 2);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
+    execl(HEARTH_EXE, HEARTH_EXE, "stacks", "-p", std::to_string(t->pid()).c_str(), "-n", "1", "-o",
+          "/dev/null", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::string text = slurp(err);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_NE(text.find("run as root"), std::string::npos) << text;
+}
+
+}  // namespace
