@@ -30,6 +30,18 @@ Result<void> write_picture(const scene::Scene& scene, const std::string& path, O
   }
 }
 
+std::optional<Pattern> filter_pattern(const std::string& option, const std::string& text,
+                                      std::vector<std::string>* problems) {
+  if (text.empty()) return std::nullopt;
+  Result<Pattern> p = Pattern::compile(text);
+  if (!p) {
+    problems->push_back(option + " " + text + ": not a regular expression (" + p.error().message +
+                        ")");
+    return std::nullopt;
+  }
+  return std::move(*p);
+}
+
 bool may_trace() {
   constexpr int kCapSysAdmin = 21;
   constexpr int kCapPerfmon = 38;

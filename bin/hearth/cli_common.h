@@ -2,9 +2,11 @@
 // permission check, and the figures of a list of stalls.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/pattern.h"
 #include "common/result.h"
 #include "render/scene/scene.h"
 
@@ -18,6 +20,11 @@ OutFormat format_of(const std::string& path);
 // Writes SCENE to PATH in FORMAT (PNG at SCALE pixels per px); "" writes SVG to standard output.
 Result<void> write_picture(const scene::Scene& scene, const std::string& path, OutFormat format,
                            double scale);
+
+// The filter pattern of OPTION (--grep, --metrics, ...): nullopt when TEXT is empty; a TEXT that
+// does not compile adds "OPTION TEXT: not a regular expression (WHY)" to *PROBLEMS.
+std::optional<Pattern> filter_pattern(const std::string& option, const std::string& text,
+                                      std::vector<std::string>* problems);
 
 // Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
 bool may_trace();
