@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
+#include "common/output_guard.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/svg/svg_writer.h"
 
@@ -40,6 +42,13 @@ std::optional<Pattern> filter_pattern(const std::string& option, const std::stri
     return std::nullopt;
   }
   return std::move(*p);
+}
+
+bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs) {
+  Result<void> r = check_outputs(inputs, outputs);
+  if (!r) std::fprintf(stderr, "hearth %s: %s\n", verb, r.error().message.c_str());
+  return r.has_value();
 }
 
 bool may_trace() {

@@ -26,6 +26,12 @@ Result<void> write_picture(const scene::Scene& scene, const std::string& path, O
 std::optional<Pattern> filter_pattern(const std::string& option, const std::string& text,
                                       std::vector<std::string>* problems);
 
+// The output guard (common/output_guard.h) of VERB: false, after printing its one line
+// ("hearth VERB: output OUT is also an input (IN) — choose another name"), when an output is
+// one of the inputs or two outputs are one file. Call it before reading any input.
+bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs);
+
 // Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
 bool may_trace();
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/output_guard.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
@@ -126,6 +127,12 @@ int run_chart(const ChartArgs& a) {
     problems.push_back("no output: give -o OUT.svg (or .png, .pdf)");
   }
   std::vector<std::string> paths = expand_inputs(a.inputs, &problems);
+  // Before any input is read: the other problems are reported with it.
+  if (auto r = check_outputs(paths, {a.output.empty() ? "-" : a.output}); !r) {
+    problems.push_back(r.error().message);
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth chart: %s\n", p.c_str());
+    return 2;
+  }
   std::vector<sched_model::SchedFile> files;
   std::vector<series::SeriesFile> mmv_files;
   for (const std::string& p : paths) {

@@ -127,6 +127,7 @@ int run_flame(const FlameArgs& a) {
     std::fprintf(stderr, "hearth flame: no output: give -o OUT.svg (or .png, .pdf)\n");
     return 2;
   }
+  if (!outputs_are_new("flame", inputs, {a.output.empty() ? "-" : a.output})) return 2;
 
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
   profile::FoldedReader reader(tree, {.reverse = a.reverse});

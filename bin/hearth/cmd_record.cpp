@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -144,8 +144,8 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
   auto write = [&]() -> Result<void> {
     stacks::StackCounts counts;
     sampler->aggregate(&counts, ao);
-    RETURN_IF_ERROR(write_file_atomically(
-        (fs::path(a.output) / report::kStacksFolded).string(), counts.to_folded()));
+    RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
+                                          counts.to_folded()));
     return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
                                  sampler->raw_text(ao));
   };
@@ -263,15 +263,15 @@ void run_mmv_collector(const RecordArgs& a, Window* w, Outcome* out) {
   mmv::TsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
   CountingSink sink(&tsv);
   mmv::Watcher watcher(std::move(*sources));
-  auto period = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(a.mmv_interval));
+  auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.mmv_interval));
   auto next = Clock::now();
   while (!w->ended()) {
     watcher.poll(sink);
     next += period;
     while (!w->ended() && Clock::now() < next) {
-      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(),
-                                                            std::chrono::milliseconds(50)));
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(50)));
     }
   }
   watcher.poll(sink);  // the window's last values
@@ -307,7 +307,8 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
 
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
-  if (a.pid <= 0) problems.push_back("-p must be a process id");
+  if (a.pid <= 0)
+    problems.push_back("-p must be a process id");
   else if (!fs::exists("/proc/" + std::to_string(a.pid)))
     problems.push_back("no process " + std::to_string(a.pid) + " (check the pid with ps)");
   if (!(a.duration > 0 && a.duration <= 24 * 3600))
@@ -328,6 +329,19 @@ int run_record(const RecordArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth record: %s\n", p.c_str());
     return 2;
   }
+  // Inputs: the baseline's profile and the MMV files named (those found by pid are PCP's
+  // files, never a report's); outputs: everything record and render_report write in DIR.
+  std::vector<std::string> inputs;
+  if (!a.baseline.empty())
+    inputs.push_back((fs::path(a.baseline) / report::kStacksFolded).string());
+  if (!a.no_mmv && !a.mmv.empty()) {
+    if (auto sources = mmv::resolve_sources(a.mmv, mmv::default_mmv_dir())) {
+      for (const std::string& f : mmv::source_files(*sources)) inputs.push_back(f);
+    }
+  }
+  std::vector<std::string> outputs = report::recorded_files(a.output);
+  for (std::string& f : report::rendered_files(a.output)) outputs.push_back(std::move(f));
+  if (!outputs_are_new("record", inputs, outputs)) return 2;
   std::error_code ec;
   fs::create_directories(a.output, ec);
   if (ec) {
@@ -358,12 +372,18 @@ int run_record(const RecordArgs& a) {
   std::atomic<uint64_t> samples{0};
   Outcome stacks_out, sched_out, mmv_out;
   std::vector<std::thread> threads;
-  if (a.no_stacks) stacks_out.skipped("turned off (--no-stacks)");
-  else threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
-  if (a.no_sched) sched_out.skipped("turned off (--no-sched)");
-  else threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
-  if (a.no_mmv) mmv_out.skipped("turned off (--no-mmv)");
-  else threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
+  if (a.no_stacks)
+    stacks_out.skipped("turned off (--no-stacks)");
+  else
+    threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
+  if (a.no_sched)
+    sched_out.skipped("turned off (--no-sched)");
+  else
+    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
+  if (a.no_mmv)
+    mmv_out.skipped("turned off (--no-mmv)");
+  else
+    threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
 
   const bool progress = isatty(STDERR_FILENO);
   bool target_exited = false;
@@ -447,6 +467,10 @@ int run_report(const ReportArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth report: %s\n", p.c_str());
     return 2;
   }
+  std::vector<std::string> inputs = report::recorded_files(a.dir);
+  if (!a.baseline.empty())
+    inputs.push_back((fs::path(a.baseline) / report::kStacksFolded).string());
+  if (!outputs_are_new("report", inputs, report::rendered_files(a.dir))) return 2;
   report::RenderOptions ro;
   ro.dir = a.dir;
   ro.baseline_dir = a.baseline;
