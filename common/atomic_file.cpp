@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <utility>
 
 namespace hearth {
@@ -27,6 +30,40 @@ int write_all(int fd, const char* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return 0;
+}
+
+// The directory a file at PATH goes into: "." for a bare name.
+std::string directory_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// The name through which another call can reach an open descriptor (linkat needs a path).
+std::string fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// PATH.hearth-tmp-XXXXXX with 6 random letters and digits.
+std::string temporary_name(const std::string& path) {
+  static constexpr std::string_view kChars =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  uint8_t bytes[6] = {};
+  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    // No entropy yet (early boot): any name will do, EEXIST makes the caller draw again.
+    static uint64_t counter = 0;
+    uint64_t v = static_cast<uint64_t>(::getpid()) * 1000003u + ++counter;
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(v), v >>= 8;
+  }
+  std::string name = path + ".hearth-tmp-";
+  for (uint8_t b : bytes) name += kChars[b % kChars.size()];
+  return name;
+}
+
+// An unnamed regular file in DIR, or -1 with errno set.
+int open_unnamed(const std::string& dir) {
+  return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);  // umask applies
 }
 
 }  // namespace
@@ -53,6 +90,23 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     f.fd_ = fd;
     f.in_place_ = true;
     return f;
+  }
+  int unnamed = open_unnamed(directory_of(path));
+  if (unnamed >= 0) {
+    // linkat() names the file through /proc/self/fd (linkat with AT_EMPTY_PATH would need
+    // CAP_DAC_READ_SEARCH): without /proc, it could never get a name, so use the fallback.
+    if (::access(fd_path(unnamed).c_str(), F_OK) == 0) {
+      f.fd_ = unnamed;
+      f.unnamed_ = true;
+      return f;
+    }
+    ::close(unnamed);
+  } else {
+    int e = errno;
+    // EOPNOTSUPP: the filesystem has no O_TMPFILE (some FUSE, NFS, older overlayfs); EISDIR: a
+    // kernel older than 3.11, which reads O_TMPFILE as O_DIRECTORY. Both fall back to a named
+    // temporary file. Any other error (ENOENT, EACCES, ENOSPC) is the answer for PATH too.
+    if (e != EOPNOTSUPP && e != EISDIR) return fail_errno("cannot write " + path, e);
   }
   std::string tmpl = path + ".hearth-tmp-XXXXXX";
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
@@ -81,6 +135,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     is_stdout_ = other.is_stdout_;
     in_place_ = other.in_place_;
+    unnamed_ = other.unnamed_;
     write_errno_ = other.write_errno_;
     buffer_ = std::move(other.buffer_);
   }
@@ -93,8 +148,8 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::discard() {
   if (fd_ >= 0 && !is_stdout_) {
-    ::close(fd_);
-    if (!in_place_) ::unlink(tmp_path_.c_str());
+    ::close(fd_);  // frees an unnamed file
+    if (!in_place_ && !unnamed_) ::unlink(tmp_path_.c_str());
   }
   fd_ = -1;
 }
@@ -131,6 +186,11 @@ Result<void> AtomicFile::commit() {
     if (rc != 0) return fail_errno("cannot write " + path_, e);
     return {};
   }
+  if (unnamed_) {
+    Result<void> linked = link_into_place();
+    discard();  // closes the descriptor: the file lives on under PATH, or is freed
+    return linked;
+  }
   if (::close(std::exchange(fd_, -1)) != 0) {
     int e = errno;
     ::unlink(tmp_path_.c_str());
@@ -142,6 +202,31 @@ Result<void> AtomicFile::commit() {
     return fail_errno("cannot rename into " + path_, e);
   }
   return {};
+}
+
+Result<void> AtomicFile::link_into_place() {
+  const std::string from = fd_path(fd_);
+  // Nothing at PATH yet: the file appears there whole, in one step.
+  if (::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
+  int e = errno;
+  if (e != EEXIST) return fail_errno("cannot write " + path_, e);
+  // PATH exists (a file, a symlink): link() never replaces, so take a temporary name and
+  // rename it over PATH right away.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string tmp = temporary_name(path_);
+    if (::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      e = errno;
+      if (e == EEXIST) continue;  // another file has that name: draw again
+      return fail_errno("cannot write " + path_, e);
+    }
+    if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+      e = errno;
+      ::unlink(tmp.c_str());
+      return fail_errno("cannot rename into " + path_, e);
+    }
+    return {};
+  }
+  return fail_errno("cannot write " + path_, EEXIST);
 }
 
 Result<void> write_file_atomically(const std::string& path, std::string_view bytes) {

@@ -1,6 +1,14 @@
-// Writes an output file atomically: bytes go to a temporary name in the same directory and
-// are renamed over the final path by commit(). A file never committed is removed by the
-// destructor, so a failed or interrupted run leaves nothing half-written.
+// Writes an output file atomically: the final path shows the old file (or nothing) until
+// commit(), then the whole new file, never a part of it.
+//
+// The bytes go to an unnamed file in the target's directory (O_TMPFILE): a run killed before
+// commit() (even by SIGKILL, when no destructor runs) leaves nothing behind, since the kernel
+// frees an unnamed file with its last descriptor. commit() links it to PATH when PATH does not
+// exist; over an existing PATH it links it to PATH.hearth-tmp-XXXXXX and renames that over PATH
+// at once (two syscalls: the only moment a kill can leave a temporary name).
+// Where the directory's filesystem has no O_TMPFILE, the bytes go to PATH.hearth-tmp-XXXXXX
+// instead, renamed over PATH by commit() and removed by the destructor; only there can a killed
+// run leave a temporary file.
 #pragma once
 
 #include <string>
@@ -12,8 +20,9 @@ namespace hearth {
 
 class AtomicFile {
  public:
-  // Creates PATH.hearth-tmp-XXXXXX next to PATH. "-" means standard output (no rename); an
-  // existing non-regular file (/dev/null, a FIFO) is written in place.
+  // Opens the unnamed file in PATH's directory (or creates PATH.hearth-tmp-XXXXXX there, see
+  // above). "-" means standard output (no rename); an existing non-regular file (/dev/null, a
+  // FIFO) is written in place.
   static Result<AtomicFile> create(const std::string& path);
 
   AtomicFile(AtomicFile&& other) noexcept;
@@ -24,7 +33,8 @@ class AtomicFile {
 
   // Buffered; errors are remembered and reported by commit().
   void write(std::string_view bytes);
-  // Flushes, fsyncs nothing (outputs are reproducible), renames into place.
+  // Flushes, fsyncs nothing (outputs are reproducible), links or renames into place. A failed
+  // commit leaves the old file (or nothing) under PATH.
   Result<void> commit();
 
   const std::string& path() const { return path_; }
@@ -34,11 +44,14 @@ class AtomicFile {
   void flush_buffer();
   void discard();
 
+  Result<void> link_into_place();
+
   std::string path_;
-  std::string tmp_path_;
+  std::string tmp_path_;  // the named fallback's temporary file; "" for an unnamed file
   int fd_ = -1;
   bool is_stdout_ = false;
   bool in_place_ = false;  // not a regular file (a device, a FIFO): written directly
+  bool unnamed_ = false;   // an O_TMPFILE file: no name until commit()
   int write_errno_ = 0;
   std::string buffer_;
 };

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
+#include "common/output_guard.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/svg/svg_writer.h"
 
@@ -28,6 +30,25 @@ Result<void> write_picture(const scene::Scene& scene, const std::string& path, O
     default:
       return svg::write_svg(scene, path.empty() ? "-" : path);
   }
+}
+
+std::optional<Pattern> filter_pattern(const std::string& option, const std::string& text,
+                                      std::vector<std::string>* problems) {
+  if (text.empty()) return std::nullopt;
+  Result<Pattern> p = Pattern::compile(text);
+  if (!p) {
+    problems->push_back(option + " " + text + ": not a regular expression (" + p.error().message +
+                        ")");
+    return std::nullopt;
+  }
+  return std::move(*p);
+}
+
+bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs) {
+  Result<void> r = check_outputs(inputs, outputs);
+  if (!r) std::fprintf(stderr, "hearth %s: %s\n", verb, r.error().message.c_str());
+  return r.has_value();
 }
 
 bool may_trace() {

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
+#include "common/output_guard.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
@@ -93,7 +93,7 @@ void add_chart_command(CLI::App& app, ChartArgs* a) {
   c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
   c->add_option("--metrics", a->metrics,
                 "MMV series: chart only metrics whose name matches this regular expression "
-                "(ECMAScript syntax, searched anywhere in the name)");
+                "(RE2 syntax, searched anywhere in the name)");
   c->add_option("--max-panels", a->max_panels, "MMV series: at most this many metric panels")
       ->capture_default_str();
 }
@@ -111,14 +111,7 @@ std::vector<std::string> validate_chart(const ChartArgs& a) {
     problems.push_back("--width must be between 300 and 100000");
   }
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
-  if (!a.metrics.empty()) {
-    try {
-      std::regex re(a.metrics);
-    } catch (const std::regex_error& e) {
-      problems.push_back("--metrics " + a.metrics + ": not a regular expression (" + e.what() +
-                         ")");
-    }
-  }
+  filter_pattern("--metrics", a.metrics, &problems);
   if (a.max_panels < 1 || a.max_panels > 1000) {
     problems.push_back("--max-panels must be between 1 and 1000");
   }
@@ -134,6 +127,12 @@ int run_chart(const ChartArgs& a) {
     problems.push_back("no output: give -o OUT.svg (or .png, .pdf)");
   }
   std::vector<std::string> paths = expand_inputs(a.inputs, &problems);
+  // Before any input is read: the other problems are reported with it.
+  if (auto r = check_outputs(paths, {a.output.empty() ? "-" : a.output}); !r) {
+    problems.push_back(r.error().message);
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth chart: %s\n", p.c_str());
+    return 2;
+  }
   std::vector<sched_model::SchedFile> files;
   std::vector<series::SeriesFile> mmv_files;
   for (const std::string& p : paths) {
@@ -168,7 +167,8 @@ int run_chart(const ChartArgs& a) {
   charts::MetricsOptions mo;
   mo.title = a.title;
   mo.width = a.width;
-  if (!a.metrics.empty()) mo.panels.metrics.emplace(a.metrics);
+  std::vector<std::string> validated;  // stays empty: validate_chart compiled it already
+  mo.panels.metrics = filter_pattern("--metrics", a.metrics, &validated);
   mo.panels.max_panels = a.max_panels;
   scene::Scene s;
   if (files.empty() && !mmv_files.empty()) {

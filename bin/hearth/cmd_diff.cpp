@@ -82,8 +82,8 @@ std::optional<profile::FrameTree> read_profile(const std::string& path, const ch
 
 Result<void> write_summary(const diff::DiffModel& m, const diff::ReportOptions& ro,
                            const std::string& path) {
-  std::string text =
-      diff_format_of(path) == Out::kJson ? diff::summary_json(m, ro) : diff::summary_markdown(m, ro);
+  std::string text = diff_format_of(path) == Out::kJson ? diff::summary_json(m, ro)
+                                                        : diff::summary_markdown(m, ro);
   return write_file_atomically(path, text);
 }
 
@@ -147,6 +147,11 @@ int run_diff(const DiffArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth diff: %s\n", p.c_str());
     return 2;
   }
+  std::vector<std::string> outputs;
+  for (const std::string* o : {&a.output, &a.summary, &a.folded_out}) {
+    if (!o->empty()) outputs.push_back(*o);
+  }
+  if (!outputs_are_new("diff", a.inputs, outputs)) return 2;
   std::optional<profile::FrameTree> base = read_profile(a.inputs[0], "BASE");
   if (!base) return 2;
   std::optional<profile::FrameTree> next = read_profile(a.inputs[1], "NEW");

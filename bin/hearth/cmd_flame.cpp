@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <regex>
 
 #include "common/result.h"
 #include "render/cairo/cairo_writer.h"
@@ -25,16 +24,6 @@ bool parse_minwidth(const std::string& s, double* value, bool* percent) {
   char* end = nullptr;
   *value = std::strtod(num.c_str(), &end);
   return end && *end == '\0';
-}
-
-bool valid_regex(const std::string& re, std::string* why) {
-  try {
-    std::regex r(re, std::regex::ECMAScript);
-    return true;
-  } catch (const std::regex_error& e) {
-    *why = e.what();
-    return false;
-  }
 }
 
 }  // namespace
@@ -70,8 +59,9 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_option("--total", a->total, "Width of the whole graph in counts (default: their sum)");
   c->add_option("--notes", a->notes, "Text kept in the SVG as a comment");
   c->add_option("--only-threads", a->only_threads,
-                "Keep only threads whose root frame matches REGEX");
-  c->add_option("--grep", a->grep, "Keep only stacks in which some frame matches REGEX");
+                "Keep only threads whose root frame matches REGEX (RE2 syntax)");
+  c->add_option("--grep", a->grep,
+                "Keep only stacks in which some frame matches REGEX (RE2 syntax)");
   c->add_flag("--group-threads", a->group_threads,
               "Merge pool threads: worker-1, worker-2 -> worker-*");
   c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
@@ -106,14 +96,8 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   if (!(a.factor > 0)) problems.push_back("--factor must be above 0");
   if (!(a.total >= 0)) problems.push_back("--total must not be negative");
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
-  std::string why;
-  if (!a.only_threads.empty() && !valid_regex(a.only_threads, &why)) {
-    problems.push_back("--only-threads " + a.only_threads + ": not a regular expression (" + why +
-                       ")");
-  }
-  if (!a.grep.empty() && !valid_regex(a.grep, &why)) {
-    problems.push_back("--grep " + a.grep + ": not a regular expression (" + why + ")");
-  }
+  filter_pattern("--only-threads", a.only_threads, &problems);
+  filter_pattern("--grep", a.grep, &problems);
   if (format_of(a.output) == OutFormat::kUnknown) {
     problems.push_back("-o " + a.output + ": the output must end in .svg, .png or .pdf");
   }
@@ -143,6 +127,7 @@ int run_flame(const FlameArgs& a) {
     std::fprintf(stderr, "hearth flame: no output: give -o OUT.svg (or .png, .pdf)\n");
     return 2;
   }
+  if (!outputs_are_new("flame", inputs, {a.output.empty() ? "-" : a.output})) return 2;
 
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
   profile::FoldedReader reader(tree, {.reverse = a.reverse});
@@ -164,8 +149,9 @@ int run_flame(const FlameArgs& a) {
   }
 
   profile::FilterOptions filters;
-  if (!a.only_threads.empty()) filters.only_threads.emplace(a.only_threads, std::regex::ECMAScript);
-  if (!a.grep.empty()) filters.grep.emplace(a.grep, std::regex::ECMAScript);
+  std::vector<std::string> validated;  // stays empty: validate_flame compiled them already
+  filters.only_threads = filter_pattern("--only-threads", a.only_threads, &validated);
+  filters.grep = filter_pattern("--grep", a.grep, &validated);
   filters.group_threads = a.group_threads;
   if (profile::filters_active(filters)) tree = profile::apply_filters(tree, filters);
 

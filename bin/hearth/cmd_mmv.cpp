@@ -1,5 +1,7 @@
 #include "bin/hearth/cmd_mmv.h"
 
+#include "bin/hearth/cli_common.h"
+
 #include <time.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "collectors/mmv/mmv_watch.h"
@@ -103,6 +106,10 @@ int run_mmv(const MmvArgs& a) {
     return 2;
   }
   const bool to_stdout = a.output.empty() || a.output == "-";
+  std::set<std::string> files = mmv::source_files(*sources);
+  if (!outputs_are_new("mmv", {files.begin(), files.end()}, {to_stdout ? "-" : a.output})) {
+    return 2;
+  }
   const bool table = a.count == 1 && to_stdout && isatty(STDOUT_FILENO);
   const int count =
       a.count == 0 && a.duration == 0 && !table && to_stdout && isatty(STDOUT_FILENO) ? 0 : a.count;

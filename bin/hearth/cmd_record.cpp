@@ -340,6 +340,19 @@ int run_record(const RecordArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth record: %s\n", p.c_str());
     return 2;
   }
+  // Inputs: the baseline's profile and the MMV files named (those found by pid are PCP's
+  // files, never a report's); outputs: everything record and render_report write in DIR.
+  std::vector<std::string> inputs;
+  if (!a.baseline.empty())
+    inputs.push_back((fs::path(a.baseline) / report::kStacksFolded).string());
+  if (!a.no_mmv && !a.mmv.empty()) {
+    if (auto sources = mmv::resolve_sources(a.mmv, mmv::default_mmv_dir())) {
+      for (const std::string& f : mmv::source_files(*sources)) inputs.push_back(f);
+    }
+  }
+  std::vector<std::string> outputs = report::recorded_files(a.output);
+  for (std::string& f : report::rendered_files(a.output)) outputs.push_back(std::move(f));
+  if (!outputs_are_new("record", inputs, outputs)) return 2;
   std::error_code ec;
   fs::create_directories(a.output, ec);
   if (ec) {
@@ -465,6 +478,10 @@ int run_report(const ReportArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth report: %s\n", p.c_str());
     return 2;
   }
+  std::vector<std::string> inputs = report::recorded_files(a.dir);
+  if (!a.baseline.empty())
+    inputs.push_back((fs::path(a.baseline) / report::kStacksFolded).string());
+  if (!outputs_are_new("report", inputs, report::rendered_files(a.dir))) return 2;
   report::RenderOptions ro;
   ro.dir = a.dir;
   ro.baseline_dir = a.baseline;

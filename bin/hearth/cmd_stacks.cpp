@@ -124,6 +124,9 @@ int run_stacks(const StacksArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth stacks: %s\n", p.c_str());
     return 2;
   }
+  std::vector<std::string> outputs = {a.output.empty() ? "-" : a.output};
+  if (!a.raw.empty()) outputs.push_back(a.raw);
+  if (!outputs_are_new("stacks", {}, outputs)) return 2;
   bool live = a.output.empty() && isatty(STDOUT_FILENO);
   int count = a.count;
   if (count == 0 && a.duration == 0 && !live) count = 1;

@@ -114,12 +114,11 @@ Result<std::vector<Source>> resolve_sources(const std::vector<std::string>& args
 
 Watcher::Watcher(std::vector<Source> sources) : sources_(std::move(sources)) {}
 
-void Watcher::poll(SeriesSink& sink) {
-  const uint64_t t = now_ns();
-  std::set<std::string> seen;
-  for (const Source& s : sources_) {
+std::set<std::string> source_files(const std::vector<Source>& sources) {
+  std::set<std::string> files;
+  for (const Source& s : sources) {
     if (!s.directory) {
-      seen.insert(s.path);
+      files.insert(s.path);
       continue;
     }
     std::error_code ec;
@@ -128,9 +127,15 @@ void Watcher::poll(SeriesSink& sink) {
       if (!e.is_regular_file(ec2)) continue;
       std::string name = e.path().filename().string();
       if (name.starts_with(".")) continue;
-      seen.insert(e.path().string());
+      files.insert(e.path().string());
     }
   }
+  return files;
+}
+
+void Watcher::poll(SeriesSink& sink) {
+  const uint64_t t = now_ns();
+  const std::set<std::string> seen = source_files(sources_);
   // Files no longer listed (a directory's file deleted): close their series.
   for (auto it = open_.begin(); it != open_.end();) {
     if (seen.count(it->first)) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ struct Source {
 // nothing ("app: no such MMV file (looked in ./app and /var/lib/pcp/tmp/mmv/app)").
 Result<std::vector<Source>> resolve_sources(const std::vector<std::string>& args,
                                             const std::string& default_dir);
+
+// The files SOURCES name now: each file, and each directory's regular files not starting with
+// '.' (what Watcher::poll reads).
+std::set<std::string> source_files(const std::vector<Source>& sources);
 
 // One file from its opening until it is replaced or disappears.
 struct Series {

@@ -120,7 +120,8 @@ void build_line(const SeriesFile& f, const series::MetricInfo& m, std::vector<Ra
         ++line->resets;
         close();
       } else {
-        double per_s = increase(m.type, *prev->p, *r.p) / (static_cast<double>(r.t - prev->t) / 1e9);
+        double per_s =
+            increase(m.type, *prev->p, *r.p) / (static_cast<double>(r.t - prev->t) / 1e9);
         double v = per_s * panel->unit.factor;
         if (!drawable(v)) {
           close();
@@ -144,7 +145,8 @@ PanelSet build_panels(const std::vector<SeriesFile>& files, const PanelOptions& 
   PanelSet out;
   uint64_t start = std::numeric_limits<uint64_t>::max(), end = 0;
   for (const SeriesFile& f : files) {
-    for (const Point& p : f.points) start = std::min(start, p.time_ns), end = std::max(end, p.time_ns);
+    for (const Point& p : f.points)
+      start = std::min(start, p.time_ns), end = std::max(end, p.time_ns);
     for (const series::EventInfo& e : f.events) {
       start = std::min(start, e.time_ns), end = std::max(end, e.time_ns);
     }
@@ -174,7 +176,7 @@ PanelSet build_panels(const std::vector<SeriesFile>& files, const PanelOptions& 
       const series::MetricInfo& m = f.metrics[mi];
       const std::string& sname = f.series[series_index[m.series]].name;
       auto key = std::make_tuple(fi, sname, m.name);
-      if (o.metrics && !std::regex_search(m.name, *o.metrics)) {
+      if (o.metrics && !o.metrics->search(m.name)) {
         unmatched.insert(key);
         continue;
       }
@@ -243,7 +245,8 @@ PanelSet build_panels(const std::vector<SeriesFile>& files, const PanelOptions& 
     for (size_t i = 0; i < f.series.size(); ++i) series_index[f.series[i].id] = i;
     std::vector<std::vector<uint64_t>>& snaps = snaps_of[fi];
     snaps.resize(f.series.size());
-    for (const Point& p : f.points) snaps[series_index[f.metrics[p.metric].series]].push_back(p.time_ns);
+    for (const Point& p : f.points)
+      snaps[series_index[f.metrics[p.metric].series]].push_back(p.time_ns);
     for (std::vector<uint64_t>& t : snaps) {
       std::sort(t.begin(), t.end());
       t.erase(std::unique(t.begin(), t.end()), t.end());
@@ -260,9 +263,9 @@ PanelSet build_panels(const std::vector<SeriesFile>& files, const PanelOptions& 
     for (const auto& [name, inst] : order) {
       PanelLine line;
       line.instance = name;
-      line.color = static_cast<size_t>(
-          std::lower_bound(out.instances.begin(), out.instances.end(), name) -
-          out.instances.begin());
+      line.color =
+          static_cast<size_t>(std::lower_bound(out.instances.begin(), out.instances.end(), name) -
+                              out.instances.begin());
       build_line(f, *panel_metric[pi].second, values[pi][inst], snaps, start_d, &panel, &line,
                  panel.lines.size());
       panel.lines.push_back(std::move(line));

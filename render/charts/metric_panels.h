@@ -12,10 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "common/pattern.h"
 #include "render/charts/value_units.h"
 #include "render/series/series_model.h"
 
@@ -28,10 +28,10 @@ struct PanelPoint {
 
 // One instance's line in a panel. Colours are by instance name, the same in every panel.
 struct PanelLine {
-  std::string instance;  // "" for a metric without instances
-  size_t color = 0;      // index into PanelSet::instances
+  std::string instance;                       // "" for a metric without instances
+  size_t color = 0;                           // index into PanelSet::instances
   std::vector<std::vector<PanelPoint>> runs;  // each one unbroken polyline, in time order
-  size_t resets = 0;     // counters: times the value went down (each breaks the line)
+  size_t resets = 0;  // counters: times the value went down (each breaks the line)
 };
 
 struct StringChange {
@@ -49,35 +49,35 @@ struct PanelEvent {
 enum class PanelKind : uint8_t { kLines, kSteps, kStrings };
 
 struct Panel {
-  std::string title;  // the metric's name
-  std::string file;   // the series' name (the MMV file)
+  std::string title;      // the metric's name
+  std::string file;       // the series' name (the MMV file)
   std::string pcp_units;  // as plotted: counters' rates get " / sec" ("Kbyte / sec")
   std::string help;
   std::string semantics;  // "counter", …
   PanelKind kind = PanelKind::kLines;
   bool rate = false;
   ValueUnit unit;
-  std::vector<PanelLine> lines;  // by instance name
+  std::vector<PanelLine> lines;       // by instance name
   std::vector<StringChange> changes;  // kStrings: every change (the first value included)
   std::vector<PanelEvent> events;
   double min = 0, max = 0;  // over every plotted value (0, 0 when none)
-  bool empty = true;         // nothing to plot
+  bool empty = true;        // nothing to plot
 };
 
 struct PanelOptions {
-  std::optional<std::regex> metrics;  // only metrics whose name matches (regex_search)
+  std::optional<Pattern> metrics;  // only metrics whose name matches (searched anywhere)
   size_t max_panels = 60;
 };
 
 struct PanelSet {
-  std::vector<Panel> panels;  // by file, then the metrics' declaration order
+  std::vector<Panel> panels;           // by file, then the metrics' declaration order
   std::vector<std::string> instances;  // every instance name, sorted: the colour order
-  uint64_t start_ns = 0;  // the earliest time in the inputs
-  double span_ns = 0;     // the x axis: 0 .. span_ns
-  size_t metrics = 0;     // metrics that matched (panels before the cap)
-  size_t filtered_out = 0;  // metrics --metrics left out
-  std::vector<std::string> notes;  // events of no series (errors), "FILE: DETAIL"
-  std::vector<std::string> clocks;  // each file's clock, once each
+  uint64_t start_ns = 0;               // the earliest time in the inputs
+  double span_ns = 0;                  // the x axis: 0 .. span_ns
+  size_t metrics = 0;                  // metrics that matched (panels before the cap)
+  size_t filtered_out = 0;             // metrics --metrics left out
+  std::vector<std::string> notes;      // events of no series (errors), "FILE: DETAIL"
+  std::vector<std::string> clocks;     // each file's clock, once each
 };
 
 PanelSet build_panels(const std::vector<series::SeriesFile>& files, const PanelOptions& options);

@@ -72,11 +72,11 @@ bool filters_active(const FilterOptions& o) {
 }
 
 FrameTree apply_filters(const FrameTree& in, const FilterOptions& o) {
-  // Regexes run once per distinct name, not per frame.
+  // Patterns run once per distinct name, not per frame.
   std::vector<int8_t> grep_hit;  // per NameId: -1 unknown, 0 no, 1 yes
   if (o.grep) grep_hit.assign(in.name_count(), -1);
   auto name_matches = [&](NameId id) {
-    if (grep_hit[id] < 0) grep_hit[id] = std::regex_search(std::string(in.name(id)), *o.grep);
+    if (grep_hit[id] < 0) grep_hit[id] = o.grep->search(in.name(id));
     return grep_hit[id] == 1;
   };
   // subtree_hit[n]: some frame at or below n matches --grep.
@@ -113,8 +113,7 @@ FrameTree apply_filters(const FrameTree& in, const FilterOptions& o) {
     const Node& n = in.node(it.in_node);
     bool depth1 = n.parent == kRoot;
     std::string_view name = in.name(n.name);
-    if (depth1 && o.only_threads && !std::regex_search(std::string(name), *o.only_threads))
-      continue;
+    if (depth1 && o.only_threads && !o.only_threads->search(name)) continue;
     bool hit = it.path_hit || (o.grep && name_matches(n.name));
     if (o.grep && !hit && !subtree_hit[it.in_node]) continue;
     std::string grouped;

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 
+#include "common/pattern.h"
 #include "render/profile/frame_tree.h"
 
 namespace hearth::profile {
@@ -21,9 +21,9 @@ std::string_view thread_name(std::string_view root);
 std::string thread_group(std::string_view root);
 
 struct FilterOptions {
-  std::optional<std::regex> only_threads;  // keep depth-1 frames matching (search)
-  std::optional<std::regex> grep;          // keep stacks with some frame matching (search)
-  bool group_threads = false;              // rename thread roots to their pool
+  std::optional<Pattern> only_threads;  // keep depth-1 frames matching (search)
+  std::optional<Pattern> grep;          // keep stacks with some frame matching (search)
+  bool group_threads = false;           // rename thread roots to their pool
 };
 
 bool filters_active(const FilterOptions& options);

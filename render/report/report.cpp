@@ -39,6 +39,9 @@ std::string esc(std::string_view s) {
   return svg::escaped(s);
 }
 
+// The sched.KIND.tsv files a report shows, in page order.
+constexpr const char* kSchedKinds[] = {"states", "tenancy", "preemptors", "wakeups"};
+
 std::string path_in(const std::string& dir, std::string_view name) {
   return (fs::path(dir) / name).string();
 }
@@ -181,7 +184,7 @@ void sched_section(const RenderOptions& o, Page* page, RenderResult* result,
                    std::map<std::string, ThreadRow>* threads) {
   std::vector<sched_model::SchedFile> files;
   std::vector<std::string> names;
-  for (const char* kind : {"states", "tenancy", "preemptors", "wakeups"}) {
+  for (const char* kind : kSchedKinds) {
     std::string name = std::string("sched.") + kind + ".tsv";
     std::string path = path_in(o.dir, name);
     if (!exists(path)) continue;
@@ -434,6 +437,26 @@ std::string regex_literal(std::string_view s) {
     out += c;
   }
   return out;
+}
+
+std::vector<std::string> recorded_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* name : {kStacksFolded, kStacksRaw, kMmvSeries, kReportJson}) {
+    files.push_back(path_in(dir, name));
+  }
+  for (const char* kind : kSchedKinds) {
+    files.push_back(path_in(dir, std::string("sched.") + kind + ".tsv"));
+  }
+  return files;
+}
+
+std::vector<std::string> rendered_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* name :
+       {kIndexHtml, kFlameSvg, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+    files.push_back(path_in(dir, name));
+  }
+  return files;
 }
 
 Result<RenderResult> render_report(const RenderOptions& o) {

@@ -39,6 +39,13 @@ struct RenderResult {
   size_t threads = 0;                 // rows of the threads table
 };
 
+// The files of report directory DIR, existing or not, for the output guard
+// (common/output_guard.h): those `hearth record` writes and render_report reads (the raw
+// samples are only linked), and those render_report writes. A baseline directory's input is
+// its kStacksFolded.
+std::vector<std::string> recorded_files(const std::string& dir);
+std::vector<std::string> rendered_files(const std::string& dir);
+
 // Renders every picture the directory's inputs allow and writes index.html. Fails only when
 // nothing can be written (not a directory, no permission); damaged inputs are problems.
 Result<RenderResult> render_report(const RenderOptions& options);

@@ -54,6 +54,31 @@ expect_exit 2 "all-zero input" -- "$hearth" flame "$t/zero.folded" -o "$t/zero.s
 # A filter that leaves nothing says so.
 expect_exit 2 "filter leaves nothing" -- "$hearth" flame "$inputs/threads.folded" --grep nosuchframe -o "$t/f.svg"
 grep -q 'none left after the filters' "$t/err" && ok || bad "filter message: $(cat "$t/err")"
+# Filter patterns run in linear time: `(x|y)+z` over a 20,000-character frame name neither
+# crashes (std::regex recursed per character and overflowed the stack) nor misses.
+long=$(printf '%*s' 20000 '' | tr ' ' x)
+printf 'main;%syz;leaf 3\nmain;%s;leaf 2\nmain;other 1\n' "$long" "$long" > "$t/long.folded"
+expect_exit 0 "(x|y)+z over a 20,000-character name" -- \
+  "$hearth" flame "$t/long.folded" --grep '(x|y)+z' -o "$t/long.svg"
+grep -q '<title>all (3 samples, 100%)</title>' "$t/long.svg" && ok \
+  || bad "--grep '(x|y)+z' kept the wrong stacks: $(grep -o '<title>all ([^<]*' "$t/long.svg")"
+expect_exit 0 "--only-threads over a 20,000-character root" -- \
+  "$hearth" flame "$t/long.folded" --only-threads '^(m|a|i|n)+$' --grep '^(x|y)+$' -o "$t/long2.svg"
+grep -q '<title>all (2 samples, 100%)</title>' "$t/long2.svg" && ok \
+  || bad "--grep '^(x|y)+\$' kept the wrong stacks: $(grep -o '<title>all ([^<]*' "$t/long2.svg")"
+# A pattern RE2 does not take: one line saying why, exit 2, nothing written.
+expect_exit 2 "lookahead" -- "$hearth" flame "$inputs/threads.folded" --grep 'a(?=b)' -o "$t/la.svg"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -qF "hearth flame: --grep a(?=b): not a regular expression (invalid perl operator: (?=; RE2 syntax has no backreferences, lookahead or lookbehind" "$t/err" \
+  && ok || bad "lookahead message: $(cat "$t/err")"
+[ ! -e "$t/la.svg" ] && ok || bad "a bad pattern left an output"
+expect_exit 2 "backreference" -- "$hearth" flame "$inputs/threads.folded" --only-threads '(a)\1' -o "$t/br.svg"
+grep -qF 'hearth flame: --only-threads (a)\1: not a regular expression (invalid escape sequence: \1' "$t/err" \
+  && ok || bad "backreference message: $(cat "$t/err")"
+# hearth chart --metrics is the same pattern type.
+expect_exit 2 "chart --metrics backreference" -- "$hearth" chart "$inputs/mmvchart/app.mmv.tsv" --metrics '(a)\1' -o "$t/br.svg"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -qF 'hearth chart: --metrics (a)\1: not a regular expression (invalid escape sequence: \1' "$t/err" \
+  && ok || bad "chart backreference message: $(cat "$t/err")"
+
 # Missing file: one line naming it.
 expect_exit 2 "missing file" -- "$hearth" flame "$t/nope.folded" -o "$t/g.svg"
 grep -q "cannot read $t/nope.folded: No such file or directory" "$t/err" && ok || bad "missing-file message: $(cat "$t/err")"

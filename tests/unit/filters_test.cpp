@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <string_view>
 
@@ -19,15 +20,20 @@ FrameTree parse(std::string_view text, Merge merge = Merge::kAll) {
   return tree;
 }
 
+// A pattern the test knows is valid (a bad one throws, and the test fails).
+Pattern pattern(const char* re) {
+  return Pattern::compile(re).value();
+}
+
 FilterOptions grep(const char* re) {
   FilterOptions o;
-  o.grep.emplace(re);
+  o.grep = pattern(re);
   return o;
 }
 
 FilterOptions only_threads(const char* re) {
   FilterOptions o;
-  o.only_threads.emplace(re);
+  o.only_threads = pattern(re);
   return o;
 }
 
@@ -154,7 +160,7 @@ TEST(Filters, GroupThreadsMergesPools) {
 
 TEST(Filters, Combined) {
   FilterOptions o = grep("sqrt");
-  o.only_threads.emplace("worker");
+  o.only_threads = pattern("worker");
   o.group_threads = true;
   FrameTree out = apply_filters(parse(kThreads), o);
   EXPECT_EQ(to_folded(out), "[worker-*];run;compute;sqrt 5\n");

@@ -23,12 +23,15 @@ constexpr uint64_t kS = 1000000000;
 series::SeriesFile parse(const std::string& body) {
   Result<series::SeriesFile> f = series::parse_series_tsv(
       "# hearth mmv.series 1\n# interval_ns\t1000000000\n# clock\trelative\n"
-      "time_ns\tseries\tmetric\tinstance\tvalue\n" + body, "t.tsv");
+      "time_ns\tseries\tmetric\tinstance\tvalue\n" +
+          body,
+      "t.tsv");
   EXPECT_TRUE(f) << f.error().message;
   return f ? *f : series::SeriesFile{};
 }
 
-std::string row(uint64_t t, int series, const char* metric, const char* inst, const std::string& v) {
+std::string row(uint64_t t, int series, const char* metric, const char* inst,
+                const std::string& v) {
   return std::to_string(t) + "\t" + std::to_string(series) + "\t" + metric + "\t" + inst + "\t" +
          v + "\n";
 }
@@ -72,8 +75,9 @@ TEST(MetricPanels, CountersAreRatesAndResetsAndNewSeriesBreakTheLine) {
 }
 
 TEST(MetricPanels, SentinelGapsBreakLinesAndUnitsScale) {
-  std::string t = "# series\t1\tapp\n# metric\t1\tlat\tdouble\tinstant\tmillisec\t\tLatency\n"
-                  "# metric\t1\tq\tu32\tdiscrete\tcount\t\t\n";
+  std::string t =
+      "# series\t1\tapp\n# metric\t1\tlat\tdouble\tinstant\tmillisec\t\tLatency\n"
+      "# metric\t1\tq\tu32\tdiscrete\tcount\t\t\n";
   for (int i = 0; i < 6; ++i) {
     if (i != 2) t += row(i * kS, 1, "lat", "", std::to_string(i + 1));  // no value at 2 s
     t += row(i * kS, 1, "q", "", "1");
@@ -93,8 +97,9 @@ TEST(MetricPanels, SentinelGapsBreakLinesAndUnitsScale) {
 }
 
 TEST(MetricPanels, StringsAreChangeMarkersAndInstancesKeepTheirColour) {
-  std::string t = "# series\t1\tapp\n# metric\t1\tstate\tstring\tinstant\t\t\t\n"
-                  "# metric\t1\ta\ti64\tinstant\t\t1\t\n# metric\t1\tb\ti64\tinstant\t\t1\t\n";
+  std::string t =
+      "# series\t1\tapp\n# metric\t1\tstate\tstring\tinstant\t\t\t\n"
+      "# metric\t1\ta\ti64\tinstant\t\t1\t\n# metric\t1\tb\ti64\tinstant\t\t1\t\n";
   const char* states[] = {"up", "up", "busy\\tnow", "busy\\tnow", "up"};
   for (int i = 0; i < 5; ++i) {
     t += row(i * kS, 1, "state", "", states[i]);
@@ -126,7 +131,7 @@ TEST(MetricPanels, MetricsFilterAndCap) {
     t += row(0, 1, name.c_str(), "", "1");
   }
   PanelOptions o;
-  o.metrics.emplace("^net\\.");
+  o.metrics = *Pattern::compile("^net\\.");
   o.max_panels = 3;
   PanelSet set = build_panels({parse(t)}, o);
   EXPECT_EQ(set.metrics, 5u);
@@ -135,7 +140,8 @@ TEST(MetricPanels, MetricsFilterAndCap) {
   EXPECT_EQ(set.panels[0].title, "net.m1");
   scene::Scene s = layout_metrics({parse(t)}, {"", 1200, o}, nullptr);
   bool note = false;
-  for (const scene::Text& x : s.texts) note = note || x.text.starts_with("showing the first 3 of 5");
+  for (const scene::Text& x : s.texts)
+    note = note || x.text.starts_with("showing the first 3 of 5");
   EXPECT_TRUE(note);
 }
 
