@@ -38,9 +38,9 @@ void print_summary(const stacks::Sampler& sampler, pid_t pid) {
                max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
   std::string pass;
   if (!s.capture_ms.empty()) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "; capture pass: median %.3f ms, max %.3f ms",
-                  median_of(s.capture_ms), max_of(s.capture_ms));
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "; capture pass: median %.3f ms, max %.3f ms (CPU %.3f ms)",
+                  median_of(s.capture_ms), max_of(s.capture_ms), median_of(s.capture_cpu_ms));
     pass = buf;
   }
   std::fprintf(stderr,

@@ -1,5 +1,7 @@
 #include "collectors/stacks/sampler.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -53,6 +55,13 @@ std::string_view state_frame(char state) {
     default:
       return "[? unknown state]";
   }
+}
+
+// CPU time of the calling thread, ms.
+double thread_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
 // A user stack as unwound (IPs leaf first) plus the kernel stack (leaf first, as the kernel
@@ -333,6 +342,7 @@ struct Sampler::State {
       slot.seen = slot.visited = slot.stopped = slot.reuse = slot.unwound = false;
     }
     const Clock::time_point pass_start = Clock::now();
+    const double pass_cpu_start = thread_cpu_ms();
     std::vector<pid_t> to_stop, unreadable;
     ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
       bool skip = false;
@@ -356,6 +366,7 @@ struct Sampler::State {
     if (!to_stop.empty()) stats = stop_running(to_stop);
     summary.capture_ms.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count());
+    summary.capture_cpu_ms.push_back(thread_cpu_ms() - pass_cpu_start);
     for (pid_t tid : unreadable) {
       note_skipped(tid, &slots[tid], "its stack could not be read");
       stats.skipped.push_back(tid);

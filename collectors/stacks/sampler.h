@@ -70,6 +70,7 @@ struct SamplerSummary {
   // bpf: per round, the capture's own time (the pass and the stops), ms: hearth's time, not
   // the target's (the target is not stopped by the pass).
   std::vector<double> capture_ms;
+  std::vector<double> capture_cpu_ms;  // the same passes' CPU time in hearth's thread
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;

@@ -13,7 +13,7 @@
 # usage: tests/bench/stacks_bench.sh [--threads "10 100 1000"] [--builds "fp nofp"] [--depth 20]
 #            [--runs 3] [--load "idle busy"] [--skip-gdb] [--gdb-max-threads N] [--skip-eu-stack]
 #            [--no-floor] [--pin none|split] [--cpu-seconds 10 | --no-cpu] [--hearth PATH]
-#            [--data-dir DIR]
+#            [--data-dir DIR] [--report RESULTS.tsv]
 #
 # Target: build/tests/integration/targets/stack_target-{fp,nofp} --threads N --depth D
 # --spin N/2 (N workers, half spinning, the rest blocked on a mutex or a condition variable,
@@ -26,6 +26,7 @@ hearth=$root/build/bin/hearth/hearth
 targets=$root/build/tests/integration/targets
 threads_list="10 100 1000"
 loads="idle busy"
+report_only="" # a results.tsv of an earlier run: print its report, measure nothing
 builds="fp nofp"
 depth=20
 runs=3
@@ -57,6 +58,7 @@ while (($#)); do
     --no-floor) floor=0; shift ;;
     --pin) pin=${2:?}; shift 2 ;;
     --load) loads=${2:?}; shift 2 ;;
+    --report) report_only=${2:?}; shift 2 ;;
     --cpu-seconds) cpu_seconds=${2:?}; shift 2 ;;
     --no-cpu) cpu_seconds=0; shift ;;
     --hearth) hearth=${2:?}; shift 2 ;;
@@ -117,7 +119,7 @@ unset DEBUGINFOD_URLS
 mkdir -p "$data_dir"
 work=$(mktemp -d)
 results=$data_dir/results.tsv
-: >"$results"
+[[ -n $report_only ]] || : >"$results"
 
 # --- the target -------------------------------------------------------------------------------
 
@@ -230,7 +232,8 @@ hearth_capture() { # err-file samples
   local line stopped pass
   line=$(grep 'hearth stacks: capture ' "$1" | tail -1)
   stopped=$(sed -nE 's/.* ([0-9]+) taken in a ptrace stop.*/\1/p' <<<"$line")
-  pass=$(sed -nE 's/.*capture pass: median ([0-9.]+) ms.*/\1/p' <<<"$line")
+  # the pass's CPU time in hearth's thread: hearth's own time, whatever the machine's load
+  pass=$(sed -nE 's/.*capture pass: .*\(CPU ([0-9.]+) ms\).*/\1/p' <<<"$line")
   if [[ -n $stopped && $2 =~ ^[0-9]+$ && $2 -gt 0 ]]; then
     stopped=$(awk -v s="$stopped" -v n="$2" 'BEGIN { printf "%.2f", s / n }')
   else
@@ -346,6 +349,9 @@ run_peer() { # build n run tool command...
 echo "stacks_bench: hearth $hearth; depth $depth; runs $runs; pin $pin" \
   "(target on CPU ${target_cpu:-any}, tools on CPU ${tool_cpu:-any}); results in $results" >&2
 
+if [[ -n $report_only ]]; then
+  results=$report_only
+else
 for load in $loads; do
 for build_ in $builds; do
   for n in $threads_list; do
@@ -390,6 +396,7 @@ for build_ in $builds; do
   done
 done
 done
+fi
 
 # --- report -----------------------------------------------------------------------------------
 
@@ -430,7 +437,7 @@ awk -F'\t' -v depth="$depth" -v runs="$runs" -v steady_n="$steady_n" -v cpu_n="$
     printf "(all-stop tools: the whole process stops; 1-by-1 tools: only the heartbeat'"'"'s own stop).\n"
     printf "threads T = N workers + main, holder, heartbeat. goal G = 50 us x T + 1 ms per sample.\n\n"
     hdr = sprintf("%-20s %-10s %5s %5s | %9s %9s | %-17s %-15s | %8s %7s | %9s %6s | %9s %s", \
-      "tool", "build", "N", "T", "stall ms", "us/thread", "own med/max ms", "own/thr med/max", "stop/smp", "pass ms", "wall ms", "cpu s", "complete", "trunc/skip")
+      "tool", "build", "N", "T", "stall ms", "us/thread", "own med/max ms", "own/thr med/max", "stop/smp", "passCPUms", "wall ms", "cpu s", "complete", "trunc/skip")
     print hdr
     gsub(/./, "-", hdr); print hdr
     for (c = 1; c <= ncfg; c++) {
