@@ -146,7 +146,7 @@ std::vector<Entry> list_directory(int dir_fd) {
   while (const dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (name == "." || name == ".." || name.starts_with(".")) continue;
-    struct stat st{};
+    struct stat st {};
     if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     Entry en;
     en.name = name;
@@ -154,14 +154,15 @@ std::vector<Entry> list_directory(int dir_fd) {
     en.size = st.st_size;
     if (S_ISDIR(st.st_mode)) {
       en.is_dir = true;
-      struct stat ist{};
+      struct stat ist {};
       std::string index = name + "/index.html";
-      if (::fstatat(dir_fd, index.c_str(), &ist, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ist.st_mode)) {
+      if (::fstatat(dir_fd, index.c_str(), &ist, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISREG(ist.st_mode)) {
         en.is_report = true;
-        struct stat rst{};
+        struct stat rst {};
         std::string meta = name + "/report.json";
         en.mtime = ::fstatat(dir_fd, meta.c_str(), &rst, AT_SYMLINK_NOFOLLOW) == 0 ? rst.st_mtime
-                                                                                     : ist.st_mtime;
+                                                                                   : ist.st_mtime;
       }
     } else if (!S_ISREG(st.st_mode)) {
       continue;
@@ -300,17 +301,22 @@ struct ReportServer::Impl {
 
   void handle(const httplib::Request& req, httplib::Response& res) const {
     auto rel = normalize_request_path(req.path);
-    if (!rel) return plain(res, 400, "bad path: " + rel.error().message);
+    if (!rel) {
+      if (rel.error().errnum == ENOENT) return plain(res, 404, "not found");  // a hidden name
+      return plain(res, 400, "bad path: " + rel.error().message);
+    }
     auto opened = open_beneath(root_fd, *rel);
     if (!opened) {
       int e = opened.error().errnum;
-      if (e == ENOENT || e == ENOTDIR) return plain(res, 404, "not found");
-      if (e == EXDEV || e == ELOOP || e == EACCES || e == EPERM)
-        return plain(res, 403, "forbidden: outside the served directory or not readable");
+      // A path that leaves the directory (EXDEV, ELOOP) is answered like a missing file: the
+      // answer does not tell whether a name exists out there.
+      if (e == ENOENT || e == ENOTDIR || e == EXDEV || e == ELOOP)
+        return plain(res, 404, "not found");
+      if (e == EACCES || e == EPERM) return plain(res, 403, "forbidden: not readable");
       return plain(res, 500, "cannot open: " + opened.error().message);
     }
     Fd fd(*opened);
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd.fd, &st) != 0) return plain(res, 500, "cannot stat");
     std::string served = *rel;
     if (S_ISDIR(st.st_mode)) {
@@ -389,7 +395,8 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  s.Get(".*", [self](const httplib::Request& req, httplib::Response& res) { self->handle(req, res); });
+  s.Get(".*",
+        [self](const httplib::Request& req, httplib::Response& res) { self->handle(req, res); });
   if (options.log) {
     auto log = options.log;
     s.set_logger([log](const httplib::Request& req, const httplib::Response& res) {
@@ -398,7 +405,8 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
     });
   }
   std::string host = options.bind;
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   if (options.port == 0) {
     impl->port = s.bind_to_any_port(host);
     if (impl->port <= 0) {

@@ -14,6 +14,7 @@
 // - Responses carry a content type by extension (`image/svg+xml`, `text/html; charset=utf-8`,
 //   ...), `X-Content-Type-Options: nosniff`, no-referrer, and are compressed (gzip/brotli) when
 //   the client accepts it and the type is text.
+// - Hidden names (`.git/`, `.env`) are never served (404), nor listed.
 // - A directory with an index.html serves it; one without lists the reports below it (sub-
 //   directories with an index.html, newest first) and its files.
 #pragma once
