@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "render/serve/connection.h"
 #include "render/serve/safe_path.h"
 #include "render/svg/xml.h"
 
@@ -276,10 +277,12 @@ bool is_loopback(std::string_view address) {
 }
 
 struct ReportServer::Impl {
-  ServeOptions options;
+  explicit Impl(const ServeOptions& o) : options(o), server(HeadLimits{}, o.head_timeout_s) {}
+
+  const ServeOptions options;
   int root_fd = -1;
   int port = 0;
-  httplib::Server server;
+  BoundedServer server;
 
   ~Impl() {
     if (root_fd >= 0) ::close(root_fd);
@@ -355,8 +358,7 @@ ReportServer::~ReportServer() {
 }
 
 Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
+  auto impl = std::make_unique<Impl>(options);
   impl->root_fd = ::open(options.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (impl->root_fd < 0) {
     int e = errno;
@@ -364,7 +366,7 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
     return fail_errno("cannot open " + options.dir, e);
   }
   Impl* self = impl.get();
-  httplib::Server& s = impl->server;
+  BoundedServer& s = impl->server;
   int threads = options.max_connection_threads;
   s.new_task_queue = [threads] { return new ConnectionThreads(threads); };
   s.set_read_timeout(options.read_timeout_s, 0);
@@ -421,6 +423,10 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
                         e ? e : EADDRINUSE);
     }
     impl->port = options.port;
+  }
+  if (!s.widen_backlog()) {
+    int e = errno;
+    return fail_errno("cannot listen on " + options.bind, e);
   }
   return std::unique_ptr<ReportServer>(new ReportServer(std::move(impl)));
 }

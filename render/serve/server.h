@@ -7,10 +7,12 @@
 // - With a token, every request must carry it: `Authorization: Bearer TOKEN`, the cookie the
 //   server sets, or `?token=TOKEN` on the first page (which sets the cookie, so the page's own
 //   links to pictures work). Compared in constant time.
-// - Limits: request line and headers 8 KiB (cpp-httplib), no request body accepted, a read
-//   timeout per receive, keep-alive bounded in count and time; one thread per connection up to
-//   a cap, so a slow client holds its own thread and never blocks another client; connections
-//   beyond the cap wait in a queue.
+// - Limits (connection.h): a request head of at most 32 KiB, 100 header lines and 8 KiB per
+//   line, received whole within head_timeout_s (else 431, or the connection is closed); no
+//   request body accepted; a read timeout per receive; keep-alive bounded in count and time;
+//   one thread per connection up to a cap, so a slow client holds its own thread and never
+//   blocks another client; connections beyond the cap wait in a queue. A Range field is
+//   ignored (the whole file, 200).
 // - Responses carry a content type by extension (`image/svg+xml`, `text/html; charset=utf-8`,
 //   ...), `X-Content-Type-Options: nosniff`, no-referrer, and are compressed (gzip/brotli) when
 //   the client accepts it and the type is text.
@@ -34,6 +36,7 @@ struct ServeOptions {
   int port = 8080;                 // 0: any free port (see ReportServer::port())
   std::string token;               // empty: no token needed
   int read_timeout_s = 5;          // per receive; also the keep-alive idle limit
+  int head_timeout_s = 10;         // a request's line and headers, whole, from its first byte
   int max_connection_threads = 128;
   // One line per request ("GET /flame.svg 200 12345"); empty: no log.
   std::function<void(const std::string&)> log;

@@ -1,4 +1,4 @@
-// Fuzz target: the request parsers of `hearth serve` on any bytes, each input fed to both.
+// Fuzz target: the request parsers of `hearth serve` on any bytes, each input fed to all three.
 // - normalize_request_path(): an accepted path is relative, has no empty, `.`, `..` or hidden
 //   (leading '.') component, no NUL, control byte or backslash; normalizing it again (with a
 //   leading '/') gives it back unchanged.
@@ -6,6 +6,10 @@
 //   sizes: a partial plan holds 1 to kMaxServedRanges ranges inside the file, in order, neither
 //   overlapping nor adjacent, so never more bytes than the file; other answers hold none. The
 //   multipart layout of a plan counts exactly its pieces.
+// - prepare_request_head(): what it hands httplib has no `Range` field left and no more lines
+//   than it was given.
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -13,6 +17,7 @@
 #include <string_view>
 
 #include "render/serve/byte_ranges.h"
+#include "render/serve/request_head.h"
 #include "render/serve/safe_path.h"
 
 namespace {
@@ -73,6 +78,30 @@ void fuzz_ranges(std::string_view header, uint64_t size) {
   }
 }
 
+size_t count_lines(std::string_view s) {
+  size_t n = 0;
+  for (size_t pos = 0; pos < s.size(); ++n) {
+    size_t nl = s.find('\n', pos);
+    pos = nl == std::string_view::npos ? s.size() : nl + 1;
+  }
+  return n;
+}
+
+void fuzz_head(std::string_view in) {
+  auto out = prepare_request_head(in, HeadLimits{});
+  if (!out) return;
+  check(count_lines(*out) <= count_lines(in));
+  // After the request line, no line is named Range (in any case).
+  size_t pos = out->find('\n');
+  while (pos != std::string::npos && pos + 1 < out->size()) {
+    std::string_view line(out->data() + pos + 1, out->size() - pos - 1);
+    std::string name(line.substr(0, std::min<size_t>(line.find(':'), 6)));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    check(!(line.find(':') == 5 && name == "range"));
+    pos = out->find('\n', pos + 1);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,5 +112,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz_ranges(in, file_size);
     fuzz_ranges("bytes=" + std::string(in), file_size);
   }
+  fuzz_head(in);
   return 0;
 }
