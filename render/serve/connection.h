@@ -12,9 +12,8 @@
 // So BoundedServer receives each head itself (poll + recv into one buffer), refuses one that
 // breaks HeadLimits with 431 and a closed connection, or that does not arrive within
 // head_timeout_s of the request's start (the connection is closed), and hands httplib the head
-// from memory with Range fields renamed kRangeField: httplib's Range code never runs (for now
-// a Range field is ignored: the whole file, 200). Responses are written to the socket as
-// httplib does.
+// from memory with Range fields renamed kRangeField: httplib's Range code never runs, hearth
+// answers Range itself (byte_ranges.h). Responses are written to the socket as httplib does.
 #pragma once
 
 #include <httplib.h>

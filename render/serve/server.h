@@ -11,11 +11,14 @@
 //   line, received whole within head_timeout_s (else 431, or the connection is closed); no
 //   request body accepted; a read timeout per receive; keep-alive bounded in count and time;
 //   one thread per connection up to a cap, so a slow client holds its own thread and never
-//   blocks another client; connections beyond the cap wait in a queue. A Range field is
-//   ignored (the whole file, 200).
+//   blocks another client; connections beyond the cap wait in a queue.
+// - Files are streamed, never held whole (file_body.h): a response holds one 64 KiB slice in
+//   memory whatever the file or the Range field. Range is answered by hearth (byte_ranges.h):
+//   one range 206, up to 4 after merging multipart/byteranges, more or malformed ones ignored
+//   (200), 416 for none inside the file.
 // - Responses carry a content type by extension (`image/svg+xml`, `text/html; charset=utf-8`,
-//   ...), `X-Content-Type-Options: nosniff`, no-referrer, and are compressed (gzip/brotli) when
-//   the client accepts it and the type is text.
+//   ...), `X-Content-Type-Options: nosniff`, no-referrer, and whole files are gzip-compressed
+//   when the client accepts it and the type is text (not brotli: see server.cpp).
 // - Hidden names (`.git/`, `.env`) are never served (404), nor listed.
 // - A directory with an index.html serves it; one without lists the reports below it (sub-
 //   directories with an index.html, newest first) and its files.

@@ -64,6 +64,77 @@ std::string range_bomb(int count) {
   return spec + "\r\n";
 }
 
+TEST_F(ServeHostile, OneRangeIsAPartialAnswerOfExactlyThoseBytes) {
+  Server s({root_.string(), "--port", "0", "-q"});
+  ASSERT_GT(s.port(), 0) << s.url_line();
+  auto r = get(s.port(), "/r1/big.bin", "Range: bytes=0-99\r\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 206);
+  EXPECT_EQ(r->headers["content-range"], "bytes 0-99/3300000");
+  EXPECT_EQ(r->body, big_.substr(0, 100));
+  auto tail = get(s.port(), "/r1/big.bin", "Range: bytes=-100\r\n");
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->status, 206);
+  EXPECT_EQ(tail->headers["content-range"], "bytes 3299900-3299999/3300000");
+  EXPECT_EQ(tail->body, big_.substr(kBigBytes - 100));
+  // Overlapping ranges are merged into one.
+  auto merged = get(s.port(), "/r1/big.bin", "Range: bytes=100-199, 150-299\r\n");
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(merged->status, 206);
+  EXPECT_EQ(merged->headers["content-range"], "bytes 100-299/3300000");
+  EXPECT_EQ(merged->body, big_.substr(100, 200));
+  // A partial answer is never compressed; a whole one is, and says it takes ranges.
+  auto part = get(s.port(), "/r1/flame.svg", "Range: bytes=10-19\r\nAccept-Encoding: gzip\r\n");
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->status, 206);
+  EXPECT_EQ(part->headers.count("content-encoding"), 0u);
+  EXPECT_EQ(part->body, svg_.substr(10, 10));
+  auto whole = get(s.port(), "/r1/flame.svg", "Accept-Encoding: gzip, deflate, br\r\n");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->status, 200);
+  EXPECT_EQ(whole->headers["content-encoding"], "gzip") << "gzip, never brotli";
+  EXPECT_EQ(whole->headers["accept-ranges"], "bytes");
+  // HEAD ignores Range (RFC 9110 defines it for GET only).
+  auto head = request(s.port(), "HEAD /r1/big.bin HTTP/1.1", "Range: bytes=0-99\r\n");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->headers["content-length"], std::to_string(kBigBytes));
+  EXPECT_TRUE(head->body.empty());
+}
+
+TEST_F(ServeHostile, SeveralRangesAreMultipartUpToFourElseTheWholeFile) {
+  Server s({root_.string(), "--port", "0", "-q"});
+  ASSERT_GT(s.port(), 0) << s.url_line();
+  auto two = get(s.port(), "/r1/big.bin", "Range: bytes=0-9,1000-1009\r\n");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->status, 206);
+  std::string type = two->headers["content-type"];
+  ASSERT_EQ(type.rfind("multipart/byteranges; boundary=", 0), 0u) << type;
+  std::string boundary = type.substr(type.find('=') + 1);
+  std::string expected = "--" + boundary +
+                         "\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes "
+                         "0-9/3300000\r\n\r\n" +
+                         big_.substr(0, 10) + "\r\n--" + boundary +
+                         "\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes "
+                         "1000-1009/3300000\r\n\r\n" +
+                         big_.substr(1000, 10) + "\r\n--" + boundary + "--\r\n";
+  EXPECT_EQ(two->body, expected);
+  EXPECT_EQ(two->headers["content-length"], std::to_string(expected.size()));
+  for (const char* ignored :
+       {"Range: bytes=0-1,3-4,6-7,9-10,12-13\r\n", "Range: bytes=abc\r\n", "Range: bytes=9-5\r\n",
+        "Range: items=0-9\r\n", "Range: bytes=0-9\r\nIf-Range: \"x\"\r\n"}) {
+    auto r = get(s.port(), "/r1/big.bin", ignored);
+    ASSERT_TRUE(r) << ignored;
+    EXPECT_EQ(r->status, 200) << ignored;
+    EXPECT_EQ(r->body.size(), kBigBytes) << ignored;
+    EXPECT_TRUE(r->body == big_) << ignored;
+  }
+  auto none = get(s.port(), "/r1/big.bin", "Range: bytes=5000000-\r\n");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 416);
+  EXPECT_EQ(none->headers["content-range"], "bytes */3300000");
+}
+
 TEST_F(ServeHostile, ARangeBombGetsOneFileAtMost) {
   Server s({root_.string(), "--port", "0", "-q"}, {.address_space = size_t{4} << 30});
   ASSERT_GT(s.port(), 0) << s.url_line();
@@ -187,6 +258,82 @@ TEST_F(ServeHostile, TheListenBacklogTakesABurstOfConnections) {
   line >> state >> recv_q >> send_q;
   EXPECT_EQ(state, "LISTEN") << buf;
   EXPECT_GE(send_q, 128) << buf;
+}
+
+TEST_F(ServeHostile, FiftyHostileClientsWhileAnHonestOneIsServed) {
+  Server s({root_.string(), "--port", "0", "-q"}, {.address_space = size_t{4} << 30});
+  ASSERT_GT(s.port(), 0) << s.url_line();
+  const int port = s.port();
+  std::atomic<int> started{0};
+  std::vector<int> held;  // half-sent requests, closed at the end
+  std::mutex held_mu;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 50; ++i) {
+    clients.emplace_back([&, i] {
+      int fd = connect_to(port);
+      if (fd < 0) {
+        ++started;
+        return;
+      }
+      switch (i % 5) {
+        case 0:  // 200 ranges of the big file, read to the end
+          send_all(fd, "GET /r1/big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+                           range_bomb(200) + "\r\n");
+          ++started;
+          read_to_end(fd, 60s);
+          break;
+        case 1:  // the big SVG in brotli, read to the end
+          send_all(fd,
+                   "GET /r1/flame.svg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                   "Accept-Encoding: br\r\n\r\n");
+          ++started;
+          read_to_end(fd, 60s);
+          break;
+        case 2:  // a header line without end
+          send_all(fd, "GET / HTTP/1.1\r\nX-Long: ");
+          ++started;
+          push_until_refused(fd, std::string(1 << 20, 'a'), size_t{16} << 20);
+          break;
+        case 3: {  // header lines without end
+          send_all(fd, "GET /r1/flame.svg HTTP/1.1\r\n");
+          ++started;
+          std::string lines;
+          for (int j = 0; j < 20000; ++j) lines += "a:b\r\n";
+          push_until_refused(fd, lines, size_t{16} << 20);
+          break;
+        }
+        case 4: {  // half a request, held open
+          send_all(fd, "GET /r1/big.bin HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+          ++started;
+          std::lock_guard lock(held_mu);
+          held.push_back(fd);
+          return;
+        }
+      }
+      ::close(fd);
+    });
+  }
+  for (int i = 0; i < 600 && started < 50; ++i) std::this_thread::sleep_for(50ms);
+  auto honest = get(port, "/r1/flame.svg", "Accept-Encoding: gzip, deflate, br\r\n");
+  auto plain = get(port, "/r1/big.bin");
+  for (std::thread& t : clients) t.join();
+  long peak = proc_status_kb(s.pid(), "VmHWM");
+  RecordProperty("server_peak_kb", std::to_string(peak));
+  for (int fd : held) ::close(fd);
+
+  ASSERT_TRUE(s.alive());
+  ASSERT_TRUE(honest);
+  EXPECT_EQ(honest->status, 200);
+  EXPECT_EQ(honest->headers["content-encoding"], "gzip");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, 200);
+  EXPECT_TRUE(plain->body == big_);
+  EXPECT_GT(peak, 0);
+  EXPECT_LE(peak, kPeakBoundKb) << "kB at the server's peak, bound 2 x " << kBigBytes
+                                << " bytes + 50 MB";
+  auto after = get(port, "/r1/big.bin", "Range: bytes=0-99\r\n");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 206);
 }
 
 }  // namespace
