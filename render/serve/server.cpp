@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "render/serve/access.h"
 #include "render/serve/connection.h"
 #include "render/serve/file_body.h"
 #include "render/serve/listing.h"
@@ -68,30 +69,6 @@ class ConnectionThreads : public httplib::TaskQueue {
   std::deque<std::function<void()>> queue_;
 };
 
-constexpr const char* kCookie = "hearth_token";
-
-bool same_secret(std::string_view a, std::string_view b) {
-  // Constant time in the contents (the length of the token is not a secret worth hiding).
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-std::string cookie_value(const std::string& header, std::string_view name) {
-  size_t pos = 0;
-  while (pos < header.size()) {
-    size_t end = header.find(';', pos);
-    if (end == std::string::npos) end = header.size();
-    std::string_view item(header.data() + pos, end - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    if (item.size() > name.size() && item.starts_with(name) && item[name.size()] == '=')
-      return std::string(item.substr(name.size() + 1));
-    pos = end + 1;
-  }
-  return {};
-}
-
 void plain(httplib::Response& res, int status, const std::string& text) {
   res.status = status;
   res.set_content(text + "\n", "text/plain; charset=utf-8");
@@ -145,23 +122,36 @@ bool is_loopback(std::string_view address) {
 struct ReportServer::Impl {
   explicit Impl(const ServeOptions& o) : options(o), server(HeadLimits{}, o.head_timeout_s) {}
 
+  enum class Access { kAllowed, kDenied, kRedirected };
+
   const ServeOptions options;
   ScopedFd root;
   int port = 0;
   BoundedServer server;
 
-  bool authorized(const httplib::Request& req, httplib::Response& res) const {
-    if (options.token.empty()) return true;
-    std::string auth = req.get_header_value("Authorization");
-    if (auth.starts_with("Bearer ") && same_secret(auth.substr(7), options.token)) return true;
-    if (same_secret(cookie_value(req.get_header_value("Cookie"), kCookie), options.token))
-      return true;
+  Access authorize(const httplib::Request& req, httplib::Response& res) const {
+    if (options.token.empty()) return Access::kAllowed;
     if (req.has_param("token") && same_secret(req.get_param_value("token"), options.token)) {
-      res.set_header("Set-Cookie", std::string(kCookie) + "=" + options.token +
-                                       "; Path=/; HttpOnly; SameSite=Strict");
-      return true;
+      // Trade the token in the address for a cookie, and send the browser to the same address
+      // without it: it leaves the address bar and the history (303: the next request is a GET).
+      // SameSite=Lax, not Strict: a browser withholds a Strict cookie from the redirected
+      // request when the link was followed from another site (a chat, a ticket), and would
+      // then get a 401. Lax still keeps it off other sites' requests for pictures or scripts,
+      // and this server takes no request that changes anything.
+      res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token +
+                                       "; Path=/; HttpOnly; SameSite=Lax");
+      auto rel = normalize_request_path(req.path);
+      res.status = 303;
+      res.set_header("Location", location_without_param(rel ? *rel : "", req.path.ends_with("/"),
+                                                        req.params, "token"));
+      return Access::kRedirected;
     }
-    return false;
+    std::string auth = req.get_header_value("Authorization");
+    if (auth.starts_with("Bearer ") && same_secret(auth.substr(7), options.token))
+      return Access::kAllowed;
+    if (same_secret(cookie_value(req.get_header_value("Cookie"), kTokenCookie), options.token))
+      return Access::kAllowed;
+    return Access::kDenied;
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) const {
@@ -256,23 +246,29 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
       plain(res, 405, "method not allowed: this server is read-only (GET, HEAD)");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (!self->authorized(req, res)) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"hearth\"");
-      plain(res, 401, "a token is required: open the URL `hearth serve` printed");
-      return httplib::Server::HandlerResponse::Handled;
+    switch (self->authorize(req, res)) {
+      case Impl::Access::kDenied:
+        res.set_header("WWW-Authenticate", "Bearer realm=\"hearth\"");
+        plain(res, 401, "a token is required: open the URL `hearth serve` printed");
+        break;
+      case Impl::Access::kRedirected:
+        break;
+      case Impl::Access::kAllowed:
+        self->handle(req, res);
+        break;
     }
-    self->handle(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
   if (options.log) {
     auto log = options.log;
-    s.set_logger([log](const httplib::Request& req, const httplib::Response& res) {
+    std::string token = options.token;
+    s.set_logger([log, token](const httplib::Request& req, const httplib::Response& res) {
       // Streamed bodies are not in res.body: their Content-Length, or "-" when chunked.
       std::string bytes = !res.body.empty() ? std::to_string(res.body.size())
                           : res.has_header("Content-Length")
                               ? res.get_header_value("Content-Length")
                               : "-";
-      log(req.method + " " + req.path + " " + std::to_string(res.status) + " " + bytes);
+      log(log_line(req.method, req.path, res.status, bytes, token));
     });
   }
   std::string host = options.bind;

@@ -7,6 +7,8 @@
 // - With a token, every request must carry it: `Authorization: Bearer TOKEN`, the cookie the
 //   server sets, or `?token=TOKEN` on the first page (which sets the cookie, so the page's own
 //   links to pictures work). Compared in constant time.
+//   A `?token=` is traded for the cookie with a 303 to the same address without it (access.h);
+//   the request log never shows the token.
 // - Limits (connection.h): a request head of at most 32 KiB, 100 header lines and 8 KiB per
 //   line, received whole within head_timeout_s (else 431, or the connection is closed); no
 //   request body accepted; a read timeout per receive; keep-alive bounded in count and time;

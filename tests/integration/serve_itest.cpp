@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -179,10 +180,12 @@ TEST_F(Serve, TokenIsRequiredOnEveryRequest) {
   auto bearer = get(s.port(), "/newer/flame.svg", "Authorization: Bearer s3cr3t-T0ken\r\n");
   ASSERT_TRUE(bearer);
   EXPECT_EQ(bearer->status, 200);
-  // In a browser: ?token= once sets a cookie; the page's own links then carry it.
+  // In a browser: ?token= once sets a cookie and sends the browser to the same address without
+  // the token; the page's own links then carry the cookie.
   auto first = get(s.port(), "/newer/?token=s3cr3t-T0ken");
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->status, 303);
+  EXPECT_EQ(first->headers["location"], "/newer/");
   std::string cookie = first->headers["set-cookie"];
   EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
   auto with_cookie = get(s.port(), "/newer/flame.svg",
@@ -192,6 +195,48 @@ TEST_F(Serve, TokenIsRequiredOnEveryRequest) {
   auto head = request(s.port(), "HEAD /newer/flame.svg HTTP/1.1");
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 401);
+}
+
+TEST_F(Serve, ATokenInTheAddressIsTradedForACookieAndNeverLogged) {
+  const std::string token = "s3cr3t-T0ken";
+  const fs::path log = base_ / "serve.log";
+  Server s({root_.string(), "--port", "0", "--token", token}, {.stderr_path = log.string()});
+  ASSERT_GT(s.port(), 0) << s.url_line();
+  auto first = get(s.port(), "/newer/?view=flame&token=" + token + "&x=a%20b");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 303);
+  // The same address and the rest of the query, without the token.
+  EXPECT_EQ(first->headers["location"], "/newer/?view=flame&x=a%20b");
+  EXPECT_EQ(first->headers["location"].find(token), std::string::npos);
+  std::string cookie = first->headers["set-cookie"];
+  ASSERT_EQ(cookie.rfind("hearth_token=" + token + ";", 0), 0u) << cookie;
+  // Lax: a link followed from another site must still carry it after the redirect
+  // (tests/browser/token.test.mjs).
+  EXPECT_NE(cookie.find("SameSite=Lax"), std::string::npos) << cookie;
+  auto next = get(s.port(), first->headers["location"],
+                  "Cookie: " + cookie.substr(0, cookie.find(';')) + "\r\n");
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(next->body, "<html>newer report</html>");
+  // A redirect of the root stays on this server ("//host" would leave it).
+  auto root = get(s.port(), "//?token=" + token);
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 303);
+  EXPECT_EQ(root->headers["location"], "/");
+  // The token where a path goes (a pasted URL gone wrong) is not logged either.
+  auto pasted = get(s.port(), "/" + token, "Authorization: Bearer " + token + "\r\n");
+  ASSERT_TRUE(pasted);
+  EXPECT_EQ(pasted->status, 404);
+  EXPECT_EQ(s.interrupt(), 0);
+
+  std::ifstream in(log);
+  std::stringstream all;
+  all << in.rdbuf();
+  std::string text = all.str();
+  EXPECT_NE(text.find("GET /newer/ 303"), std::string::npos) << text;
+  EXPECT_NE(text.find("GET /newer/ 200"), std::string::npos) << text;
+  EXPECT_NE(text.find("GET /[token] 404"), std::string::npos) << text;
+  EXPECT_EQ(text.find(token), std::string::npos) << text;
 }
 
 TEST_F(Serve, SlowClientsDoNotBlockOthers) {
