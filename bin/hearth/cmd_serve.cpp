@@ -19,7 +19,7 @@ void add_serve_command(CLI::App& app, ServeArgs* a) {
   c->add_option("--port", a->port, "Port (0: any free port)")->capture_default_str();
   c->add_option("--token", a->token,
                 "Require this token on every request (Bearer header, or ?token= once in the "
-                "browser)");
+                "browser: traded for a cookie and a redirect to the address without it)");
   c->add_flag("-q,--quiet", a->quiet, "Don't log requests on stderr");
 }
 
@@ -60,21 +60,21 @@ int run_serve(const ServeArgs& a) {
   o.port = a.port;
   o.token = a.token;
   if (!a.quiet) {
-    o.log = [](const std::string& line) { std::fprintf(stderr, "hearth serve: %s\n", line.c_str()); };
+    o.log = [](const std::string& line) {
+      std::fprintf(stderr, "hearth serve: %s\n", line.c_str());
+    };
   }
   auto server = serve::ReportServer::create(o);
   if (!server) {
     std::fprintf(stderr, "hearth serve: %s\n", server.error().message.c_str());
     return 1;
   }
-  std::string host = a.bind.find(':') != std::string::npos && a.bind.front() != '['
-                         ? "[" + a.bind + "]"
-                         : a.bind;
+  std::string host =
+      a.bind.find(':') != std::string::npos && a.bind.front() != '[' ? "[" + a.bind + "]" : a.bind;
   std::string url = "http://" + host + ":" + std::to_string((*server)->port()) + "/";
   if (!a.token.empty()) url += "?token=" + a.token;
   if (!serve::is_loopback(a.bind)) {
-    std::fprintf(stderr,
-                 "hearth serve: warning: listening on %s: reachable from other hosts%s\n",
+    std::fprintf(stderr, "hearth serve: warning: listening on %s: reachable from other hosts%s\n",
                  a.bind.c_str(), a.token.empty() ? " without a token (consider --token)" : "");
   }
   std::printf("hearth serve: serving %s at %s (Ctrl-C to stop)\n", a.dir.c_str(), url.c_str());

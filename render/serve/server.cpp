@@ -1,7 +1,6 @@
 #include "render/serve/server.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,22 +8,21 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <condition_variable>
-#include <cstdio>
-#include <ctime>
 #include <deque>
 #include <mutex>
 #include <thread>
-#include <vector>
 
+#include "render/serve/access.h"
+#include "render/serve/connection.h"
+#include "render/serve/file_body.h"
+#include "render/serve/listing.h"
 #include "render/serve/safe_path.h"
-#include "render/svg/xml.h"
+#include "render/serve/scoped_fd.h"
 
 namespace hearth::serve {
 namespace {
-
-constexpr size_t kMaxFileBytes = size_t{1} << 30;  // 1 GiB: a report file is far smaller
-constexpr const char* kCookie = "hearth_token";
 
 // One thread per connection up to a cap (a slow client holds only its own thread); tasks
 // beyond the cap queue until a thread is free. shutdown() waits for every task: each one owns
@@ -71,177 +69,24 @@ class ConnectionThreads : public httplib::TaskQueue {
   std::deque<std::function<void()>> queue_;
 };
 
-// Percent-encodes everything but unreserved characters and '/' (for hrefs and Location).
-std::string encode_path(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
-}
-
-bool same_secret(std::string_view a, std::string_view b) {
-  // Constant time in the contents (the length of the token is not a secret worth hiding).
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-std::string cookie_value(const std::string& header, std::string_view name) {
-  size_t pos = 0;
-  while (pos < header.size()) {
-    size_t end = header.find(';', pos);
-    if (end == std::string::npos) end = header.size();
-    std::string_view item(header.data() + pos, end - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    if (item.size() > name.size() && item.starts_with(name) && item[name.size()] == '=')
-      return std::string(item.substr(name.size() + 1));
-    pos = end + 1;
-  }
-  return {};
-}
-
 void plain(httplib::Response& res, int status, const std::string& text) {
   res.status = status;
   res.set_content(text + "\n", "text/plain; charset=utf-8");
 }
 
-std::string utc_time(time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
+// Every request, after httplib has parsed it and before any handler.
+void setup_request(httplib::Request& req) {
+  // httplib fills req.ranges from a `Range` field and then cuts (for several ranges: repeats)
+  // whatever body a handler sets. connection.cpp renames that field, so this stays empty; it
+  // is cleared all the same, as hearth answers Range itself (file_body.h).
+  req.ranges.clear();
+  // No brotli: httplib 0.11 compresses with the encoder's defaults (quality 11, 4 MiB window).
+  // A 3.3 MB SVG cost 5.6 s of CPU and 57 MB of memory per request (gzip: 0.15 s), and every
+  // browser asks for br. httplib is offered gzip only.
+  bool gzip = req.get_header_value("Accept-Encoding").find("gzip") != std::string::npos;
+  req.headers.erase("Accept-Encoding");
+  if (gzip) req.headers.emplace("Accept-Encoding", "gzip");
 }
-
-struct Entry {
-  std::string name;
-  bool is_report = false;
-  bool is_dir = false;
-  time_t mtime = 0;
-  off_t size = 0;
-};
-
-// Reports (subdirectories with an index.html) newest first, then other directories and
-// files by name. Nothing that is not a directory or regular file is listed.
-std::vector<Entry> list_directory(int dir_fd) {
-  std::vector<Entry> out;
-  int fd = ::dup(dir_fd);
-  if (fd < 0) return out;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return out;
-  }
-  ::rewinddir(d);
-  while (const dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == ".." || name.starts_with(".")) continue;
-    struct stat st{};
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    Entry en;
-    en.name = name;
-    en.mtime = st.st_mtime;
-    en.size = st.st_size;
-    if (S_ISDIR(st.st_mode)) {
-      en.is_dir = true;
-      struct stat ist{};
-      std::string index = name + "/index.html";
-      if (::fstatat(dir_fd, index.c_str(), &ist, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(ist.st_mode)) {
-        en.is_report = true;
-        struct stat rst{};
-        std::string meta = name + "/report.json";
-        en.mtime = ::fstatat(dir_fd, meta.c_str(), &rst, AT_SYMLINK_NOFOLLOW) == 0 ? rst.st_mtime
-                                                                                     : ist.st_mtime;
-      }
-    } else if (!S_ISREG(st.st_mode)) {
-      continue;
-    }
-    out.push_back(std::move(en));
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
-    if (a.is_report != b.is_report) return a.is_report;
-    if (a.is_report && a.mtime != b.mtime) return a.mtime > b.mtime;
-    if (a.is_dir != b.is_dir) return a.is_dir;
-    return a.name < b.name;
-  });
-  return out;
-}
-
-std::string index_page(const std::string& url_path, const std::vector<Entry>& entries) {
-  std::string title = "hearth reports: " + url_path;
-  std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width\">"
-      "<meta name=\"color-scheme\" content=\"light dark\"><title>";
-  svg::append_escaped(&h, title);
-  h += "</title><style>body{font-family:system-ui,\"DejaVu Sans\",sans-serif;margin:2em}"
-       "td{padding:.2em 1em .2em 0}a{text-decoration:none}</style></head><body><h1>";
-  svg::append_escaped(&h, title);
-  h += "</h1>\n";
-  bool any_report = false;
-  for (const Entry& e : entries) any_report |= e.is_report;
-  if (any_report) {
-    h += "<h2>Reports, newest first</h2>\n<table>\n";
-    for (const Entry& e : entries) {
-      if (!e.is_report) continue;
-      h += "<tr><td><a href=\"";
-      svg::append_escaped(&h, encode_path(e.name));
-      h += "/\">";
-      svg::append_escaped(&h, e.name);
-      h += "</a></td><td>" + utc_time(e.mtime) + "</td></tr>\n";
-    }
-    h += "</table>\n";
-  }
-  h += "<h2>Files</h2>\n<table>\n";
-  if (url_path != "/") h += "<tr><td><a href=\"../\">../</a></td></tr>\n";
-  for (const Entry& e : entries) {
-    if (e.is_report) continue;
-    h += "<tr><td><a href=\"";
-    svg::append_escaped(&h, encode_path(e.name) + (e.is_dir ? "/" : ""));
-    h += "\">";
-    svg::append_escaped(&h, e.name + (e.is_dir ? "/" : ""));
-    h += "</a></td><td>" + (e.is_dir ? std::string() : std::to_string(e.size) + " bytes") +
-         "</td></tr>\n";
-  }
-  h += "</table>\n</body></html>\n";
-  return h;
-}
-
-Result<std::string> read_all(int fd, off_t size) {
-  if (size < 0 || static_cast<uint64_t>(size) > kMaxFileBytes) return fail("file too large");
-  std::string data(static_cast<size_t>(size), '\0');
-  size_t got = 0;
-  while (got < data.size()) {
-    ssize_t n = ::pread(fd, data.data() + got, data.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail_errno("read", errno);
-    if (n == 0) break;  // shrank meanwhile: serve what is there
-    got += static_cast<size_t>(n);
-  }
-  data.resize(got);
-  return data;
-}
-
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 }  // namespace
 
@@ -275,71 +120,87 @@ bool is_loopback(std::string_view address) {
 }
 
 struct ReportServer::Impl {
-  ServeOptions options;
-  int root_fd = -1;
+  explicit Impl(const ServeOptions& o) : options(o), server(HeadLimits{}, o.head_timeout_s) {}
+
+  enum class Access { kAllowed, kDenied, kRedirected };
+
+  const ServeOptions options;
+  ScopedFd root;
   int port = 0;
-  httplib::Server server;
+  BoundedServer server;
 
-  ~Impl() {
-    if (root_fd >= 0) ::close(root_fd);
-  }
-
-  bool authorized(const httplib::Request& req, httplib::Response& res) const {
-    if (options.token.empty()) return true;
-    std::string auth = req.get_header_value("Authorization");
-    if (auth.starts_with("Bearer ") && same_secret(auth.substr(7), options.token)) return true;
-    if (same_secret(cookie_value(req.get_header_value("Cookie"), kCookie), options.token))
-      return true;
+  Access authorize(const httplib::Request& req, httplib::Response& res) const {
+    if (options.token.empty()) return Access::kAllowed;
     if (req.has_param("token") && same_secret(req.get_param_value("token"), options.token)) {
-      res.set_header("Set-Cookie", std::string(kCookie) + "=" + options.token +
-                                       "; Path=/; HttpOnly; SameSite=Strict");
-      return true;
+      // Trade the token in the address for a cookie, and send the browser to the same address
+      // without it: it leaves the address bar and the history (303: the next request is a GET).
+      // SameSite=Lax, not Strict: a browser withholds a Strict cookie from the redirected
+      // request when the link was followed from another site (a chat, a ticket), and would
+      // then get a 401. Lax still keeps it off other sites' requests for pictures or scripts,
+      // and this server takes no request that changes anything.
+      res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token +
+                                       "; Path=/; HttpOnly; SameSite=Lax");
+      auto rel = normalize_request_path(req.path);
+      res.status = 303;
+      res.set_header("Location", location_without_param(rel ? *rel : "", req.path.ends_with("/"),
+                                                        req.params, "token"));
+      return Access::kRedirected;
     }
-    return false;
+    std::string auth = req.get_header_value("Authorization");
+    if (auth.starts_with("Bearer ") && same_secret(auth.substr(7), options.token))
+      return Access::kAllowed;
+    if (same_secret(cookie_value(req.get_header_value("Cookie"), kTokenCookie), options.token))
+      return Access::kAllowed;
+    return Access::kDenied;
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) const {
     auto rel = normalize_request_path(req.path);
-    if (!rel) return plain(res, 400, "bad path: " + rel.error().message);
-    auto opened = open_beneath(root_fd, *rel);
+    if (!rel) {
+      if (rel.error().errnum == ENOENT) return plain(res, 404, "not found");  // a hidden name
+      return plain(res, 400, "bad path: " + rel.error().message);
+    }
+    auto opened = open_beneath(root.get(), *rel);
     if (!opened) {
       int e = opened.error().errnum;
-      if (e == ENOENT || e == ENOTDIR) return plain(res, 404, "not found");
-      if (e == EXDEV || e == ELOOP || e == EACCES || e == EPERM)
-        return plain(res, 403, "forbidden: outside the served directory or not readable");
+      // A path that leaves the directory (EXDEV, ELOOP) is answered like a missing file: the
+      // answer does not tell whether a name exists out there.
+      if (e == ENOENT || e == ENOTDIR || e == EXDEV || e == ELOOP)
+        return plain(res, 404, "not found");
+      if (e == EACCES || e == EPERM) return plain(res, 403, "forbidden: not readable");
       return plain(res, 500, "cannot open: " + opened.error().message);
     }
-    Fd fd(*opened);
-    struct stat st{};
-    if (::fstat(fd.fd, &st) != 0) return plain(res, 500, "cannot stat");
-    std::string served = *rel;
-    if (S_ISDIR(st.st_mode)) {
-      if (!req.path.ends_with("/")) {
-        res.status = 301;
-        res.set_header("Location", encode_path(req.path + "/"));
-        return;
-      }
-      std::string index = rel->empty() ? "index.html" : *rel + "/index.html";
-      auto idx = open_beneath(root_fd, index);
-      if (!idx) {
-        res.status = 200;
-        res.set_content(index_page(req.path, list_directory(fd.fd)), "text/html; charset=utf-8");
-        return;
-      }
-      Fd ifd(*idx);
-      if (::fstat(ifd.fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return plain(res, 403, "forbidden: not a regular file");
-      auto data = read_all(ifd.fd, st.st_size);
-      if (!data) return plain(res, 500, "cannot read: " + data.error().message);
-      res.status = 200;
-      res.set_content(std::move(*data), "text/html; charset=utf-8");
+    ScopedFd fd(*opened);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return plain(res, 500, "cannot stat");
+    if (S_ISDIR(st.st_mode)) return handle_directory(req, res, *rel, fd);
+    if (!S_ISREG(st.st_mode)) return plain(res, 403, "forbidden: not a regular file");
+    respond_with_file(req, res, std::move(fd), static_cast<uint64_t>(st.st_size),
+                      std::string(content_type_for(*rel)));
+  }
+
+  void handle_directory(const httplib::Request& req, httplib::Response& res, const std::string& rel,
+                        const ScopedFd& dir) const {
+    if (!req.path.ends_with("/")) {
+      // Built from the normalized path: "//host" stays on this server.
+      res.status = 301;
+      std::string location = "/";
+      if (!rel.empty()) location += encode_path(rel) + "/";
+      res.set_header("Location", location);
       return;
     }
-    if (!S_ISREG(st.st_mode)) return plain(res, 403, "forbidden: not a regular file");
-    auto data = read_all(fd.fd, st.st_size);
-    if (!data) return plain(res, 500, "cannot read: " + data.error().message);
-    res.status = 200;
-    res.set_content(std::move(*data), std::string(content_type_for(served)).c_str());
+    auto idx = open_beneath(root.get(), rel.empty() ? "index.html" : rel + "/index.html");
+    if (!idx) {
+      res.status = 200;
+      res.set_content(index_page(req.path, list_directory(dir.get())), "text/html; charset=utf-8");
+      return;
+    }
+    ScopedFd index(*idx);
+    struct stat st {};
+    if (::fstat(index.get(), &st) != 0 || !S_ISREG(st.st_mode))
+      return plain(res, 403, "forbidden: not a regular file");
+    respond_with_file(req, res, std::move(index), static_cast<uint64_t>(st.st_size),
+                      "text/html; charset=utf-8");
   }
 };
 
@@ -349,16 +210,15 @@ ReportServer::~ReportServer() {
 }
 
 Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  impl->root_fd = ::open(options.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (impl->root_fd < 0) {
+  auto impl = std::make_unique<Impl>(options);
+  impl->root = ScopedFd(::open(options.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (impl->root.get() < 0) {
     int e = errno;
     if (e == ENOTDIR) return fail(options.dir + ": not a directory", e);
     return fail_errno("cannot open " + options.dir, e);
   }
   Impl* self = impl.get();
-  httplib::Server& s = impl->server;
+  BoundedServer& s = impl->server;
   int threads = options.max_connection_threads;
   s.new_task_queue = [threads] { return new ConnectionThreads(threads); };
   s.set_read_timeout(options.read_timeout_s, 0);
@@ -376,29 +236,44 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
                          {"Referrer-Policy", "no-referrer"},
                          {"Cache-Control", "no-cache"},
                          {"X-Frame-Options", "SAMEORIGIN"}});
+  s.set_request_setup(setup_request);
+  // Every request is answered here: no route is registered, so httplib never matches a
+  // std::regex against the path (libstdc++'s matcher recurses once per character: an 8 KB
+  // path touched 4.7 MB of the connection thread's stack).
   s.set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
     if (req.method != "GET" && req.method != "HEAD") {
       res.set_header("Allow", "GET, HEAD");
       plain(res, 405, "method not allowed: this server is read-only (GET, HEAD)");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (!self->authorized(req, res)) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"hearth\"");
-      plain(res, 401, "a token is required: open the URL `hearth serve` printed");
-      return httplib::Server::HandlerResponse::Handled;
+    switch (self->authorize(req, res)) {
+      case Impl::Access::kDenied:
+        res.set_header("WWW-Authenticate", "Bearer realm=\"hearth\"");
+        plain(res, 401, "a token is required: open the URL `hearth serve` printed");
+        break;
+      case Impl::Access::kRedirected:
+        break;
+      case Impl::Access::kAllowed:
+        self->handle(req, res);
+        break;
     }
-    return httplib::Server::HandlerResponse::Unhandled;
+    return httplib::Server::HandlerResponse::Handled;
   });
-  s.Get(".*", [self](const httplib::Request& req, httplib::Response& res) { self->handle(req, res); });
   if (options.log) {
     auto log = options.log;
-    s.set_logger([log](const httplib::Request& req, const httplib::Response& res) {
-      log(req.method + " " + req.path + " " + std::to_string(res.status) + " " +
-          std::to_string(res.body.size()));
+    std::string token = options.token;
+    s.set_logger([log, token](const httplib::Request& req, const httplib::Response& res) {
+      // Streamed bodies are not in res.body: their Content-Length, or "-" when chunked.
+      std::string bytes = !res.body.empty() ? std::to_string(res.body.size())
+                          : res.has_header("Content-Length")
+                              ? res.get_header_value("Content-Length")
+                              : "-";
+      log(log_line(req.method, req.path, res.status, bytes, token));
     });
   }
   std::string host = options.bind;
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   if (options.port == 0) {
     impl->port = s.bind_to_any_port(host);
     if (impl->port <= 0) {
@@ -413,6 +288,10 @@ Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& o
                         e ? e : EADDRINUSE);
     }
     impl->port = options.port;
+  }
+  if (!s.widen_backlog()) {
+    int e = errno;
+    return fail_errno("cannot listen on " + options.bind, e);
   }
   return std::unique_ptr<ReportServer>(new ReportServer(std::move(impl)));
 }

@@ -7,13 +7,21 @@
 // - With a token, every request must carry it: `Authorization: Bearer TOKEN`, the cookie the
 //   server sets, or `?token=TOKEN` on the first page (which sets the cookie, so the page's own
 //   links to pictures work). Compared in constant time.
-// - Limits: request line and headers 8 KiB (cpp-httplib), no request body accepted, a read
-//   timeout per receive, keep-alive bounded in count and time; one thread per connection up to
-//   a cap, so a slow client holds its own thread and never blocks another client; connections
-//   beyond the cap wait in a queue.
+//   A `?token=` is traded for the cookie with a 303 to the same address without it (access.h);
+//   the request log never shows the token.
+// - Limits (connection.h): a request head of at most 32 KiB, 100 header lines and 8 KiB per
+//   line, received whole within head_timeout_s (else 431, or the connection is closed); no
+//   request body accepted; a read timeout per receive; keep-alive bounded in count and time;
+//   one thread per connection up to a cap, so a slow client holds its own thread and never
+//   blocks another client; connections beyond the cap wait in a queue.
+// - Files are streamed, never held whole (file_body.h): a response holds one 64 KiB slice in
+//   memory whatever the file or the Range field. Range is answered by hearth (byte_ranges.h):
+//   one range 206, up to 4 after merging multipart/byteranges, more or malformed ones ignored
+//   (200), 416 for none inside the file.
 // - Responses carry a content type by extension (`image/svg+xml`, `text/html; charset=utf-8`,
-//   ...), `X-Content-Type-Options: nosniff`, no-referrer, and are compressed (gzip/brotli) when
-//   the client accepts it and the type is text.
+//   ...), `X-Content-Type-Options: nosniff`, no-referrer, and whole files are gzip-compressed
+//   when the client accepts it and the type is text (not brotli: see server.cpp).
+// - Hidden names (`.git/`, `.env`) are never served (404), nor listed.
 // - A directory with an index.html serves it; one without lists the reports below it (sub-
 //   directories with an index.html, newest first) and its files.
 #pragma once
@@ -33,6 +41,7 @@ struct ServeOptions {
   int port = 8080;                 // 0: any free port (see ReportServer::port())
   std::string token;               // empty: no token needed
   int read_timeout_s = 5;          // per receive; also the keep-alive idle limit
+  int head_timeout_s = 10;         // a request's line and headers, whole, from its first byte
   int max_connection_threads = 128;
   // One line per request ("GET /flame.svg 200 12345"); empty: no log.
   std::function<void(const std::string&)> log;

@@ -6,6 +6,8 @@
 #   tests/browser/run.sh --diff EXE OUT.svg BASE NEW [OPT…] render with `EXE diff`, test (diff.test.mjs)
 #   tests/browser/run.sh --report EXE OUTDIR CAPTURE      copy CAPTURE, `EXE report` it, test the page
 #                                                          served by `EXE serve` and from file://
+#   tests/browser/run.sh --token EXE                       `EXE serve --token`: the ?token= redirect
+#                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
 #                                                          with --group-threads it expects pools)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
@@ -58,6 +60,13 @@ case "${1:-}" in
     svg=$out/index.html test=report.test.mjs
     extra=()
     ;;
+  --token)
+    [ $# -eq 2 ] || die "usage: run.sh --token EXE"
+    exe=$2
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    svg=$here/token.test.mjs test=token.test.mjs  # no SVG: the test makes its own files
+    extra=()
+    ;;
   *)
     [ $# -eq 1 ] || die "usage: run.sh FILE.svg | run.sh --hearth|--diff|--chart EXE OUT.svg INPUT… [options]"
     svg=$1
@@ -78,5 +87,8 @@ fi
 
 if [ "$test" = report.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$(dirname "$svg")"
+fi
+if [ "$test" = token.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe"
 fi
 HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$svg" ${extra[@]+"${extra[@]}"}

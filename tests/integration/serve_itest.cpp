@@ -1,13 +1,7 @@
 // `hearth serve` as users run it: the real binary on a free port, spoken to over real sockets
 // with byte-exact requests (no client library that would clean up a hostile path first).
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
+// Hostile clients: serve_hostile_itest.cpp.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,153 +9,18 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/integration/serve_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-struct Response {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lower-cased
-  std::string body;
-};
-
-int connect_to(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool send_all(int fd, const std::string& data) {
-  size_t sent = 0;
-  while (sent < data.size()) {
-    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-std::optional<Response> parse(const std::string& raw) {
-  size_t end = raw.find("\r\n\r\n");
-  if (end == std::string::npos || raw.compare(0, 9, "HTTP/1.1 ") != 0) return std::nullopt;
-  Response r;
-  r.status = std::stoi(raw.substr(9, 3));
-  size_t pos = raw.find("\r\n") + 2;
-  while (pos < end) {
-    size_t eol = raw.find("\r\n", pos);
-    std::string line = raw.substr(pos, eol - pos);
-    size_t colon = line.find(':');
-    std::string name = line.substr(0, colon);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    r.headers[name] = value;
-    pos = eol + 2;
-  }
-  r.body = raw.substr(end + 4);
-  return r;
-}
-
-// One request with `Connection: close`, read to EOF (10 s at most).
-std::optional<Response> request(int port, const std::string& head_lines,
-                                const std::string& extra_headers = "") {
-  int fd = connect_to(port);
-  if (fd < 0) return std::nullopt;
-  std::string req = head_lines + "\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra_headers +
-                    "\r\n";
-  std::string raw;
-  if (send_all(fd, req)) {
-    char buf[65536];
-    auto deadline = std::chrono::steady_clock::now() + 10s;
-    for (;;) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) {
-        if (std::chrono::steady_clock::now() > deadline) break;
-        continue;
-      }
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      raw.append(buf, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  return parse(raw);
-}
-
-std::optional<Response> get(int port, const std::string& target, const std::string& headers = "") {
-  return request(port, "GET " + target + " HTTP/1.1", headers);
-}
-
-class Server {
- public:
-  explicit Server(std::vector<std::string> args) {
-    int out[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return;
-    args.insert(args.begin(), {HEARTH_EXE, "serve"});
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(out[1], STDOUT_FILENO);
-      int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, STDERR_FILENO);
-      ::execv(HEARTH_EXE, argv.data());
-      ::_exit(127);
-    }
-    ::close(out[1]);
-    // "hearth serve: serving DIR at http://127.0.0.1:PORT/... (Ctrl-C to stop)"
-    std::string line;
-    char c;
-    pollfd p{out[0], POLLIN, 0};
-    while (::poll(&p, 1, 10000) > 0 && ::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    ::close(out[0]);
-    url_line_ = line;
-    size_t at = line.find("http://127.0.0.1:");
-    if (at != std::string::npos) port_ = std::stoi(line.substr(at + 17));
-  }
-  ~Server() {
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  int port() const { return port_; }
-  const std::string& url_line() const { return url_line_; }
-  // SIGINT, then the exit status (-1 if it did not exit within 10 s).
-  int interrupt() {
-    ::kill(pid_, SIGINT);
-    for (int i = 0; i < 1000; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int port_ = 0;
-  bool reaped_ = false;
-  std::string url_line_;
-};
+using namespace hearth::serve_test;
 
 class Serve : public ::testing::Test {
  protected:
@@ -321,20 +180,63 @@ TEST_F(Serve, TokenIsRequiredOnEveryRequest) {
   auto bearer = get(s.port(), "/newer/flame.svg", "Authorization: Bearer s3cr3t-T0ken\r\n");
   ASSERT_TRUE(bearer);
   EXPECT_EQ(bearer->status, 200);
-  // In a browser: ?token= once sets a cookie; the page's own links then carry it.
+  // In a browser: ?token= once sets a cookie and sends the browser to the same address without
+  // the token; the page's own links then carry the cookie.
   auto first = get(s.port(), "/newer/?token=s3cr3t-T0ken");
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->status, 303);
+  EXPECT_EQ(first->headers["location"], "/newer/");
   std::string cookie = first->headers["set-cookie"];
   EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
-  auto with_cookie =
-      get(s.port(), "/newer/flame.svg", "Cookie: other=1; " + cookie.substr(0, cookie.find(';')) +
-                                            "\r\n");
+  auto with_cookie = get(s.port(), "/newer/flame.svg",
+                         "Cookie: other=1; " + cookie.substr(0, cookie.find(';')) + "\r\n");
   ASSERT_TRUE(with_cookie);
   EXPECT_EQ(with_cookie->status, 200);
   auto head = request(s.port(), "HEAD /newer/flame.svg HTTP/1.1");
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 401);
+}
+
+TEST_F(Serve, ATokenInTheAddressIsTradedForACookieAndNeverLogged) {
+  const std::string token = "s3cr3t-T0ken";
+  const fs::path log = base_ / "serve.log";
+  Server s({root_.string(), "--port", "0", "--token", token}, {.stderr_path = log.string()});
+  ASSERT_GT(s.port(), 0) << s.url_line();
+  auto first = get(s.port(), "/newer/?view=flame&token=" + token + "&x=a%20b");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 303);
+  // The same address and the rest of the query, without the token.
+  EXPECT_EQ(first->headers["location"], "/newer/?view=flame&x=a%20b");
+  EXPECT_EQ(first->headers["location"].find(token), std::string::npos);
+  std::string cookie = first->headers["set-cookie"];
+  ASSERT_EQ(cookie.rfind("hearth_token=" + token + ";", 0), 0u) << cookie;
+  // Lax: a link followed from another site must still carry it after the redirect
+  // (tests/browser/token.test.mjs).
+  EXPECT_NE(cookie.find("SameSite=Lax"), std::string::npos) << cookie;
+  auto next = get(s.port(), first->headers["location"],
+                  "Cookie: " + cookie.substr(0, cookie.find(';')) + "\r\n");
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(next->body, "<html>newer report</html>");
+  // A redirect of the root stays on this server ("//host" would leave it).
+  auto root = get(s.port(), "//?token=" + token);
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 303);
+  EXPECT_EQ(root->headers["location"], "/");
+  // The token where a path goes (a pasted URL gone wrong) is not logged either.
+  auto pasted = get(s.port(), "/" + token, "Authorization: Bearer " + token + "\r\n");
+  ASSERT_TRUE(pasted);
+  EXPECT_EQ(pasted->status, 404);
+  EXPECT_EQ(s.interrupt(), 0);
+
+  std::ifstream in(log);
+  std::stringstream all;
+  all << in.rdbuf();
+  std::string text = all.str();
+  EXPECT_NE(text.find("GET /newer/ 303"), std::string::npos) << text;
+  EXPECT_NE(text.find("GET /newer/ 200"), std::string::npos) << text;
+  EXPECT_NE(text.find("GET /[token] 404"), std::string::npos) << text;
+  EXPECT_EQ(text.find(token), std::string::npos) << text;
 }
 
 TEST_F(Serve, SlowClientsDoNotBlockOthers) {

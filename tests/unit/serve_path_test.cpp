@@ -23,7 +23,7 @@ TEST(ServePath, NormalizesToARelativePath) {
   EXPECT_EQ(normalize_request_path("//a/./b//").value(), "a/b");
   // Already decoded once by the HTTP library; never decoded again.
   EXPECT_EQ(normalize_request_path("/%2e%2e/x").value(), "%2e%2e/x");
-  EXPECT_EQ(normalize_request_path("/a..b/..c").value(), "a..b/..c");
+  EXPECT_EQ(normalize_request_path("/a..b/c..").value(), "a..b/c..");
 }
 
 TEST(ServePath, RefusesEscapesAndOddBytes) {
@@ -37,6 +37,20 @@ TEST(ServePath, RefusesEscapesAndOddBytes) {
   EXPECT_NE(r.error().message.find("NUL"), std::string::npos);
   EXPECT_FALSE(normalize_request_path("/" + std::string(300, 'a')).has_value());
   EXPECT_FALSE(normalize_request_path("/" + std::string(5000, 'a')).has_value());
+}
+
+TEST(ServePath, HiddenNamesAreNotFound) {
+  for (std::string_view hidden : {"/.env", "/.git/config", "/a/.hidden/x", "/a/b/.c", "/...",
+                                  "/..c", "/.git/", "//.ssh//id_rsa"}) {
+    auto r = normalize_request_path(hidden);
+    ASSERT_FALSE(r.has_value()) << hidden;
+    EXPECT_EQ(r.error().errnum, ENOENT) << hidden << " (ENOENT: a 404, not a 400)";
+  }
+  // Dots elsewhere in a name are ordinary.
+  EXPECT_EQ(normalize_request_path("/a.b/c.").value(), "a.b/c.");
+  EXPECT_EQ(normalize_request_path("/x/./y").value(), "x/y");
+  // `..` stays an escape (400), not a hidden name.
+  EXPECT_EQ(normalize_request_path("/a/../b").error().errnum, 0);
 }
 
 class ServeOpen : public ::testing::Test {
@@ -77,7 +91,7 @@ TEST_F(ServeOpen, OpensFilesAndSymlinksThatStayInside) {
   EXPECT_EQ(read_rel("ok-link"), "inside");
   auto dir = open_beneath(root_fd_, "");
   ASSERT_TRUE(dir.has_value());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::fstat(*dir, &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
   ::close(*dir);
@@ -92,11 +106,45 @@ TEST_F(ServeOpen, SymlinksThatLeaveTheDirectoryAreRefused) {
   EXPECT_EQ(read_rel("missing.txt"), "ERR " + std::to_string(ENOENT));
 }
 
+TEST_F(ServeOpen, SymlinksInsideToHiddenNamesAreNotFound) {
+  fs::create_directories(base_ / "root/.git");
+  fs::create_directories(base_ / "root/sub/.hidden");
+  std::ofstream(base_ / "root/.git/config") << "secret";
+  std::ofstream(base_ / "root/sub/.hidden/x") << "secret";
+  std::ofstream(base_ / "root/.env") << "secret";
+  fs::create_symlink(".git/config", base_ / "root/notes");
+  fs::create_symlink(".git", base_ / "root/gitdir");
+  fs::create_symlink("sub/.hidden", base_ / "root/h");
+  fs::create_symlink(".env", base_ / "root/env");
+  for (const char* rel : {"notes", "gitdir/config", "h/x", "env", "gitdir"}) {
+    EXPECT_EQ(read_rel(rel), "ERR " + std::to_string(ENOENT)) << rel;
+  }
+  // The text check is the first layer; the opened file is judged again.
+  EXPECT_EQ(read_rel(".git/config"), "ERR " + std::to_string(ENOENT));
+  EXPECT_EQ(read_rel("sub/in.txt"), "inside");
+  EXPECT_EQ(read_rel("ok-link"), "inside");
+}
+
+TEST_F(ServeOpen, ADirectoryServedFromUnderAHiddenOneStillServes) {
+  // Only names below the served directory count: ~/.cache/reports is fine to serve.
+  fs::create_directories(base_ / ".cache/reports/r1");
+  std::ofstream(base_ / ".cache/reports/r1/index.html") << "report";
+  int dir = ::open((base_ / ".cache/reports").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir, 0);
+  auto fd = open_beneath(dir, "r1/index.html");
+  ASSERT_TRUE(fd.has_value()) << fd.error().message;
+  ::close(*fd);
+  auto self = open_beneath(dir, "");
+  ASSERT_TRUE(self.has_value()) << self.error().message;
+  ::close(*self);
+  ::close(dir);
+}
+
 TEST_F(ServeOpen, AFifoDoesNotBlockTheOpen) {
   ASSERT_EQ(::mkfifo((base_ / "root/fifo").c_str(), 0600), 0);
   auto fd = open_beneath(root_fd_, "fifo");  // would hang forever without O_NONBLOCK
   ASSERT_TRUE(fd.has_value());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::fstat(*fd, &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
   ::close(*fd);
