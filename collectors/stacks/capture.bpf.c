@@ -61,6 +61,7 @@ char LICENSE[] SEC("license") = "GPL";
 __u32 cursor = 0;         // next free arena page
 __u32 default_pages = 8;  // stack pages to copy per thread unless "pages_for" says otherwise
 __u32 kernel_stacks = 1;  // read kernel stacks of sleeping threads
+__u32 pass_id = 0;        // a new value for each run of the iterator
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -135,6 +136,15 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   __u32 zero = 0;
   struct hearth_record *rec = bpf_map_lookup_elem(&scratch, &zero);
   if (!rec) return 0;
+  // When a record does not fit in what is left of the seq_file's buffer, the kernel shows the
+  // same task again at the next read(), and its first record is dropped. Copying it again would
+  // find it UNCHANGED (its copy was remembered) and lose the copy: write the same record again.
+  __u32 pass = pass_id;
+  if (rec->pass == pass && rec->tid == (__u32)task->pid && rec->start_time == task->start_time) {
+    bpf_seq_write(seq, rec, sizeof *rec);
+    return 0;
+  }
+  rec->pass = pass;
   rec->tid = task->pid;
   rec->flags = 0;
   rec->state = BPF_CORE_READ(task, __state) | (__u32)BPF_CORE_READ(task, exit_state);

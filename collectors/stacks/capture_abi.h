@@ -31,6 +31,8 @@ struct hearth_record {
   __u32 pages;       // stack pages copied, from arena page first_page on
   __u32 first_page;  // index of the first page in the arena map
   __u32 kframes;     // entries of kstack
+  __u32 pass;        // the pass (pass_id) this record was made in
+  __u32 reserved;
   __u64 switches;    // nvcsw + nivcsw when visited
   __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
   __u64 copy_base;   // target address of the first copied byte (page aligned)

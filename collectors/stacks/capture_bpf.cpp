@@ -207,6 +207,7 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
   // reported already).
   for (size_t run = 0; run < kMaxPasses; ++run) {
     m.skel->bss->cursor = 0;
+    ++m.skel->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
     RETURN_IF_ERROR(m.run_iterator());
     std::vector<uint32_t> still;
     const size_t records = m.buffer.size() / sizeof(hearth_record);
