@@ -43,6 +43,11 @@ class Serve : public ::testing::Test {
     fs::create_symlink("../../secret.txt", root_ / "newer/rel-leak.txt");
     fs::create_symlink("/etc", root_ / "etc");
     set_mtime(root_ / "older/index.html", 1700000000);
+    // The oldest report has the name that sorts first: the listing's order must come from the
+    // reports' times, not from the names' tie-break.
+    fs::create_directories(root_ / "aaa-oldest");
+    write(root_ / "aaa-oldest/index.html", "<html>oldest report</html>");
+    set_mtime(root_ / "aaa-oldest/index.html", 1600000000);
     set_mtime(root_ / "newer/report.json", 1800000000);
   }
   void TearDown() override { fs::remove_all(base_); }
@@ -70,6 +75,9 @@ TEST_F(Serve, PrintsItsUrlAndServesReportsWithContentTypes) {
   ASSERT_NE(newer, std::string::npos) << index->body;
   ASSERT_NE(older, std::string::npos) << index->body;
   EXPECT_LT(newer, older) << "newest report first";
+  size_t oldest = index->body.find("href=\"aaa-oldest/\"");
+  ASSERT_NE(oldest, std::string::npos) << index->body;
+  EXPECT_LT(older, oldest) << "oldest report last, whatever its name";
 
   auto svg = get(s.port(), "/newer/flame.svg");
   ASSERT_TRUE(svg);
