@@ -132,6 +132,42 @@ TEST_F(Capture, NothingStaysInTheKernelAfterSigkill) {
   EXPECT_EQ(kill(t->pid(), 0), 0);
 }
 
+// Threads created, running, sleeping and exiting all through the passes (500 a second): every
+// stack of a named worker is whole, from start_thread to its leaf, never torn (registers of
+// one moment with stack bytes of another) nor mixed with another thread's.
+TEST_F(Capture, ChurningThreadsNeverGiveATornStack) {
+  if (!bpf_available()) GTEST_SKIP() << probe_.err;
+  auto t = Target::start("thread_churn_target-nofp", {"--rate", "500", "--base", "4"});
+  ASSERT_TRUE(t);
+  std::string raw = ::testing::TempDir() + "/churn.raw";
+  HearthRun r = run_hearth({"stacks", "--method", "bpf", "-p", std::to_string(t->pid()), "-d", "2",
+                            "-F", "50", "--raw", raw, "-o", "/dev/null"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  std::istringstream in(slurp(raw));
+  int churn = 0, base = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.starts_with("#")) continue;
+    std::string stack = l.substr(l.rfind('\t') + 1);
+    bool is_churn = stack.starts_with("[churn-"), is_base = stack.starts_with("[base-");
+    if (!is_churn && !is_base) continue;
+    SCOPED_TRACE(stack);
+    EXPECT_NE(stack.find(";start_thread;"), std::string::npos);
+    EXPECT_EQ(stack.find("[truncated]"), std::string::npos);
+    EXPECT_EQ(stack.find("[unknown]"), std::string::npos);
+    // A base thread is always in base_main; a churn thread's worker function is churn_main
+    // (or it has returned from it into start_thread's exit path).
+    if (is_base) {
+      EXPECT_NE(stack.find("base_main"), std::string::npos);
+      EXPECT_EQ(stack.find("churn_main"), std::string::npos);
+    } else {
+      EXPECT_EQ(stack.find("base_main"), std::string::npos);
+    }
+    (is_churn ? churn : base)++;
+  }
+  EXPECT_GT(churn, 20);
+  EXPECT_GE(base, 4 * 50);  // every base thread in every sample (~100 samples)
+}
+
 // Without privileges: one line that says what to do, exit 1; nothing half-done.
 TEST_F(Capture, AnUnprivilegedUserGetsOneClearLine) {
   auto t = Target::start("stack_target-fp", {"--threads", "2", "--depth", "2", "--spin", "0"});
