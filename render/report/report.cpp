@@ -29,6 +29,8 @@
 #include "render/svg/xml.h"
 #include "templates/templates.h"
 
+#include "common/url.h"
+
 namespace hearth::report {
 namespace {
 
@@ -66,19 +68,7 @@ std::string duration_ns(double ns) {
 
 // Percent-encodes a URL query value.
 std::string url_encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
+  return percent_encode(s);
 }
 
 struct ThreadRow {

@@ -2,26 +2,14 @@
 
 #include "render/serve/listing.h"
 
+#include "common/url.h"
+
 namespace hearth::serve {
 namespace {
 
 // Percent-encodes everything but unreserved characters (a query name or value).
 std::string encode_component(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '_' || c == '.' || c == '~';
-    if (unreserved) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
+  return percent_encode(s);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include "render/svg/xml.h"
 
+#include "common/url.h"
+
 namespace hearth::serve {
 namespace {
 
@@ -24,19 +26,7 @@ std::string utc_time(time_t t) {
 }  // namespace
 
 std::string encode_path(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
+  return percent_encode(s, "/");
 }
 
 std::vector<ListingEntry> list_directory(int dir_fd) {
