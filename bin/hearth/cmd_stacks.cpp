@@ -48,6 +48,12 @@ void print_summary(const stacks::Sampler& sampler, pid_t pid) {
                "since their last copy, %llu taken in a ptrace stop%s\n",
                static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied),
                u(s.reused), u(s.stopped), pass.c_str());
+  if (s.execs > 0) {
+    std::fprintf(stderr,
+                 "hearth stacks: the target called execve %llu time%s during the run; its new "
+                 "maps and symbols were loaded, and the raw samples mark where (# exec)\n",
+                 u(s.execs), s.execs == 1 ? "" : "s");
+  }
   for (const std::string& t : s.skipped_threads) {
     std::fprintf(stderr, "hearth stacks: skipped thread %s\n", t.c_str());
   }

@@ -30,6 +30,7 @@ struct task_struct {
   unsigned long nvcsw;
   unsigned long nivcsw;
   __u64 start_time;
+  __u64 self_exec_id;
   char comm[16];
 } __attribute__((preserve_access_index));
 
@@ -153,6 +154,7 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   rec->kframes = 0;
   rec->copy_base = 0;
   rec->start_time = task->start_time;
+  rec->exec_id = BPF_CORE_READ(task, self_exec_id);
   bpf_probe_read_kernel_str(rec->comm, sizeof rec->comm, task->comm);
   __builtin_memset(rec->regs, 0, sizeof rec->regs);
 

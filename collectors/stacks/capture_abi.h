@@ -35,6 +35,7 @@ struct hearth_record {
   __u32 reserved;
   __u64 switches;    // nvcsw + nivcsw when visited
   __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
+  __u64 exec_id;     // task->self_exec_id: grows with each execve of the process
   __u64 copy_base;   // target address of the first copied byte (page aligned)
   char comm[16];
   __u64 regs[HEARTH_REGS];  // the user registers the kernel saved on the last kernel entry

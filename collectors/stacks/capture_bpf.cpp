@@ -232,6 +232,7 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
       t.comm = std::string_view(rec.comm, strnlen(rec.comm, sizeof rec.comm));
       t.switches = rec.switches;
       t.start_time = rec.start_time;
+      t.exec_id = rec.exec_id;
       if (rec.flags & HEARTH_CAP_COPIED) {
         m.regs = {};
         std::memcpy(&m.regs, rec.regs, sizeof rec.regs);

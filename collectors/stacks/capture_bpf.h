@@ -32,6 +32,7 @@ struct BpfThread {
   std::string_view comm;
   uint64_t switches = 0;                   // voluntary + involuntary context switches so far
   uint64_t start_time = 0;                 // ns after boot
+  uint64_t exec_id = 0;                    // grows with each execve of the process
   const user_regs_struct* regs = nullptr;  // only with kCopied (fs_base and later fields zero)
   uint64_t copy_base = 0;                  // target address of stack[0]
   std::span<const uint8_t> stack;          // only with kCopied

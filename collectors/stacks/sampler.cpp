@@ -137,6 +137,10 @@ struct Sampler::State {
   std::optional<Symbolizer> symbolizer;
   uint64_t maps_fingerprint = 0;
   uint64_t start_ticks = 0;  // the target's start time: tells its exit from a reused PID
+  static constexpr uint64_t kNoExecId = ~uint64_t{0};
+  uint64_t leader_exec_id = kNoExecId;  // bpf: the leader's self_exec_id at the last pass
+  std::vector<size_t> exec_rounds;      // rounds taken first after an execve
+  bool reopen_pending = false;          // ptrace: an execve was seen; reopen before the next round
   std::string process_name;
 
   std::unordered_map<pid_t, Slot> slots;
@@ -165,14 +169,32 @@ struct Sampler::State {
 
   Result<void> load_maps() {
     ASSIGN_OR_RETURN(std::vector<proc::Mapping> maps, proc::read_maps(options.pid));
+    // Stacks taken so far belong to the maps loaded now: name them before the maps change (an
+    // exec or a dlclose would otherwise have them looked up in the new image).
+    for (uint32_t id = 0; id < stacks.size(); ++id) (void)frames_of(id);
     RETURN_IF_ERROR(unwinder->prepare(maps));
     RETURN_IF_ERROR(symbolizer->set_maps(options.pid, maps, memory.get()));
     return {};
   }
 
+  // After an execve the target has a new address space: /proc/PID/mem opened before reads the
+  // old one (nothing), so open it again (same RemoteMemory object: the unwinder points to it),
+  // then load the new maps.
+  Result<void> reopen_after_exec() {
+    for (uint32_t id = 0; id < stacks.size(); ++id) (void)frames_of(id);  // old image's names
+    ASSIGN_OR_RETURN(RemoteMemory fresh, RemoteMemory::open(options.pid));
+    *memory = std::move(fresh);
+    if (auto fp = proc::maps_fingerprint(options.pid); fp) maps_fingerprint = *fp;
+    return load_maps();
+  }
+
   // Outside the stop window: new threads, their names and states, kernel stacks, maps.
   Result<void> prepare_round() {
     RETURN_IF_ERROR(session->refresh_threads());
+    if (reopen_pending) {
+      reopen_pending = false;
+      RETURN_IF_ERROR(reopen_after_exec());
+    }
     if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
       maps_fingerprint = *fp;
       RETURN_IF_ERROR(load_maps());
@@ -344,7 +366,9 @@ struct Sampler::State {
     const Clock::time_point pass_start = Clock::now();
     const double pass_cpu_start = thread_cpu_ms();
     std::vector<pid_t> to_stop, unreadable;
+    uint64_t exec_id = leader_exec_id;
     ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
+      if (t.tid == options.pid) exec_id = t.exec_id;
       bool skip = false;
       if (take(t, &skip)) to_stop.push_back(t.tid);
       if (skip) unreadable.push_back(t.tid);
@@ -353,6 +377,14 @@ struct Sampler::State {
     if (visited == 0 || !st || *st != start_ticks) {
       return fail("target " + std::to_string(options.pid) + " exited", ESRCH);
     }
+    if (leader_exec_id != kNoExecId && exec_id != leader_exec_id) {
+      // The target called execve since the last pass: its maps are new, and the copies of this
+      // pass were taken in the new image: load its maps before unwinding them.
+      ++summary.execs;
+      exec_rounds.push_back(rounds.size());
+      RETURN_IF_ERROR(reopen_after_exec());
+    }
+    leader_exec_id = exec_id;
     for (auto it = slots.begin(); it != slots.end();) {  // threads that are gone
       if (it->second.seen) {
         ++it;
@@ -578,7 +610,11 @@ Result<void> Sampler::sample(Release release) {
                                 : s.session->stop_all(s.options.stop_timeout, visit, release);
   if (!stats) return std::unexpected(stats.error());
   s.finish_round(*stats);
-  if (stats->exec_seen) s.maps_fingerprint = 0;  // reload maps and symbols next round
+  if (stats->exec_seen) {
+    s.reopen_pending = true;  // new memory, maps and symbols before the next round
+    ++s.summary.execs;
+    s.exec_rounds.push_back(s.rounds.size());
+  }
   return {};
 }
 
@@ -620,7 +656,11 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
   State& s = *state_;
   std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
                     "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
-  for (const Round& r : s.rounds) {
+  for (size_t i = 0; i < s.rounds.size(); ++i) {
+    const Round& r = s.rounds[i];
+    if (std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()) {
+      out += "# exec\tthe target called execve before this round: a new program from here on\n";
+    }
     // How this round's stacks were taken, and what the stops cost: a comment, so readers of
     // the rows need not know it.
     out += "# round " + std::to_string(r.time_ns) + "\tcopied=" + std::to_string(r.copied) +

@@ -62,6 +62,7 @@ struct SamplerSummary {
   uint64_t copied = 0;   // bpf: copied without a stop
   uint64_t reused = 0;   // bpf: not run since the last copy: counted again, nothing read
   uint64_t stopped = 0;  // ptrace-stopped (every sample with the ptrace method)
+  uint64_t execs = 0;    // times the target called execve during the run (maps reloaded)
   // Per round: first interrupt to last resume; one-at-a-time and bpf: the longest per-thread
   // stall (0 when nothing was stopped).
   std::vector<double> round_stall_ms;

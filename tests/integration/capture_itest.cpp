@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -167,6 +168,52 @@ TEST_F(Capture, ChurningThreadsNeverGiveATornStack) {
   EXPECT_GT(churn, 20);
   EXPECT_GE(base, 4 * 50);  // every base thread in every sample (~100 samples)
 }
+
+// A target that calls execve mid-run: said on stderr, marked in the raw samples, and the
+// stacks after it are unwound and named in the new program (not against the old one's memory
+// and maps), on both capture paths.
+class CaptureExec : public testing::TestWithParam<std::string> {};
+
+TEST_P(CaptureExec, AnExecMidRunIsSaidMarkedAndFollowed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto t = Target::start("signal_target-nofp", {"--threads", "3"});
+  ASSERT_TRUE(t);
+  std::string err = ::testing::TempDir() + "/exec.err", raw = ::testing::TempDir() + "/exec.raw";
+  pid_t h = start_hearth({"stacks", "--method", GetParam(), "-p", std::to_string(t->pid()), "-d",
+                          "2", "-F", "20", "--raw", raw, "-o", "/dev/null"},
+                         err);
+  std::this_thread::sleep_for(700ms);
+  kill(t->pid(), SIGHUP);  // signal_target re-executes itself
+  std::optional<std::string> line;
+  for (int i = 0; i < 300 && !line; ++i) line = t->read_line(10ms);
+  EXPECT_EQ(line.value_or("none"), "ready " + std::to_string(t->pid()));
+  int status = 0;
+  for (int i = 0; i < 1000 && waitpid(h, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  if (kill(h, 0) == 0) {
+    kill(h, SIGKILL);
+    waitpid(h, &status, 0);
+    FAIL() << "hearth did not finish";
+  }
+  std::string text = slurp(err);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_NE(text.find("called execve 1 time"), std::string::npos) << text;
+  std::istringstream in(slurp(raw));
+  int execs = 0, before = 0, after = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.starts_with("# exec")) ++execs;
+    if (l.starts_with("#")) continue;
+    SCOPED_TRACE(l);
+    EXPECT_EQ(l.find("[truncated]"), std::string::npos);
+    EXPECT_EQ(l.find("[unknown]"), std::string::npos);
+    (execs == 0 ? before : after)++;
+  }
+  EXPECT_EQ(execs, 1);
+  EXPECT_GT(before, 4);
+  EXPECT_GT(after, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, CaptureExec, testing::Values("bpf", "ptrace"));
 
 // Without privileges: one line that says what to do, exit 1; nothing half-done.
 TEST_F(Capture, AnUnprivilegedUserGetsOneClearLine) {
