@@ -15,8 +15,8 @@
 
 #include "collectors/mmv/mmv_watch.h"
 #include "collectors/mmv/tsv_writer.h"
-#include "collectors/stacks/shutdown.h"
 #include "common/atomic_file.h"
+#include "common/shutdown.h"
 
 namespace hearth::cli {
 namespace {
@@ -130,7 +130,7 @@ int run_mmv(const MmvArgs& a) {
   }
   TeeSink sink(tsv.get(), table, a.help_text);
   mmv::Watcher watcher(std::move(*sources));
-  stacks::install_shutdown_handlers();
+  install_shutdown_handlers();
 
   const uint64_t step = static_cast<uint64_t>(std::llround(a.interval * 1e9));
   const uint64_t start = monotonic_ns();
@@ -142,14 +142,14 @@ int run_mmv(const MmvArgs& a) {
     if (count > 0 && taken >= count) break;
     next += step;
     if (end && next > end) break;
-    while (!stacks::shutdown_requested()) {
+    while (!shutdown_requested()) {
       uint64_t now = monotonic_ns();
       if (now >= next) break;
       uint64_t wait = std::min<uint64_t>(next - now, 100000000);  // re-check signals each 0.1 s
       timespec ts{static_cast<time_t>(wait / 1000000000), static_cast<long>(wait % 1000000000)};
       nanosleep(&ts, nullptr);
     }
-    if (stacks::shutdown_requested()) break;
+    if (shutdown_requested()) break;
   }
 
   if (table) std::fputs(sink.table_text().c_str(), stdout);

@@ -29,8 +29,8 @@
 #include "collectors/sched/recorder.h"
 #include "collectors/sched/tsv_writer.h"
 #include "collectors/stacks/sampler.h"
-#include "collectors/stacks/shutdown.h"
 #include "common/atomic_file.h"
+#include "common/shutdown.h"
 #include "common/version.h"
 #include "render/report/report.h"
 
@@ -100,9 +100,7 @@ struct Outcome {
 struct Window {
   Clock::time_point start, deadline;
   std::atomic<bool> over{false};
-  bool ended() const {
-    return over.load() || stacks::shutdown_requested() || Clock::now() >= deadline;
-  }
+  bool ended() const { return over.load() || shutdown_requested() || Clock::now() >= deadline; }
 };
 
 // ---- stacks ----
@@ -197,7 +195,7 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
   o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
   if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
   o.wakeups = a.wakeups;
-  o.stop_requested = [w] { return w->over.load() || stacks::shutdown_requested(); };
+  o.stop_requested = [w] { return w->over.load() || shutdown_requested(); };
   o.spool_dir = a.output;
   auto r = sched::record_sched(o);
   if (!r) return out->failed(r.error().message);
@@ -360,7 +358,7 @@ int run_record(const RecordArgs& a) {
                  ec.message().c_str());
     return 1;
   }
-  stacks::install_shutdown_handlers();
+  install_shutdown_handlers();
   unsetenv("DEBUGINFOD_URLS");  // symbols from this host's files only, never the network
 
   json meta = json::object();
@@ -414,7 +412,7 @@ int run_record(const RecordArgs& a) {
   w.over = true;
   const Clock::time_point window_end = Clock::now();
   if (progress) std::fputs("\n", stderr);
-  bool interrupted = stacks::shutdown_requested() && Clock::now() < w.deadline;
+  bool interrupted = shutdown_requested() && Clock::now() < w.deadline;
   if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
   if (target_exited)
     std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);

@@ -16,7 +16,7 @@
 
 #include "collectors/sched/recorder.h"
 #include "collectors/sched/tsv_writer.h"
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 
 namespace hearth::cli {
 namespace {
@@ -138,14 +138,14 @@ int run_sched(const SchedArgs& a) {
     ftrace.emplace(std::move(*created));
   }
 
-  stacks::install_shutdown_handlers();
+  install_shutdown_handlers();
   sched::RecordOptions o;
   o.pids.assign(a.pids.begin(), a.pids.end());
   o.all = a.all;
   o.cpu = a.cpu;
   o.duration_s = a.duration;
   o.wakeups = a.wakeups;
-  o.stop_requested = [] { return stacks::shutdown_requested(); };
+  o.stop_requested = [] { return shutdown_requested(); };
   o.ftrace = ftrace ? &*ftrace : nullptr;
   o.spool_dir = a.output;
   auto recorded = sched::record_sched(o);
@@ -155,7 +155,7 @@ int run_sched(const SchedArgs& a) {
   }
   if (recorded->interrupted) {
     std::fprintf(stderr, "hearth sched: interrupted by %s: writing what was recorded\n",
-                 signal_name(stacks::shutdown_signal()));
+                 signal_name(shutdown_signal()));
   }
   auto written = sched::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
                                          a.all && a.cpu >= 0);

@@ -13,8 +13,8 @@
 #include "bin/hearth/terminal.h"
 #include "collectors/stacks/live_view.h"
 #include "collectors/stacks/sampler.h"
-#include "collectors/stacks/shutdown.h"
 #include "common/atomic_file.h"
+#include "common/shutdown.h"
 
 namespace hearth::cli {
 namespace {
@@ -137,7 +137,7 @@ int run_stacks(const StacksArgs& a) {
   int count = a.count;
   if (count == 0 && a.duration == 0 && !live) count = 1;
 
-  stacks::install_shutdown_handlers();
+  install_shutdown_handlers();
   // Symbols come from the host's files only: libdw must not download debug info from a
   // debuginfod server while we sample a production process.
   unsetenv("DEBUGINFOD_URLS");
@@ -176,7 +176,7 @@ int run_stacks(const StacksArgs& a) {
       if (count > 0 && n >= count) break;
       if (a.duration > 0 && Clock::now() - start >= std::chrono::duration<double>(a.duration))
         break;
-      if (stacks::shutdown_requested()) break;
+      if (shutdown_requested()) break;
       // The last round of -n releases the target at the end of its own stop. Runs that end
       // otherwise (-d, Ctrl-C, q) release it below, one thread at a time.
       bool last = count > 0 && n + 1 >= count;

@@ -22,7 +22,7 @@
 #include <utility>
 
 #include "collectors/proc/threads.h"
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 #include "common/check.h"
 
 namespace hearth::stacks {

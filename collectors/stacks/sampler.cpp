@@ -14,7 +14,7 @@
 #include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/remote_memory.h"
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 #include "collectors/stacks/symbolizer.h"
 #include "collectors/stacks/unwinder.h"
 

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 #include "collectors/proc/threads.h"
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 #include "tests/integration/ptrace_test_support.h"
 #include "tests/integration/target_process.h"
 

@@ -22,7 +22,7 @@
 #include <vector>
 #include "collectors/proc/threads.h"
 #include "collectors/stacks/ptrace_session.h"
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 #include "tests/integration/target_process.h"
 
 namespace hearth::stacks {

@@ -1,4 +1,4 @@
-#include "collectors/stacks/shutdown.h"
+#include "common/shutdown.h"
 
 #include <signal.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/check.h"
 
-namespace hearth::stacks {
+namespace hearth {
 namespace {
 
 // Lock-free atomics are async-signal-safe; the handler only stores.
@@ -43,4 +43,4 @@ int shutdown_signal() {
   return g_signal.load(std::memory_order_relaxed);
 }
 
-}  // namespace hearth::stacks
+}  // namespace hearth

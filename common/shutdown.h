@@ -1,12 +1,13 @@
-// Orderly shutdown for the stack sampler: SIGINT, SIGTERM and SIGHUP only raise a flag that the
-// sampling loop polls, so the loop ends at a safe point and the PtraceSession destructor lets go
-// of every thread. SIGPIPE is ignored (a closed output pipe is reported as a write error).
+// Orderly shutdown for every verb that runs until told to stop (stacks, sched, mmv, record):
+// SIGINT, SIGTERM and SIGHUP only raise a flag that the verb's loop polls, so the loop ends at a
+// safe point (the sampler releases every thread, the tracer removes its instances). SIGPIPE is
+// ignored (a closed output pipe is reported as a write error).
 //
 // A second SIGINT/SIGTERM/SIGHUP terminates hearth at once (the handler is installed with
 // SA_RESETHAND): the kernel then detaches every tracee, as it does on SIGKILL.
 #pragma once
 
-namespace hearth::stacks {
+namespace hearth {
 
 // Installs the handlers process-wide. Call once, early in main, before attaching.
 void install_shutdown_handlers();
@@ -18,4 +19,4 @@ bool shutdown_requested();
 // closing message ("interrupted by SIGTERM").
 int shutdown_signal();
 
-}  // namespace hearth::stacks
+}  // namespace hearth
