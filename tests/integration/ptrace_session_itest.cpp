@@ -493,7 +493,7 @@ TEST(PtraceSession, StopEachVisitsEveryThreadAndReportsStalls) {
     std::sort(stopped_at_visit.begin(), stopped_at_visit.end());
     EXPECT_LE(stopped_at_visit[stopped_at_visit.size() / 2], 3u);
     EXPECT_LT(stopped_at_visit.back(), threads / 2);
-    // Each thread's stall is its own, not the walk's: the typical one is a small part of it
+    // Each thread's stall is its own, not the walk's: the typical one is under half of it
     // (all-stop: every stall is about the whole window); the sample's stall is the longest.
     std::vector<uint64_t> stalls;
     uint64_t longest = 0;
@@ -505,7 +505,9 @@ TEST(PtraceSession, StopEachVisitsEveryThreadAndReportsStalls) {
     }
     EXPECT_EQ(stats->total_stall_ns, longest);
     std::sort(stalls.begin(), stalls.end());
-    EXPECT_LT(stalls[stalls.size() / 2], walk_ns / 4);
+    // Half the walk: under CPU hogs a thread waits its turn for a CPU to reach its stop (seen:
+    // a median of 27% of the walk); all-stop would be close to the whole walk for every thread.
+    EXPECT_LT(stalls[stalls.size() / 2], walk_ns / 2);
   }
   expect_released(*target);
 }
