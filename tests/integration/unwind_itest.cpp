@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -78,7 +79,21 @@ bool spawn(const std::string& path, Target* t, std::vector<std::string> args = {
     if (n <= 0) break;
     line.append(buf, static_cast<size_t>(n));
   }
-  return line.rfind("ready ", 0) == 0;
+  if (line.rfind("ready ", 0) != 0) return false;
+  // "ready" is written before the main thread blocks (read or poll of stdin): wait until it
+  // is blocked in a syscall other than write (1), or a snapshot may find it still returning
+  // from the write.
+  const std::string syscall = "/proc/" + std::to_string(t->pid) + "/syscall";
+  for (int i = 0; i < 5000; ++i) {
+    char buf[32] = {};
+    const int fd = open(syscall.c_str(), O_RDONLY | O_CLOEXEC);
+    const ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n > 1 && buf[0] >= '0' && buf[0] <= '9' && std::string_view(buf).rfind("1 ", 0) != 0)
+      return true;
+    usleep(1000);
+  }
+  return false;
 }
 
 struct ThreadSnap {
