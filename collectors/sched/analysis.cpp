@@ -202,8 +202,7 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
       switch_out(*cur->second, in, cpu, OffState::kOther, t.tid);
     }
   }
-  t.wake_pending = false;  // its latency is unknown
-  switch_in(t, in, cpu, /*observed=*/false);
+  switch_in(t, in, cpu, /*observed=*/false);  // its latency is unknown
 }
 
 SchedAnalysis::Thread* SchedAnalysis::subject(pid_t pid, pid_t tgid, const std::string& comm,
@@ -295,18 +294,27 @@ void SchedAnalysis::switch_out(Thread& t, uint64_t ts, int cpu, OffState state, 
 
 void SchedAnalysis::switch_in(Thread& t, uint64_t ts, int cpu, bool observed) {
   const uint64_t start = options_.window_start_ns;
+  // Woken before this switch-in: from the wakeup on, the thread was runnable, waiting for a
+  // CPU (the kernel's state R), whatever state it had been switched out in.
+  auto woken_at = [&](uint64_t from) {
+    return t.wake_pending && t.wake_ts >= from && t.wake_ts <= ts ? t.wake_ts : ts;
+  };
   switch (t.phase) {
     case Phase::kOff: {
-      uint64_t d = ts - t.since;
+      uint64_t woken = woken_at(t.since);
+      uint64_t d = woken - t.since;
       t.off_ns[idx(t.off_state)] += d;
+      t.off_ns[idx(OffState::kRunnable)] += ts - woken;
       if (t.off_state == OffState::kRunnable && t.preemptor >= 0)
         t.preemptors[t.preemptor].time_ns += d;
       break;
     }
     case Phase::kUnknown:
       if (t.seeded) {
+        uint64_t woken = woken_at(start);
         OffState s = classify_state(std::string_view(&t.seed_state, 1));
-        t.off_ns[idx(s)] += ts - start;
+        t.off_ns[idx(s)] += woken - start;
+        t.off_ns[idx(OffState::kRunnable)] += ts - woken;
       }
       break;
     case Phase::kExited:  // the tid was reused: a new thread from here on
@@ -320,8 +328,8 @@ void SchedAnalysis::switch_in(Thread& t, uint64_t ts, int cpu, bool observed) {
     uint64_t latency = ts - t.wake_ts;
     t.latencies.push_back(latency);
     t.histogram[static_cast<size_t>(latency_bucket(latency))]++;
-    t.wake_pending = false;
   }
+  t.wake_pending = false;
   if (t.last_run_cpu >= 0 && t.last_run_cpu != cpu) t.migrations++;
   t.last_run_cpu = cpu;
   t.tenancy[cpu].switch_ins++;
@@ -368,8 +376,11 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
         account_on(t.since, end, t.cpu, &t.on_cpu_ns, &t.tenancy);
         break;
       case Phase::kOff: {
-        uint64_t d = end - t.since;
+        // Woken and still waiting for a CPU at the end: runnable from its wakeup on.
+        uint64_t woken = t.wake_pending && t.wake_ts >= t.since && t.wake_ts <= end ? t.wake_ts : end;
+        uint64_t d = woken - t.since;
         t.off_ns[idx(t.off_state)] += d;
+        t.off_ns[idx(OffState::kRunnable)] += end - woken;
         if (t.off_state == OffState::kRunnable && t.preemptor >= 0)
           t.preemptors[t.preemptor].time_ns += d;
         break;

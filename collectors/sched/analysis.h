@@ -21,7 +21,9 @@
 //   latest known point: the thread's pending wakeup (sched_waking), else the CPU's previous
 //   switch. Such switch-ins count in tenancy but give no wakeup latency.
 // Off-CPU time goes to the state the thread was switched out in, from that switch-out to its
-// next switch-in (README, "Scheduler states"); the idle task (tid 0) is kept per CPU.
+// wakeup, and to runnable from the wakeup (sched_waking or sched_wakeup) to its next switch-in:
+// woken, it waits for a CPU, the kernel's state R (README, "Scheduler states"). The idle task
+// (tid 0) is kept per CPU.
 //
 // Not thread-safe: one owner feeds events and calls finish().
 #pragma once

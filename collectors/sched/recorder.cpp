@@ -245,15 +245,15 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   InstanceOptions io;
   io.tids = o.all ? std::vector<pid_t>{} : tids;
   io.cpu = o.all ? o.cpu : -1;
-  // Wakeups: with --wakeups, every sched_waking of the selected tasks (latency). Without, the
-  // sched_wakeups that may end an idle CPU's idle time only (the waker is the idle task or on
-  // another CPU): some virtual machines' kernels leave a CPU's idle → task switches out of the
-  // stream (this project's CI machines, CPU 1), and without the wakeup such a thread's whole
-  // sleep would count as on-CPU time (a sleeper 99% "on CPU"); with it, the switch-in is placed
-  // at the wakeup (analysis.h). A switch-heavy workload's task → task wakeups, half of its
-  // events, are left out in the kernel.
+  // Wakeups: with --wakeups, every sched_waking of the selected tasks (latency, from the start
+  // of the wakeup); without, every sched_wakeup (the moment the task is put on a run queue).
+  // Either way a thread is runnable from its wakeup to its switch-in (analysis.h): on a busy
+  // host that wait is often longer than the sleep, and it must not count as sleeping. The
+  // wakeup also places a switch-in some virtual machines' kernels leave out of the stream (a
+  // CPU's idle → task switches on this project's CI machines, CPU 1): without it, such a
+  // thread's whole sleep would count as on-CPU time.
   io.waking = o.wakeups;
-  io.idle_wakeups = !o.wakeups;
+  io.wakeups = !o.wakeups;
   // Migrations always: few (none for pinned threads), and a runnable thread pulled to an idle
   // CPU by load balancing is switched in there after its migration, without a wakeup of its own.
   io.migrations = true;

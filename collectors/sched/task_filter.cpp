@@ -79,22 +79,6 @@ std::string filter_expression(const std::vector<TidRange>& ranges,
   return out;
 }
 
-std::string idle_wakeup_condition(const std::vector<TidRange>& selected, int ncpus) {
-  if (selected.empty() || ncpus <= 0 || ncpus > kMaxIdleWakeupCpus) return "";
-  std::string out = "common_pid==0||!(";
-  out += filter_expression(selected, {"common_pid"});
-  out += ')';
-  for (int cpu = 0; cpu < ncpus; ++cpu) {
-    std::string c = std::to_string(cpu);
-    out += "||(CPU==";
-    out += c;
-    out += "&&target_cpu!=";
-    out += c;
-    out += ')';
-  }
-  return out;
-}
-
 std::string filter_and(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   if (b.empty()) return a;

@@ -58,16 +58,6 @@ constexpr size_t kMaxFilterComparisons = 10;
 std::string filter_expression(const std::vector<TidRange>& ranges,
                               const std::vector<std::string_view>& fields);
 
-// For sched_wakeup of the selected tasks: true unless a selected task wakes another on its own
-// CPU. Then the wakee's CPU is busy with the waker, whose next switch (a selected task's) is
-// recorded, and the wakee's switch-in follows it. Every other wakeup may end an idle CPU's idle
-// time (the idle task wakes it from an interrupt, or the waker runs on another CPU), or comes
-// from a task whose switches this VM's kernel does not record (PID 1's threads here): kept.
-// The filter language compares fields with constants only, so "another CPU" is spelled out per
-// CPU; "" (keep every wakeup) above kMaxIdleWakeupCpus or without ranges.
-constexpr int kMaxIdleWakeupCpus = 16;
-std::string idle_wakeup_condition(const std::vector<TidRange>& selected, int ncpus);
-
 // "(A)&&(B)", or the non-empty one of A and B.
 std::string filter_and(const std::string& a, const std::string& b);
 

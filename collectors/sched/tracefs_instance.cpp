@@ -199,7 +199,7 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
   }
   if (options.switches) RETURN_IF_ERROR(enable_event(inst, "sched_switch"));
   if (options.waking) RETURN_IF_ERROR(enable_event(inst, "sched_waking"));
-  if (options.idle_wakeups) RETURN_IF_ERROR(enable_event(inst, "sched_wakeup"));
+  if (options.wakeups) RETURN_IF_ERROR(enable_event(inst, "sched_wakeup"));
   if (options.migrations) RETURN_IF_ERROR(enable_event(inst, "sched_migrate_task"));
   if (options.forks) RETURN_IF_ERROR(enable_event(inst, "sched_process_fork"));
   return self;
@@ -299,10 +299,7 @@ Result<void> TracefsInstance::write_filters(std::vector<TidRange> ranges) {
   }
   const std::string by_pid = filter_expression(ranges_now, {"pid"});
   if (options_.waking) RETURN_IF_ERROR(write_filter("sched_waking", by_pid));
-  if (options_.idle_wakeups) {
-    RETURN_IF_ERROR(write_filter("sched_wakeup",
-                                 filter_and(by_pid, idle_wakeup_condition(ranges_now, ncpus()))));
-  }
+  if (options_.wakeups) RETURN_IF_ERROR(write_filter("sched_wakeup", by_pid));
   if (options_.migrations) RETURN_IF_ERROR(write_filter("sched_migrate_task", by_pid));
   if (options_.forks) {
     RETURN_IF_ERROR(

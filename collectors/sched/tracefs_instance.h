@@ -40,8 +40,8 @@ struct InstanceOptions {
   bool switches = true;              // sched_switch
   int cpu = -1;                      // ≥ 0: record on this CPU only (tracing_cpumask)
   bool waking = false;               // also sched_waking: every wakeup of the selected tasks
-  bool idle_wakeups = false;         // also sched_wakeup; with event filters only those that may
-                                     // end an idle CPU's idle time (task_filter.h)
+  bool wakeups = false;              // also sched_wakeup: every wakeup of the selected tasks, the
+                                     // moment each is put on a run queue
   bool migrations = false;           // also sched_migrate_task
   bool forks = false;                // also sched_process_fork
   size_t buffer_kb_per_cpu = 0;      // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)

@@ -410,4 +410,25 @@ Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
               EBUSY);
 }
 
+char state_at_stop(const user_regs_struct& regs, char before) {
+  // include/linux/errno.h (kernel-internal, never seen by a program that is not stopped)
+  constexpr long long kRestartSys = 512, kRestartNoIntr = 513, kRestartNoHand = 514,
+                      kRestartBlock = 516;
+  if (static_cast<long long>(regs.orig_rax) < 0) return 'R';  // not in a system call
+  const auto ret = -static_cast<long long>(regs.rax);
+  if (ret == kRestartSys || ret == kRestartNoIntr || ret == kRestartNoHand || ret == kRestartBlock)
+    return 'S';
+  return before == 'S' || before == 'D' ? before : 'R';
+}
+
+char PtraceSession::sampled_state(pid_t tid) {
+  Slot* slot = find(tid);
+  return slot != nullptr ? state_at_stop(slot->regs, slot->state_before) : '?';
+}
+
+void PtraceSession::note_state(Slot& slot) {
+  auto stat = proc::thread_stat(pid_, slot.tid);
+  slot.state_before = stat ? stat->state : '?';
+}
+
 }  // namespace hearth::stacks

@@ -143,6 +143,10 @@ class PtraceSession {
   Result<StopStats> stop_each(std::chrono::microseconds timeout, const VisitFn& visit,
                               Release release = Release::kResume);
 
+  // Inside a VISIT: the state of TID at the moment of its sample (see state_at_stop), '?' for a
+  // thread this session does not hold.
+  char sampled_state(pid_t tid);
+
   // Handles the stops the kernel raised since the last call (see the contract above). Never
   // blocks. Fails when the target has exited.
   Result<void> service();
@@ -189,12 +193,15 @@ class PtraceSession {
     bool poll_only = false;         // in a walk: poll once, don't wait (given up on before)
     bool d_checked = false;         // in a walk: its /proc state was read after the timeout
     uint64_t interrupt_ns = 0;      // CLOCK_MONOTONIC
+    char state_before = '?';        // its /proc state read just before the interrupt
     user_regs_struct regs = {};
   };
 
   PtraceSession(pid_t pid, uint64_t start_time);
   Result<void> seize_new(const std::vector<pid_t>& tids, bool at_attach, size_t* added);
   Slot* find(pid_t tid);
+  // Reads SLOT's /proc state into state_before: just before its interrupt.
+  void note_state(Slot& slot);
   // Inside a stop window: polls SLOT once (waitpid WNOHANG) and handles what it reaped. True
   // when settled: stopped for us (registers read) or gone; false to keep waiting.
   bool poll_stop(Slot& slot, StopStats& stats);
@@ -232,5 +239,17 @@ class PtraceSession {
   std::vector<size_t> waiting_;  // scratch for stop_all: indexes into slots_
   SessionCounters counters_;
 };
+
+// The scheduler state of a thread at the moment it was sampled by a ptrace stop, from the
+// registers the stop left and BEFORE, its state read from /proc just before the interrupt:
+// - in user code: it was running or waiting for a CPU: 'R';
+// - in a system call the stop interrupted (the kernel returns one of its restart codes, and
+//   restarts the call when the thread runs again): it was waiting in it: 'S';
+// - in a system call that completed: woken, it did not get a CPU until after the call's own
+//   wakeup (a timer expiring first, on a busy host): what BEFORE says, if it was asleep ('S'
+//   or 'D'; the stack is the one it slept with), else 'R'.
+// (A thread in uninterruptible sleep does not stop until it leaves it; one that never stops is
+// skipped.)
+char state_at_stop(const user_regs_struct& regs, char before);
 
 }  // namespace hearth::stacks

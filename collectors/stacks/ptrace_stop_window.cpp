@@ -120,6 +120,11 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
   RETURN_IF_ERROR(service());  // clear stops raised since the last call, before the clock starts
   StopStats stats = new_stats();
   if (release == Release::kDetach) released_ = true;  // a skipped thread's late stop: detach
+  // Each thread's state just before the window (what it was doing when sampled, together with
+  // the registers of its stop): read now, not inside the window, which it would lengthen.
+  for (Slot& slot : slots_) {
+    if (slot.state != State::kZombie) note_state(slot);
+  }
   {
     Window window(*this, stats, release);
     for (size_t i = 0; i < slots_.size(); ++i) {
@@ -253,6 +258,7 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
       continue;
     }
     slot.d_checked = false;
+    note_state(slot);  // before its interrupt: it is not stopped yet, so no one waits
     slot.interrupt_ns = now_ns();
     if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
       slot.state = State::kGone;

@@ -228,12 +228,19 @@ struct Sampler::State {
   }
 
   // The stop window's work for one thread: registers and the top of its stack.
-  void visit(pid_t tid, const user_regs_struct& regs) {
+  // STATE: the thread's at the moment of the stop (PtraceSession::sampled_state).
+  void visit(pid_t tid, const user_regs_struct& regs, char state) {
     auto it = slots.find(tid);
     if (it == slots.end()) return;  // seized after prepare_round: sampled next round
     Slot& slot = it->second;
     slot.regs = regs;
     slot.visited = memory->copy_stack(regs.rsp, slot.stack_bytes, slot.copy).has_value();
+    // The state of this moment, not of the /proc read before the stop (a thread seen
+    // sleeping then may have been running when stopped, and the other way round). A kernel
+    // stack read before belongs to this stop only if the thread still slept in the kernel.
+    const char before = slot.state;
+    slot.state = state;
+    if (slot.state != 'S' || before != 'S') slot.kernel.clear();
   }
 
   void note_skipped(pid_t tid, const Slot* slot, std::string_view why) {
@@ -448,7 +455,10 @@ struct Sampler::State {
       }
     }
     if (held.empty()) return stats;
-    auto visit = [this](pid_t tid, const user_regs_struct& regs) { visit_stopped(tid, regs); };
+    PtraceSession* session_of_stops = stopper ? &*stopper : nullptr;
+    auto visit = [this, session_of_stops](pid_t tid, const user_regs_struct& regs) {
+      visit_stopped(tid, regs, session_of_stops->sampled_state(tid));
+    };
     auto r = stopper->stop_each(options.stop_timeout, visit, Release::kDetach);
     // A failure means the target is exiting: the next pass says so.
     if (r) {
@@ -459,8 +469,8 @@ struct Sampler::State {
     return stats;  // the session's end releases any thread whose stop is still pending
   }
 
-  void visit_stopped(pid_t tid, const user_regs_struct& regs) {
-    visit(tid, regs);
+  void visit_stopped(pid_t tid, const user_regs_struct& regs, char state) {
+    visit(tid, regs, state);
     if (auto it = slots.find(tid); it != slots.end()) it->second.stopped = true;
   }
 
@@ -604,7 +614,9 @@ Result<void> Sampler::sample(Release release) {
   if (s.bpf) return s.round_bpf();  // holds nothing between rounds: no release to make
   if (!s.session) return fail("the target was released");
   RETURN_IF_ERROR(s.prepare_round());
-  auto visit = [&s](pid_t tid, const user_regs_struct& regs) { s.visit(tid, regs); };
+  auto visit = [&s](pid_t tid, const user_regs_struct& regs) {
+    s.visit(tid, regs, s.session->sampled_state(tid));
+  };
   Result<StopStats> stats = s.options.one_at_a_time
                                 ? s.session->stop_each(s.options.stop_timeout, visit, release)
                                 : s.session->stop_all(s.options.stop_timeout, visit, release);

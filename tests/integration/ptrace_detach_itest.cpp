@@ -22,6 +22,7 @@
 #include <vector>
 #include "collectors/proc/threads.h"
 #include "common/shutdown.h"
+#include "tests/integration/cpu_hogs.h"
 #include "tests/integration/ptrace_test_support.h"
 #include "tests/integration/target_process.h"
 
@@ -35,44 +36,14 @@ long read_gap(Target& target) {
   return std::stol(line->substr(11));
 }
 
-int last_cpu() {
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))) - 1;
-}
-
-bool pin_to(pid_t tid, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return sched_setaffinity(tid, sizeof set, &set) == 0;
-}
+using testing_support::CpuHog;
+using testing_support::last_cpu;
+using testing_support::pin_to;
 
 // Every thread of PID onto CPU.
 void pin_threads(pid_t pid, int cpu) {
   for (pid_t tid : tids_of(pid)) EXPECT_TRUE(pin_to(tid, cpu)) << "tid " << tid;
 }
-
-// A child spinning on one CPU at normal priority, killed by the destructor.
-class CpuHog {
- public:
-  explicit CpuHog(int cpu) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      (void)pin_to(0, cpu);
-      for (;;) asm volatile("");
-    }
-  }
-  ~CpuHog() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  CpuHog(const CpuHog&) = delete;
-  CpuHog& operator=(const CpuHog&) = delete;
-
- private:
-  pid_t pid_ = -1;
-};
 
 // The calling thread on CPU 0 for the scope (as `taskset -c 0 hearth`), then back.
 class PinSelf {

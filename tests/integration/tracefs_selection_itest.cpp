@@ -117,19 +117,17 @@ TEST_F(TracefsSelection, GapsOfFreeTidsAreBridged) {
   EXPECT_EQ(inst->describe_selection(), "event filter, 2 threads in 1 range");
 }
 
-TEST_F(TracefsSelection, IdleWakeupsAreFilteredWithTheTidsAndAllWithThePidList) {
-  const int ncpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_CONF));
-  if (ncpus > kMaxIdleWakeupCpus) GTEST_SKIP() << "more CPUs than the condition names";
+TEST_F(TracefsSelection, WakeupsAreFilteredWithTheTidsAndAllWithThePidList) {
   const std::string p = std::to_string(::getpid());
   InstanceOptions io;
   io.tids = {::getpid()};
-  io.idle_wakeups = true;
+  io.wakeups = true;
   auto inst = TracefsInstance::create(io);
   ASSERT_TRUE(inst) << inst.error().message;
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/enable"), "1");
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/enable"), "0");
-  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"),
-            "(pid==" + p + ")&&(" + idle_wakeup_condition(tid_ranges({::getpid()}), ncpus) + ")");
+  // Every wakeup of the selected tasks: the moment each becomes runnable.
+  EXPECT_EQ(instance_file(*inst, "events/sched/sched_wakeup/filter"), "pid==" + p);
   // The pid list can't name the tids in a condition: every wakeup of the listed tasks.
   ASSERT_TRUE(inst->add_tids(scattered(kMaxFilterComparisons)));
   ASSERT_EQ(inst->selection(), Selection::kPidList);
@@ -137,7 +135,7 @@ TEST_F(TracefsSelection, IdleWakeupsAreFilteredWithTheTidsAndAllWithThePidList) 
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_switch/filter"), "none");
 
   InstanceOptions every;
-  every.idle_wakeups = true;
+  every.wakeups = true;
   auto all = TracefsInstance::create(every);
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(all->selection(), Selection::kEveryTask);

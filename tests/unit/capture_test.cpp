@@ -3,6 +3,7 @@
 
 #include "collectors/proc/kallsyms.h"
 #include "collectors/stacks/capture_bpf.h"
+#include "collectors/stacks/ptrace_session.h"
 
 namespace hearth {
 namespace {
@@ -52,6 +53,31 @@ TEST(TaskState, LettersAsProcShowsThem) {
   EXPECT_EQ(task_state_letter(0x1000), 'D');       // TASK_RTLOCK_WAIT
   EXPECT_EQ(task_state_letter(0x2001), 'S');       // freezable sleep
   EXPECT_EQ(task_state_letter(0x8 | 0x100), 't');  // TASK_TRACED | TASK_WAKEKILL
+}
+
+// The ptrace method's state: from the registers of the stop and the state read just before.
+TEST(TaskState, AtAPtraceStopFromTheRegisters) {
+  using stacks::state_at_stop;
+  auto regs = [](long long orig_rax, long long rax) {
+    user_regs_struct r = {};
+    r.orig_rax = static_cast<unsigned long long>(orig_rax);
+    r.rax = static_cast<unsigned long long>(rax);
+    return r;
+  };
+  // Interrupted while waiting in a system call: asleep, whatever /proc said a moment before.
+  EXPECT_EQ(state_at_stop(regs(230, -516), 'R'), 'S');  // clock_nanosleep: restart block
+  EXPECT_EQ(state_at_stop(regs(202, -512), 'S'), 'S');  // futex wait: ERESTARTSYS
+  EXPECT_EQ(state_at_stop(regs(232, -514), 'S'), 'S');  // epoll_wait: ERESTARTNOHAND
+  EXPECT_EQ(state_at_stop(regs(7, -513), '?'), 'S');    // poll: ERESTARTNOINTR
+  // In user code: running or runnable, whatever /proc said.
+  EXPECT_EQ(state_at_stop(regs(-1, 42), 'S'), 'R');
+  EXPECT_EQ(state_at_stop(regs(-1, -516), 'S'), 'R');  // user code holding that value
+  // A system call that completed before the stop landed (woken by the interrupt, the thread
+  // got a CPU only after its timer expired): asleep if it was asleep just before.
+  EXPECT_EQ(state_at_stop(regs(230, 0), 'S'), 'S');
+  EXPECT_EQ(state_at_stop(regs(0, 4096), 'D'), 'D');
+  EXPECT_EQ(state_at_stop(regs(0, 17), 'R'), 'R');  // a read running in the kernel
+  EXPECT_EQ(state_at_stop(regs(202, -4), '?'), 'R');
 }
 
 }  // namespace

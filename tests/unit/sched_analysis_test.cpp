@@ -265,6 +265,29 @@ TEST(SchedAnalysis, WakeupLatencyPercentilesAndHistogram) {
   EXPECT_EQ(w.histogram[15], 1u);  // > 16.384 ms
 }
 
+// Woken, a thread waits for a CPU: runnable (the kernel's R) from its wakeup to its switch-in,
+// not sleeping; on a busy host that wait can outlast the sleep.
+TEST(SchedAnalysis, WokenThreadIsRunnableUntilItRuns) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.seed(seed(2, 'R'));
+  a.add(sw(kStart + 100, 0, 1, "S", 2));  // 1 sleeps; 2 runs
+  a.add(waking(kStart + 300, 1));          // 1 is woken, 2 keeps the CPU
+  a.add(sw(kStart + 700, 0, 2, "R", 1));  // 1 runs at last
+  a.add(sw(kStart + 800, 0, 1, "S", 2));  // sleeps again, woken by nothing within the window
+  a.add(waking(kStart + 900, 1));          // woken, still waiting at the end
+  SchedModel m = a.finish(kStart + 1000);
+  const ThreadStates* t = row(m, 1);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->on_cpu_ns, 100u + 100u);
+  EXPECT_EQ(t->off_ns[S], 200u + 100u);
+  EXPECT_EQ(t->off_ns[R], 400u + 100u);
+  EXPECT_EQ(t->switches[S], 2u);
+  EXPECT_EQ(t->switches[R], 0u);  // switches count switch-outs: it was never preempted
+  EXPECT_EQ(total(*t), 1000u);
+  EXPECT_EQ(m.wakeups[0].wakeups, 1u);
+}
+
 TEST(SchedAnalysis, LatencyBuckets) {
   EXPECT_EQ(latency_bucket(0), 0);
   EXPECT_EQ(latency_bucket(1000), 0);

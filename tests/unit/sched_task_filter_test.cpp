@@ -73,21 +73,6 @@ TEST(TaskFilter, TheLongestExpressionFitsTheKernelsPageLimit) {
   EXPECT_LT(filter_expression(tid_ranges(tids), {"prev_pid", "next_pid"}).size(), 1024u);
 }
 
-TEST(TaskFilter, IdleWakeupConditionDropsOnlyASelectedWakerOnTheWakeesCpu) {
-  EXPECT_EQ(idle_wakeup_condition(tid_ranges({7}), 1),
-            "common_pid==0||!(common_pid==7)||(CPU==0&&target_cpu!=0)");
-  EXPECT_EQ(idle_wakeup_condition(tid_ranges({7, 8, 20}), 2),
-            "common_pid==0||!((common_pid>=7&&common_pid<=8)||common_pid==20)||"
-            "(CPU==0&&target_cpu!=0)||(CPU==1&&target_cpu!=1)");
-  EXPECT_NE(
-      idle_wakeup_condition(tid_ranges({7}), kMaxIdleWakeupCpus).find("(CPU==15&&target_cpu!=15)"),
-      std::string::npos);
-  // Too many terms, or no tids to name: every wakeup.
-  EXPECT_EQ(idle_wakeup_condition(tid_ranges({7}), kMaxIdleWakeupCpus + 1), "");
-  EXPECT_EQ(idle_wakeup_condition(tid_ranges({7}), 0), "");
-  EXPECT_EQ(idle_wakeup_condition({}, 2), "");
-}
-
 TEST(TaskFilter, AndKeepsEachSideWhole) {
   EXPECT_EQ(filter_and("pid==1||pid==2", "common_pid==0||CPU==1"),
             "(pid==1||pid==2)&&(common_pid==0||CPU==1)");
