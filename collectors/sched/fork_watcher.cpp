@@ -117,7 +117,10 @@ Result<std::unique_ptr<ForkWatcher>> ForkWatcher::start(OnForks on_forks) {
     return fail_errno("cannot open any trace_pipe_raw of the fork-watching tracefs instance", e);
   }
   impl->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (impl->stop_fd < 0) return fail_errno("cannot create an eventfd", errno);
+  if (impl->stop_fd < 0) {
+    const int e = errno;  // before the message's allocation
+    return fail_errno("cannot create an eventfd", e);
+  }
   RETURN_IF_ERROR(impl->instance.start());
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->run(); });

@@ -381,7 +381,10 @@ Result<SeriesFile> parse_series_tsv(std::string_view text, const std::string& pa
 
 Result<SeriesFile> read_series_tsv(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return fail_errno("cannot read " + path, errno);
+  if (!f) {
+    const int e = errno;  // before the message's allocation
+    return fail_errno("cannot read " + path, e);
+  }
   std::string text;
   char buf[65536];
   size_t n;

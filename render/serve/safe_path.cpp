@@ -78,17 +78,26 @@ Result<int> open_beneath_fallback(int dir_fd, const std::string& rel) {
   std::string self = "/proc/self/fd/" + std::to_string(dir_fd);
   char root[PATH_MAX];
   ssize_t n = ::readlink(self.c_str(), root, sizeof root - 1);
-  if (n <= 0) return fail_errno("cannot resolve the served directory", errno);
+  if (n <= 0) {
+    const int e = errno;  // before the message's allocation
+    return fail_errno("cannot resolve the served directory", e);
+  }
   root[n] = '\0';
   std::string candidate = std::string(root) + "/" + rel;
   char real[PATH_MAX];
-  if (::realpath(candidate.c_str(), real) == nullptr) return fail_errno(rel, errno);
+  if (::realpath(candidate.c_str(), real) == nullptr) {
+    const int e = errno;  // before the message's copy
+    return fail_errno(rel, e);
+  }
   std::string r = real, base = root;
   if (r != base && !(r.starts_with(base) && r[base.size()] == '/')) {
     return fail_errno(rel, EXDEV);
   }
   int fd = ::open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return fail_errno(rel, errno);
+  if (fd < 0) {
+    const int e = errno;
+    return fail_errno(rel, e);
+  }
   return fd;
 }
 
