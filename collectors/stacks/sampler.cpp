@@ -521,7 +521,13 @@ struct Sampler::State {
     status.exact_ips = s.exact_ips;
     if (s.truncated) out.push_back("[truncated]");
     for (size_t i = s.ips.size(); i-- > 0;) {
-      for (const Frame& f : symbolizer->symbolize(s.ips[i], is_return_address(status, i))) {
+      const bool ret = is_return_address(status, i);
+      if (i + 1 < s.ips.size() && is_return_address(status, i + 1)) {
+        // Functions its caller called that left by a tail call into it.
+        for (const Frame& f : symbolizer->tail_calls(s.ips[i + 1], s.ips[i], ret))
+          out.push_back(folded_safe(f.name));
+      }
+      for (const Frame& f : symbolizer->symbolize(s.ips[i], ret)) {
         out.push_back(folded_safe(f.name) + (f.inlined ? "_[i]" : ""));
       }
     }

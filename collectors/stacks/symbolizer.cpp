@@ -13,10 +13,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
+#include "collectors/stacks/call_sites.h"
 #include "collectors/stacks/unwinder.h"
 
 namespace hearth::stacks {
@@ -66,18 +69,6 @@ std::string strip_parameters(std::string name) {
   return name;
 }
 
-// The name of a DWARF function DIE, following abstract_origin/specification: the linkage
-// (mangled) name when there is one, else DW_AT_name. nullptr when it has neither.
-const char* die_name(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  for (int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
-    if (dwarf_attr_integrate(die, at, &attr) != nullptr) {
-      if (const char* s = dwarf_formstring(&attr)) return s;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::string clean_symbol_name(const char* name, bool parameters) {
@@ -113,6 +104,10 @@ struct Symbolizer::State {
   std::unordered_map<std::string, uint32_t> module_ids;    // key → index into modules
   std::unordered_map<uint64_t, std::vector<Frame>> cache;  // id << kOffsetBits | file offset
   std::vector<Frame> unknown{{"[unknown]", false}};
+  // Tail-call frames by (caller's return address, callee's looked-up address): absolute
+  // addresses, so both are dropped when the maps change. Symbol tables by module, for them.
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<Frame>> tail_cache;
+  std::unordered_map<Dwfl_Module*, std::unique_ptr<SymbolIndex>> symbol_indexes;
   SymbolizerStats stats;
 
   ~State() {
@@ -221,6 +216,8 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
       return fail(std::string("cannot start libdwfl: ") + dwfl_errmsg(-1));
     }
     s.reported.clear();
+    s.tail_cache.clear();
+    s.symbol_indexes.clear();  // their modules are reported again
     dwfl_report_begin(s.dwfl);
   } else {
     dwfl_report_begin_add(s.dwfl);
@@ -264,7 +261,7 @@ void Symbolizer::State::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string
   for (int i = 0; i < m; ++i) {
     const int tag = dwarf_tag(&chain[i]);
     if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-    const char* name = die_name(&chain[i]);
+    const char* name = dwarf_function_name(&chain[i]);
     if (tag == DW_TAG_subprogram) {
       if (function->empty() && name != nullptr)
         *function = clean_symbol_name(name, options.parameters);
@@ -319,6 +316,30 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
     return hit->second;
   }
   return s.cache.emplace(key, s.resolve(addr, range)).first->second;
+}
+
+const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t callee_ip,
+                                                 bool callee_is_return_address) {
+  State& s = *state_;
+  const uint64_t callee = callee_is_return_address && callee_ip > 0 ? callee_ip - 1 : callee_ip;
+  auto [it, added] = s.tail_cache.try_emplace({caller_ip, callee});
+  if (!added || !s.options.tail_calls || s.dwfl == nullptr || caller_ip == 0) return it->second;
+  Dwfl_Module* caller_mod = dwfl_addrmodule(s.dwfl, caller_ip - 1);
+  Dwfl_Module* callee_mod = dwfl_addrmodule(s.dwfl, callee);
+  if (caller_mod == nullptr || callee_mod == nullptr) return it->second;
+  std::optional<std::string> called = called_function(caller_mod, caller_ip);
+  if (!called) return it->second;  // an indirect call, or no call-site information
+  GElf_Off offset = 0;
+  GElf_Sym sym{};
+  const char* name = dwfl_module_addrinfo(callee_mod, callee, &offset, &sym, nullptr, nullptr,
+                                          nullptr);
+  if (name == nullptr || (sym.st_size != 0 ? offset >= sym.st_size : offset >= kMaxSizelessOffset))
+    return it->second;
+  auto& index = s.symbol_indexes[callee_mod];
+  if (!index) index = std::make_unique<SymbolIndex>(callee_mod);
+  for (const std::string& f : tail_call_chain(callee_mod, *index, *called, callee - offset))
+    it->second.push_back({clean_symbol_name(f.c_str(), s.options.parameters), false});
+  return it->second;
 }
 
 const SymbolizerStats& Symbolizer::stats() const {

@@ -30,6 +30,7 @@ struct Frame {
 struct SymbolizerOptions {
   bool parameters = true;  // keep C++ parameter lists: "ns::foo(int)"; false: "ns::foo"
   bool inlines = true;     // add the functions inlined at the IP (from DWARF)
+  bool tail_calls = true;  // tail_calls(): put back functions that left by a tail call
   // Where libdw looks for separate debug files (Dwfl_Callbacks::debuginfo_path). Empty: libdw's
   // default (":.debug:/usr/lib/debug", build-id first). A path without debug files makes the
   // symbolizer behave as on a machine without -dbg packages.
@@ -68,6 +69,13 @@ class Symbolizer {
   // it — and "[unknown]" outside any file mapping (JIT code, garbage IPs).
   // The reference stays valid until the Symbolizer is destroyed.
   const std::vector<Frame>& symbolize(uint64_t ip, bool is_return_address);
+
+  // The functions that ran between a caller and its callee but left no frame (tail calls, see
+  // call_sites.h), outermost first: CALLER_IP is the caller's return address, CALLEE_IP the
+  // callee's IP (is_return_address as for symbolize()). Usually empty. The reference stays valid
+  // until the next set_maps().
+  const std::vector<Frame>& tail_calls(uint64_t caller_ip, uint64_t callee_ip,
+                                       bool callee_is_return_address);
 
   const SymbolizerStats& stats() const;
 

@@ -8,6 +8,7 @@
 // Threads, names as pthread_setname_np sets them, and their stacks root first below start_thread
 // (functions in namespace ut, C++ names, never inlined, cloned or tail-called):
 //   u-spin    spin_thread → spin_0 → spin_1 → spin_2 → spin_3 → leaf_spin → spin_inner (inlined)
+//             → spin_innermost (inlined into spin_inner)
 //   u-mutex   mutex_thread → mutex_0 → mutex_1 → mutex_2 → leaf_mutex → pthread_mutex_lock …
 //   u-cond    cond_thread → cond_0 → cond_1 → cond_2 → leaf_cond → pthread_cond_wait …
 //   u-read    read_thread → read_0 → read_1 → leaf_read → read (a pipe nobody writes)
@@ -48,11 +49,16 @@ pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 int g_pipe[2];
 constexpr int kDeep = 200;
 
-__attribute__((always_inline)) inline void spin_inner(unsigned long x) {
+// Two levels of inlining: spin_innermost into spin_inner into leaf_spin.
+__attribute__((always_inline)) inline void spin_innermost(unsigned long x) {
   for (;;) {
     x = x * 6364136223846793005ul + 1442695040888963407ul;
     g_sink = x;
   }
+}
+
+__attribute__((always_inline)) inline void spin_inner(unsigned long x) {
+  spin_innermost(x ^ 1);
 }
 
 TARGET_FRAME int leaf_spin(int) {
