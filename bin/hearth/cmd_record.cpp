@@ -28,6 +28,7 @@
 #include "collectors/mmv/tsv_writer.h"
 #include "collectors/proc/threads.h"
 #include "collectors/sched/recorder.h"
+#include "collectors/sched/stop_cost.h"
 #include "collectors/sched/tsv_writer.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
@@ -197,7 +198,9 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
 
 // ---- sched ----
 
-void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
+// COST: what the target's threads spent stopped by a tracer, from the recording.
+void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out,
+                         std::optional<sched::StopCost>* cost) {
   if (!may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");
   sched::RecordOptions o;
   o.pids = {a.pid};
@@ -212,6 +215,7 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
       !written) {
     return out->failed(written.error().message);
   }
+  *cost = sched::stop_cost(r->model.states);
   out->ok();
   out->figures["events"] = r->events;
   out->figures["sched_switch"] = r->header.sched_switch;
@@ -391,6 +395,7 @@ int run_record(const RecordArgs& a) {
                              std::chrono::duration<double>(a.duration));
   std::atomic<uint64_t> samples{0};
   Outcome stacks_out, sched_out, mmv_out;
+  std::optional<sched::StopCost> stop_cost;
   std::vector<std::thread> threads;
   if (a.no_stacks)
     stacks_out.skipped("turned off (--no-stacks)");
@@ -399,7 +404,7 @@ int run_record(const RecordArgs& a) {
   if (a.no_sched)
     sched_out.skipped("turned off (--no-sched)");
   else
-    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
+    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out, &stop_cost);
   if (a.no_mmv)
     mmv_out.skipped("turned off (--no-mmv)");
   else
@@ -433,6 +438,23 @@ int run_record(const RecordArgs& a) {
   meta["target_exited"] = target_exited;
   meta["collectors"] = {
       {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
+  // The sampler's stops as the target's threads felt them: only when both ran over the window
+  // (without the sampler, any stopped time is another tracer's).
+  std::optional<report::SamplingCost> cost;
+  if (stop_cost && stacks_out.figures.value("status", "") == "ok") {
+    cost = report::SamplingCost{.window_pct = stop_cost->share * 100,
+                                .stop_median_us = stop_cost->median_stop_ns / 1e3,
+                                .threads = stop_cost->threads,
+                                .stopped_threads = stop_cost->stopped_threads,
+                                .stops = stop_cost->stops};
+    meta["sampling_cost"] = {
+        {"window_pct", std::round(cost->window_pct * 1e4) / 1e4},
+        {"stop_median_us", std::round(cost->stop_median_us * 10) / 10},
+        {"threads", cost->threads},
+        {"stopped_threads", cost->stopped_threads},
+        {"stops", cost->stops},
+        {"stopped_ms", round3(static_cast<double>(stop_cost->stopped_ns) / 1e6)}};
+  }
 
   int ran = 0;
   for (const auto& [name, o] : {std::pair<const char*, const Outcome*>{"stacks", &stacks_out},
@@ -446,6 +468,10 @@ int run_record(const RecordArgs& a) {
                    message.empty() ? "" : ": ", message.c_str());
   }
   std::fputs(stacks_out.summary.c_str(), stderr);
+  if (cost) {
+    std::fprintf(stderr, "hearth record: sampling cost: %s\n",
+                 report::sampling_cost_text(*cost).c_str());
+  }
   if (auto r = write_file_atomically((fs::path(a.output) / report::kReportJson).string(),
                                      meta.dump(2) + "\n");
       !r) {
