@@ -1,6 +1,7 @@
 #include "bin/hearth/cmd_record.h"
 
 #include "bin/hearth/cli_common.h"
+#include "bin/hearth/sampler_cli.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "collectors/mmv/tsv_writer.h"
 #include "collectors/proc/threads.h"
 #include "collectors/sched/recorder.h"
+#include "collectors/sched/stop_cost.h"
 #include "collectors/sched/tsv_writer.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
@@ -78,6 +80,11 @@ bool process_gone(pid_t pid) {
   return state == 'Z' || state == 'X';
 }
 
+// DIR/index.html as people write paths: "rec/" and "rec//" give "rec/index.html".
+std::string index_path(const std::string& dir) {
+  return (fs::path(dir) / report::kIndexHtml).lexically_normal().string();
+}
+
 double round3(double v) {
   return std::round(v * 1000) / 1000;
 }
@@ -85,6 +92,7 @@ double round3(double v) {
 // What every collector thread reports back.
 struct Outcome {
   json figures = json::object();  // status, message, and the collector's own numbers
+  std::string summary;            // lines for stderr at the end, each "hearth record: …\n"
   void ok() { figures["status"] = "ok"; }
   void failed(const std::string& why) {
     figures["status"] = "failed";
@@ -109,7 +117,8 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
                           Outcome* out) {
   stacks::SamplerOptions so;
   so.pid = a.pid;
-  so.one_at_a_time = true;  // ptrace fallback: repeated sampling stops one thread at a time
+  so.method = *method_of(a.method);  // validated
+  so.one_at_a_time = true;           // ptrace: repeated sampling stops one thread at a time
   auto sampler = stacks::Sampler::attach(so);
   if (!sampler) return out->failed(sampler.error().message);
   if (!sampler->fallback_reason().empty()) {
@@ -167,6 +176,7 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
   }
   if (!written) return out->failed(written.error().message);
   const stacks::SamplerSummary& s = sampler->summary();
+  out->summary = sampler_summary("record", *sampler, a.pid);
   out->ok();
   if (!ended_because.empty()) out->figures["message"] = "stopped early: " + ended_because;
   out->figures["samples"] = s.rounds;
@@ -188,7 +198,9 @@ void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>*
 
 // ---- sched ----
 
-void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
+// COST: what the target's threads spent stopped by a tracer, from the recording.
+void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out,
+                         std::optional<sched::StopCost>* cost) {
   if (!may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");
   sched::RecordOptions o;
   o.pids = {a.pid};
@@ -203,6 +215,7 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out) {
       !written) {
     return out->failed(written.error().message);
   }
+  *cost = sched::stop_cost(r->model.states);
   out->ok();
   out->figures["events"] = r->events;
   out->figures["sched_switch"] = r->header.sched_switch;
@@ -303,6 +316,7 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
   c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
   c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
+  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
   c->add_option("--mmv", a->mmv,
                 "MMV files, names or directories to read (default: the files whose writer is PID)");
   c->add_option("--mmv-interval", a->mmv_interval, "Seconds between MMV snapshots")
@@ -324,6 +338,7 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
     problems.push_back("-d must be above 0 and at most a day (in seconds)");
   if (!(a.frequency > 0 && a.frequency <= 1000))
     problems.push_back("-F must be above 0 and at most 1000 Hz");
+  if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (!(a.mmv_interval >= 0.01 && a.mmv_interval <= 3600))
     problems.push_back("--mmv-interval must be between 0.01 and 3600 seconds");
   if (a.no_stacks && a.no_sched && a.no_mmv) problems.push_back("every collector is turned off");
@@ -380,6 +395,7 @@ int run_record(const RecordArgs& a) {
                              std::chrono::duration<double>(a.duration));
   std::atomic<uint64_t> samples{0};
   Outcome stacks_out, sched_out, mmv_out;
+  std::optional<sched::StopCost> stop_cost;
   std::vector<std::thread> threads;
   if (a.no_stacks)
     stacks_out.skipped("turned off (--no-stacks)");
@@ -388,7 +404,7 @@ int run_record(const RecordArgs& a) {
   if (a.no_sched)
     sched_out.skipped("turned off (--no-sched)");
   else
-    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out);
+    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out, &stop_cost);
   if (a.no_mmv)
     mmv_out.skipped("turned off (--no-mmv)");
   else
@@ -422,6 +438,23 @@ int run_record(const RecordArgs& a) {
   meta["target_exited"] = target_exited;
   meta["collectors"] = {
       {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
+  // The sampler's stops as the target's threads felt them: only when both ran over the window
+  // (without the sampler, any stopped time is another tracer's).
+  std::optional<report::SamplingCost> cost;
+  if (stop_cost && stacks_out.figures.value("status", "") == "ok") {
+    cost = report::SamplingCost{.window_pct = stop_cost->share * 100,
+                                .stop_median_us = stop_cost->median_stop_ns / 1e3,
+                                .threads = stop_cost->threads,
+                                .stopped_threads = stop_cost->stopped_threads,
+                                .stops = stop_cost->stops};
+    meta["sampling_cost"] = {
+        {"window_pct", std::round(cost->window_pct * 1e4) / 1e4},
+        {"stop_median_us", std::round(cost->stop_median_us * 10) / 10},
+        {"threads", cost->threads},
+        {"stopped_threads", cost->stopped_threads},
+        {"stops", cost->stops},
+        {"stopped_ms", round3(static_cast<double>(stop_cost->stopped_ns) / 1e6)}};
+  }
 
   int ran = 0;
   for (const auto& [name, o] : {std::pair<const char*, const Outcome*>{"stacks", &stacks_out},
@@ -433,6 +466,11 @@ int run_record(const RecordArgs& a) {
     if (status != "ok" || !message.empty())
       std::fprintf(stderr, "hearth record: %s: %s%s%s\n", name, status.c_str(),
                    message.empty() ? "" : ": ", message.c_str());
+  }
+  std::fputs(stacks_out.summary.c_str(), stderr);
+  if (cost) {
+    std::fprintf(stderr, "hearth record: sampling cost: %s\n",
+                 report::sampling_cost_text(*cost).c_str());
   }
   if (auto r = write_file_atomically((fs::path(a.output) / report::kReportJson).string(),
                                      meta.dump(2) + "\n");
@@ -451,9 +489,10 @@ int run_record(const RecordArgs& a) {
   for (const std::string& p : rendered->problems)
     std::fprintf(stderr, "hearth record: %s\n", p.c_str());
   std::fprintf(stderr,
-               "hearth record: wrote %s/index.html (%zu pictures, %zu threads); look at it with "
+               "hearth record: wrote %s (%zu pictures, %zu threads); look at it with "
                "`hearth serve %s`\n",
-               a.output.c_str(), rendered->pictures.size(), rendered->threads, a.output.c_str());
+               index_path(a.output).c_str(), rendered->pictures.size(), rendered->threads,
+               a.output.c_str());
   return ran > 0 ? 0 : 1;
 }
 
@@ -491,8 +530,8 @@ int run_report(const ReportArgs& a) {
   }
   for (const std::string& p : rendered->problems)
     std::fprintf(stderr, "hearth report: %s\n", p.c_str());
-  std::fprintf(stderr, "hearth report: wrote %s/index.html (%zu pictures, %zu threads)\n",
-               a.dir.c_str(), rendered->pictures.size(), rendered->threads);
+  std::fprintf(stderr, "hearth report: wrote %s (%zu pictures, %zu threads)\n",
+               index_path(a.dir).c_str(), rendered->pictures.size(), rendered->threads);
   return rendered->pictures.empty() && !rendered->problems.empty() ? 1 : 0;
 }
 

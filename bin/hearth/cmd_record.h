@@ -15,6 +15,7 @@ struct RecordArgs {
   double duration = 10;    // s
   std::string output;      // DIR, created if missing
   double frequency = 10;   // stack samples per second
+  std::string method = "auto";  // the stack sampler's capture: auto, bpf, ptrace
   double mmv_interval = 1; // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is PID
   bool no_stacks = false, no_sched = false, no_mmv = false;

@@ -10,6 +10,7 @@
 #include <future>
 #include <optional>
 
+#include "bin/hearth/sampler_cli.h"
 #include "bin/hearth/terminal.h"
 #include "collectors/stacks/live_view.h"
 #include "collectors/stacks/sampler.h"
@@ -26,46 +27,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kLiveRefresh = std::chrono::milliseconds(500);
 constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
-void print_summary(const stacks::Sampler& sampler, pid_t pid) {
-  const stacks::SamplerSummary& s = sampler.summary();
-  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
-  std::fprintf(stderr,
-               "hearth stacks: pid %d: %llu sample%s of up to %zu threads (%llu stacks, %llu "
-               "truncated, %llu threads skipped) in %.1f s; stall per sample: median %.3f ms, max "
-               "%.3f ms; per thread: median %.0f us, max %.0f us\n",
-               pid, u(s.rounds), s.rounds == 1 ? "" : "s", s.threads_seen, u(s.thread_samples),
-               u(s.truncated), u(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
-               max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
-  std::string pass;
-  if (!s.capture_ms.empty()) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "; capture pass: median %.3f ms, max %.3f ms (CPU %.3f ms)",
-                  median_of(s.capture_ms), max_of(s.capture_ms), median_of(s.capture_cpu_ms));
-    pass = buf;
-  }
-  std::fprintf(stderr,
-               "hearth stacks: capture %.*s: %llu stacks copied without a stop, %llu unchanged "
-               "since their last copy, %llu taken in a ptrace stop%s\n",
-               static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied),
-               u(s.reused), u(s.stopped), pass.c_str());
-  if (s.execs > 0) {
-    std::fprintf(stderr,
-                 "hearth stacks: the target called execve %llu time%s during the run; its new "
-                 "maps and symbols were loaded, and the raw samples mark where (# exec)\n",
-                 u(s.execs), s.execs == 1 ? "" : "s");
-  }
-  for (const std::string& t : s.skipped_threads) {
-    std::fprintf(stderr, "hearth stacks: skipped thread %s\n", t.c_str());
-  }
-}
-
-std::optional<stacks::CaptureMethod> method_of(const std::string& name) {
-  if (name == "auto") return stacks::CaptureMethod::kAuto;
-  if (name == "bpf") return stacks::CaptureMethod::kBpf;
-  if (name == "ptrace") return stacks::CaptureMethod::kPtrace;
-  return std::nullopt;
-}
-
 }  // namespace
 
 void add_stacks_command(CLI::App& app, StacksArgs* a) {
@@ -80,11 +41,7 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("--threads", a->threads, "split: a root per thread; merge: per thread name")
       ->capture_default_str();
   c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
-  c->add_option("--method", a->method,
-                "auto: copy sleeping threads without stopping them (BPF), stop only those on a "
-                "CPU; falls back to ptrace where BPF is unavailable. bpf: that or fail. ptrace: "
-                "stop every thread each sample")
-      ->capture_default_str();
+  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
   c->add_flag("--one-at-a-time", a->one_at_a_time,
               "ptrace: stop one thread at a time: least stall per thread, no consistency across "
               "threads (the default when sampling repeatedly)");
@@ -264,7 +221,7 @@ int run_stacks(const StacksArgs& a) {
     // Still held: the kernel releases them as we exit.
   }
   if (status != 0) return status;
-  print_summary(*sampler, a.pid);
+  std::fputs(sampler_summary("stacks", *sampler, a.pid).c_str(), stderr);
   return 0;
 }
 

@@ -14,6 +14,8 @@ OffState classify_state(std::string_view letters) {
       return OffState::kSleeping;
     case 'D':
       return OffState::kBlocked;
+    case 't':  // case matters: 'T' is a job-control stop
+      return OffState::kStopped;
     default:
       return OffState::kOther;
   }

@@ -79,18 +79,24 @@ inline const EventContext& context_of(const SchedEvent& e) {
   return std::visit([](const auto& v) -> const EventContext& { return v.ctx; }, e);
 }
 
-// Where off-CPU time goes, by the state a thread was switched out in.
+// Where off-CPU time goes, by the state a thread was switched out in. The values index
+// ThreadStates::off_ns and ::switches; kStopped came last (format version 2) so the others kept
+// their places.
 enum class OffState : uint8_t {
   kRunnable = 0,  // "R" or "R+": preempted, still wants the CPU
   kSleeping = 1,  // "S": interruptible sleep
   kBlocked = 2,   // "D": uninterruptible sleep
-  kOther = 3,     // anything else: "T", "t", "X", "Z", "P", "I", combinations
+  kOther = 3,     // anything else: "T" (job-control stop), "X", "Z", "P", "I", combinations
+  kStopped = 4,   // "t": stopped by a tracer (ptrace: hearth's own stack sampler, gdb, strace)
 };
-constexpr int kOffStates = 4;
+constexpr int kOffStates = 5;
 
 // The kernel's prev_state letters → OffState. "R" and "R+" (preempted in the kernel; on this
-// kernel preemption on return to user space shows as plain "R") are both runnable. A combination
-// such as "D|K" (older kernels) counts as its first letter.
+// kernel preemption on return to user space shows as plain "R") are both runnable. "t" is
+// __TASK_TRACED (0x08) in sched_switch's print fmt, a ptrace stop; "T" (__TASK_STOPPED, 0x04,
+// SIGSTOP and friends without a tracer) stays other. The same letters serve proc(5) states of
+// seeded threads ('t': tracing stop). A combination such as "D|K" (older kernels) counts as its
+// first letter.
 OffState classify_state(std::string_view letters);
 
 }  // namespace hearth::sched

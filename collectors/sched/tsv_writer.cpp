@@ -23,10 +23,12 @@ void append_text(std::string* out, std::string_view text) {
   for (char c : text) out->push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
 }
 
-void append_header(std::string* out, std::string_view kind, const SchedHeader& h) {
+void append_header(std::string* out, std::string_view kind, int version, const SchedHeader& h) {
   *out += "# hearth sched.";
   *out += kind;
-  *out += " 1\n";
+  *out += ' ';
+  append_num(out, version);
+  *out += '\n';
   if (h.targets.empty()) {
     *out += "# target\tall";
     if (h.cpu >= 0) {
@@ -71,18 +73,24 @@ void cols(std::string* out, V... values) {
 
 std::string format_states(const SchedHeader& header, const SchedModel& model) {
   std::string out;
-  append_header(&out, "states", header);
+  append_header(&out, "states", kStatesVersion, header);
+  // Version 2 added the last two columns; the first twelve are version 1's.
   out +=
       "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
-      "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\n";
+      "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
+      "stopped_ns\tswitches_stopped\n";
   for (const ThreadStates& s : model.states) {
     append_num(&out, s.tid);
     out += '\t';
     append_text(&out, s.comm);
     out += '\t';
     append_num(&out, s.pid);
-    cols(&out, s.on_cpu_ns, s.off_ns[0], s.off_ns[1], s.off_ns[2], s.off_ns[3], s.switches[0],
-         s.switches[1], s.switches[2], s.switches[3]);
+    auto off = [&s](OffState st) { return s.off_ns[static_cast<size_t>(st)]; };
+    auto sw = [&s](OffState st) { return s.switches[static_cast<size_t>(st)]; };
+    cols(&out, s.on_cpu_ns, off(OffState::kRunnable), off(OffState::kSleeping),
+         off(OffState::kBlocked), off(OffState::kOther), sw(OffState::kRunnable),
+         sw(OffState::kSleeping), sw(OffState::kBlocked), sw(OffState::kOther),
+         off(OffState::kStopped), sw(OffState::kStopped));
     out += '\n';
   }
   return out;
@@ -90,7 +98,7 @@ std::string format_states(const SchedHeader& header, const SchedModel& model) {
 
 std::string format_tenancy(const SchedHeader& header, const SchedModel& model) {
   std::string out;
-  append_header(&out, "tenancy", header);
+  append_header(&out, "tenancy", kOtherFilesVersion, header);
   out += "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n";
   for (const TenancyRow& r : model.tenancy) {
     append_num(&out, r.tid);
@@ -106,7 +114,7 @@ std::string format_tenancy(const SchedHeader& header, const SchedModel& model) {
 
 std::string format_preemptors(const SchedHeader& header, const SchedModel& model) {
   std::string out;
-  append_header(&out, "preemptors", header);
+  append_header(&out, "preemptors", kOtherFilesVersion, header);
   out += "tid\tcomm\tpreemptor_pid\tpreemptor_tid\tpreemptor_comm\tcount\ttime_ns\n";
   for (const PreemptorRow& r : model.preemptors) {
     append_num(&out, r.tid);
@@ -126,7 +134,7 @@ std::string format_preemptors(const SchedHeader& header, const SchedModel& model
 
 std::string format_wakeups(const SchedHeader& header, const SchedModel& model) {
   std::string out;
-  append_header(&out, "wakeups", header);
+  append_header(&out, "wakeups", kOtherFilesVersion, header);
   out += "tid\tcomm\twakeups\tp50_ns\tp90_ns\tp99_ns\tmax_ns\tmigrations";
   for (int k = 0; k < kLatencyBuckets - 1; ++k) {
     out += k < 10 ? "\tle_" + std::to_string(1 << k) + "us"
@@ -146,7 +154,7 @@ std::string format_wakeups(const SchedHeader& header, const SchedModel& model) {
 
 std::string format_cpu(const SchedHeader& header, const SchedModel& model) {
   std::string out;
-  append_header(&out, "cpu", header);
+  append_header(&out, "cpu", kOtherFilesVersion, header);
   out += "tid\tpid\tcomm\ton_cpu_ns\tswitch_ins\tlongest_off_ns\n";
   for (const CpuRow& r : model.cpu) {
     append_num(&out, r.tid);

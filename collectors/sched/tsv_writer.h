@@ -24,6 +24,11 @@ struct SchedTarget {
   std::string comm;  // the process's name
 };
 
+// The version on each file's first line (`# hearth sched.KIND VERSION`). sched.states is at 2
+// (stopped_ns and switches_stopped appended); the other files kept their version-1 columns.
+inline constexpr int kStatesVersion = 2;
+inline constexpr int kOtherFilesVersion = 1;
+
 // The `#` header every TSV starts with.
 struct SchedHeader {
   std::vector<SchedTarget> targets;  // empty: every task (-a)

@@ -32,20 +32,33 @@ scene::Rgb state_color(State s) {
       return {0x9e, 0xc9, 0xec};
     case State::kBlocked:
       return {0x9b, 0x6b, 0xc8};
+    case State::kStopped:  // apart from runnable's red and the highlighted row's yellow
+      return {0xe0, 0x6c, 0xb0};
     case State::kOther:
       return {0xa8, 0xa8, 0xa8};
   }
   return kGrey;
 }
 
-std::string_view state_name(State s) {
-  constexpr std::string_view kNames[] = {"on CPU", "runnable", "sleeping", "blocked", "other"};
+std::string_view state_name(State s, StoppedBy by) {
+  if (s == State::kStopped)
+    return by == StoppedBy::kHearth ? "stopped by hearth" : "stopped (traced)";
+  constexpr std::string_view kNames[] = {"on CPU", "runnable", "sleeping", "blocked", "", "other"};
   return kNames[static_cast<int>(s)];
 }
 
-std::string_view state_legend(State s) {
-  constexpr std::string_view kNames[] = {"on CPU", "runnable (preempted, R)", "sleeping (S)",
-                                         "blocked (D)", "other"};
+std::string_view state_legend(State s, StoppedBy by) {
+  if (s == State::kStopped) {
+    return by == StoppedBy::kHearth ? "stopped by hearth (t)" : "stopped (traced, t)";
+  }
+  constexpr std::string_view kNames[] = {
+      "on CPU", "runnable (preempted, R)", "sleeping (S)", "blocked (D)", "", "other"};
+  return kNames[static_cast<int>(s)];
+}
+
+std::string_view state_class(State s) {
+  constexpr std::string_view kNames[] = {"oncpu",   "runnable", "sleeping",
+                                         "blocked", "stopped",  "other"};
   return kNames[static_cast<int>(s)];
 }
 

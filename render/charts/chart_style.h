@@ -14,15 +14,24 @@
 namespace hearth::charts {
 
 // Where a thread's time went, in drawing order (left to right).
-enum class State : uint8_t { kOnCpu, kRunnable, kSleeping, kBlocked, kOther };
-inline constexpr int kStateCount = 5;
+enum class State : uint8_t { kOnCpu, kRunnable, kSleeping, kBlocked, kStopped, kOther };
+inline constexpr int kStateCount = 6;
 
-// on CPU green, runnable orange-red, sleeping light blue, blocked purple, other grey.
+// Who put threads in the stopped state (a ptrace stop, prev_state "t"): any tracer (gdb,
+// strace, a profiler), or, in a `hearth record` report, hearth's own stack sampler: its cost.
+enum class StoppedBy : uint8_t { kTracer, kHearth };
+
+// on CPU green, runnable orange-red, sleeping light blue, blocked purple, stopped magenta,
+// other grey.
 scene::Rgb state_color(State s);
-// Lower case, for tooltips and the legend: "on CPU", "runnable", "sleeping", "blocked", "other".
-std::string_view state_name(State s);
-// The legend's longer text: "runnable (preempted, R)", "blocked (D)", ...
-std::string_view state_legend(State s);
+// Lower case, for tooltips: "on CPU", "runnable", "sleeping", "blocked", "stopped (traced)" or
+// "stopped by hearth", "other".
+std::string_view state_name(State s, StoppedBy by);
+// The legend's longer text: "runnable (preempted, R)", "blocked (D)", "stopped by hearth (t)",
+// ...
+std::string_view state_legend(State s, StoppedBy by);
+// The segments' CSS class: "oncpu", "runnable", "sleeping", "blocked", "stopped", "other".
+std::string_view state_class(State s);
 
 // CPU n gets the same colour in every chart and every run: 12 hues, then lighter and darker
 // variants of them for CPUs 12..35, repeating from CPU 36.

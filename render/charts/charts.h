@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "render/charts/chart_style.h"
 #include "render/scene/scene.h"
 #include "render/sched/sched_model.h"
 
@@ -29,6 +30,9 @@ struct ChartOptions {
   // Threads whose names differ only in digits are one bar ("worker-*", times summed).
   bool group_threads = false;
   size_t max_preemptors = 40;  // bars in the preemptors chart; the rest are summed in a note
+  // How the stopped state is named: kHearth in a `hearth record` report, where hearth's own
+  // stack sampler ran (its stops are what the state shows); kTracer anywhere else.
+  StoppedBy stopped_by = StoppedBy::kTracer;
 };
 
 struct ChartStats {

@@ -113,10 +113,16 @@ std::vector<StatesRow> states_rows(const sched_model::SchedFile& file, bool grou
     StatesRow& r = rows[i];
     if (t.tid < r.tid) r.comm = t.comm, r.tid = t.tid;
     r.tids.push_back(t.tid);
-    double ns[kStateCount] = {static_cast<double>(t.on_cpu_ns), static_cast<double>(t.runnable_ns),
-                              static_cast<double>(t.sleeping_ns), static_cast<double>(t.blocked_ns),
-                              static_cast<double>(t.other_ns)};
-    uint64_t sw[kStateCount] = {0, t.switches_runnable, t.switches_sleeping, t.switches_blocked,
+    // In State order.
+    double ns[kStateCount] = {
+        static_cast<double>(t.on_cpu_ns),   static_cast<double>(t.runnable_ns),
+        static_cast<double>(t.sleeping_ns), static_cast<double>(t.blocked_ns),
+        static_cast<double>(t.stopped_ns),  static_cast<double>(t.other_ns)};
+    uint64_t sw[kStateCount] = {0,
+                                t.switches_runnable,
+                                t.switches_sleeping,
+                                t.switches_blocked,
+                                t.switches_stopped,
                                 t.switches_other};
     for (int s = 0; s < kStateCount; ++s) r.ns[s] += ns[s], r.switches[s] += sw[s];
   }
@@ -156,7 +162,10 @@ Section states_section(const sched_model::SchedFile& file, const sched_model::Sc
   sec.subtitle = recording_facts(file, &sec.warn);
   sec.views = Views::kPercentAndTime;
   for (int s = 0; s < kStateCount; ++s) {
-    sec.legend.push_back({std::string(state_legend(State(s))), state_color(State(s))});
+    // A version-1 file does not tell stopped time apart (it is in other): no such entry.
+    if (State(s) == State::kStopped && file.header.version < 2) continue;
+    sec.legend.push_back(
+        {std::string(state_legend(State(s), o.stopped_by)), state_color(State(s))});
   }
   double full = static_cast<double>(file.header.window_ns);
   for (const StatesRow& r : states_rows(file, o.group_threads, o.sort)) {
@@ -172,9 +181,9 @@ Section states_section(const sched_model::SchedFile& file, const sched_model::Sc
       Segment seg;
       seg.value = r.ns[s];
       seg.fill = state_color(state);
-      seg.css_class = s == 0 ? "oncpu" : std::string(state_name(state));
-      seg.title = who + ": " + std::string(state_name(state)) + " " + format_ns(r.ns[s]) + " (" +
-                  format_pct(r.ns[s], total) + ")";
+      seg.css_class = state_class(state);
+      seg.title = who + ": " + std::string(state_name(state, o.stopped_by)) + " " +
+                  format_ns(r.ns[s]) + " (" + format_pct(r.ns[s], total) + ")";
       if (s > 0) seg.title += ", " + with_thousands(r.switches[s]) + " switch-outs";
       if (state == State::kRunnable && preemptors) {
         seg.title += preemptor_breakdown(*preemptors, r, o.group_threads);

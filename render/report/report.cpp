@@ -77,6 +77,7 @@ struct ThreadRow {
   std::string root;  // the flamegraph's root frame, when sampled
   double samples = 0;
   std::optional<sched_model::ThreadStates> sched;
+  int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time
 };
 
 // "[NAME tid=TID]" -> (NAME, TID); "[NAME]" -> (NAME, -1).
@@ -170,7 +171,7 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   page->sections.push_back({"stacks", "Stacks", body});
 }
 
-void sched_section(const RenderOptions& o, Page* page, RenderResult* result,
+void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, RenderResult* result,
                    std::map<std::string, ThreadRow>* threads) {
   std::vector<sched_model::SchedFile> files;
   std::vector<std::string> names;
@@ -193,10 +194,12 @@ void sched_section(const RenderOptions& o, Page* page, RenderResult* result,
       if (row.name.empty()) row.name = t.comm;
       row.tid = t.tid;
       row.sched = t;
+      row.sched_version = f.header.version;
     }
   }
   charts::ChartOptions co;
   co.width = o.width;
+  co.stopped_by = by;
   charts::ChartStats st;
   scene::Scene s = charts::layout_charts(files, co, &st);
   if (st.sections == 0) return;
@@ -284,8 +287,24 @@ void diff_section(const RenderOptions& o, Page* page, RenderResult* result) {
   page->sections.push_back({"diff", "Compared with the baseline", body});
 }
 
+// Threads by what they did: on CPU, then waiting for a CPU (runnable), then stopped, longest
+// first; threads the scheduler did not see (no sched.states.tsv) after them, by samples. Every
+// thread is sampled at the same rate, so samples alone would not tell them apart.
+bool busier(const ThreadRow* a, const ThreadRow* b) {
+  if (a->sched.has_value() != b->sched.has_value()) return a->sched.has_value();
+  if (a->sched) {
+    const sched_model::ThreadStates &x = *a->sched, &y = *b->sched;
+    if (x.on_cpu_ns != y.on_cpu_ns) return x.on_cpu_ns > y.on_cpu_ns;
+    if (x.runnable_ns != y.runnable_ns) return x.runnable_ns > y.runnable_ns;
+    if (x.stopped_ns != y.stopped_ns) return x.stopped_ns > y.stopped_ns;
+  }
+  if (a->samples != b->samples) return a->samples > b->samples;
+  if (a->name != b->name) return a->name < b->name;
+  return a->tid < b->tid;
+}
+
 void threads_section(const std::map<std::string, ThreadRow>& threads, const std::string& window,
-                     Page* page, RenderResult* result) {
+                     charts::StoppedBy by, Page* page, RenderResult* result) {
   // Rows of the scheduler charts are link targets (render/charts: "thread-TID").
   const bool sched_chart = std::find(result->pictures.begin(), result->pictures.end(),
                                      std::string(kSchedSvg)) != result->pictures.end();
@@ -296,17 +315,12 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
     rows.push_back(&row);
     total_samples += row.samples;
   }
-  std::sort(rows.begin(), rows.end(), [](const ThreadRow* a, const ThreadRow* b) {
-    if (a->samples != b->samples) return a->samples > b->samples;
-    uint64_t ao = a->sched ? a->sched->on_cpu_ns : 0, bo = b->sched ? b->sched->on_cpu_ns : 0;
-    if (ao != bo) return ao > bo;
-    if (a->name != b->name) return a->name < b->name;
-    return a->tid < b->tid;
-  });
+  std::sort(rows.begin(), rows.end(), busier);
   std::string b =
       "<table class=\"threads\"><thead><tr><th>thread</th><th>tid</th><th>samples</th>"
-      "<th>on CPU</th><th>runnable (preempted)</th><th>sleeping</th><th>blocked (D)</th>"
-      "<th>other</th></tr></thead><tbody>\n";
+      "<th>on CPU</th><th>runnable (preempted)</th><th>sleeping</th><th>blocked (D)</th><th>" +
+      esc(charts::state_name(charts::State::kStopped, by)) +
+      "</th><th>other</th></tr></thead><tbody>\n";
   for (const ThreadRow* r : rows) {
     b += "<tr><td>";
     if (!r->root.empty()) {
@@ -329,10 +343,17 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
     b += "</td>";
     if (r->sched) {
       const auto& s = *r->sched;
-      for (uint64_t ns : {s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns, s.other_ns})
+      for (uint64_t ns : {s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns})
         b += "<td>" + duration_ns(static_cast<double>(ns)) + "</td>";
+      if (r->sched_version < 2) {
+        b += "<td title=\"not told apart by a version-1 sched.states.tsv: in "
+             "other\">\xe2\x80\x93</td>";
+      } else {
+        b += "<td>" + duration_ns(static_cast<double>(s.stopped_ns)) + "</td>";
+      }
+      b += "<td>" + duration_ns(static_cast<double>(s.other_ns)) + "</td>";
     } else {
-      b += "<td></td><td></td><td></td><td></td><td></td>";
+      b += "<td></td><td></td><td></td><td></td><td></td><td></td>";
     }
     b += "</tr>\n";
   }
@@ -341,7 +362,7 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
   if (sched_chart) b += ", a tid to find it in the scheduler charts";
   b += "). Times: exact, from every context switch";
   if (!window.empty()) b += " in the " + esc(window) + " window";
-  b += ".</p>\n";
+  b += "; threads by time on CPU, then runnable, then stopped.</p>\n";
   result->threads = rows.size();
   page->sections.push_back({"threads", "Threads", b});
 }
@@ -388,6 +409,23 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
     if (meta.value("interrupted", false)) v += " (ended early by Ctrl-C)";
     row("window", v);
   }
+  if (auto c = meta.find("sampling_cost"); c != meta.end() && c->is_object()) {
+    SamplingCost cost;
+    auto number = [&c](const char* key) {
+      auto v = c->find(key);
+      return v != c->end() && v->is_number() ? v->get<double>() : 0.0;
+    };
+    auto count = [&number](const char* key) {
+      double v = number(key);
+      return v > 0 ? static_cast<uint64_t>(v) : uint64_t{0};
+    };
+    cost.window_pct = number("window_pct");
+    cost.stop_median_us = number("stop_median_us");
+    cost.threads = count("threads");
+    cost.stopped_threads = count("stopped_threads");
+    cost.stops = count("stops");
+    row("sampling cost", sampling_cost_text(cost));
+  }
   if (auto c = meta.find("command"); c != meta.end() && c->is_array()) {
     std::string line;
     for (const json& a : *c) line += (line.empty() ? "" : " ") + json_scalar(a);
@@ -418,7 +456,38 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
   return h;
 }
 
+// The stopped state is hearth's own doing when its stack sampler ran over the window.
+charts::StoppedBy stopped_by(const json& meta) {
+  auto cs = meta.find("collectors");
+  if (cs == meta.end() || !cs->is_object()) return charts::StoppedBy::kTracer;
+  auto st = cs->find("stacks");
+  if (st == cs->end() || !st->is_object()) return charts::StoppedBy::kTracer;
+  return get_string(*st, "status") == "ok" ? charts::StoppedBy::kHearth
+                                           : charts::StoppedBy::kTracer;
+}
+
+// "0.031%": two significant digits below 10%, and never a bare 0 for a share above 0.
+std::string percent(double pct) {
+  if (!(pct > 0)) return "0%";
+  if (pct < 0.001) return "<0.001%";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, pct < 10 ? "%.2g%%" : "%.0f%%", pct);
+  return buf;
+}
+
 }  // namespace
+
+std::string sampling_cost_text(const SamplingCost& c) {
+  std::string threads = std::to_string(c.threads) + (c.threads == 1 ? " thread" : " threads");
+  if (c.stops == 0 && !(c.window_pct > 0)) {
+    return "0% of the window: no thread was stopped (scheduler's view, " + threads + ")";
+  }
+  std::string median = c.stop_median_us >= 1 ? fixed(c.stop_median_us, 0) + " \xc2\xb5s"
+                                             : std::string("<1 \xc2\xb5s");
+  return percent(c.window_pct) + " of the window, median " + median +
+         " per thread per sample (scheduler's view: " + std::to_string(c.stopped_threads) + " of " +
+         threads + " stopped, " + std::to_string(c.stops) + (c.stops == 1 ? " stop)" : " stops)");
+}
 
 std::string regex_literal(std::string_view s) {
   std::string out;
@@ -473,10 +542,11 @@ Result<RenderResult> render_report(const RenderOptions& o) {
 
   std::map<std::string, ThreadRow> threads;
   diff_section(o, &page, &result);
+  const charts::StoppedBy by = stopped_by(meta);
   flame_section(o, target, &page, &result, &threads);
-  sched_section(o, &page, &result, &threads);
+  sched_section(o, by, &page, &result, &threads);
   metrics_section(o, &page, &result);
-  threads_section(threads, window, &page, &result);
+  threads_section(threads, window, by, &page, &result);
   // The comparison is what a reader with a baseline came for: first, after the summary.
 
   std::string nav, content;

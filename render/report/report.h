@@ -8,6 +8,7 @@
 // the page and in RenderResult::problems, and the rest is still rendered.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,20 @@ std::vector<std::string> rendered_files(const std::string& dir);
 // Renders every picture the directory's inputs allow and writes index.html. Fails only when
 // nothing can be written (not a directory, no permission); damaged inputs are problems.
 Result<RenderResult> render_report(const RenderOptions& options);
+
+// The stack sampler's cost as the scheduler saw it: report.json's "sampling_cost", which
+// `hearth record` writes when both ran (README, "Report directory").
+struct SamplingCost {
+  double window_pct = 0;      // the target's threads' time stopped, % of their time in the window
+  double stop_median_us = 0;  // median over stopped threads of their mean stop, µs
+  uint64_t threads = 0;
+  uint64_t stopped_threads = 0;
+  uint64_t stops = 0;
+};
+
+// "0.031% of the window, median 45 µs per thread per sample (scheduler's view: 3 of 15 threads
+// stopped, 120 stops)"; "0% of the window: no thread was stopped (scheduler's view, 15 threads)".
+std::string sampling_cost_text(const SamplingCost& cost);
 
 // Escapes a string so it matches itself literally in an ECMAScript regular expression (the
 // flamegraph's search box and its ?s= URL parameter).

@@ -30,7 +30,8 @@ struct Header {
 };
 
 // sched.states.tsv: one row per thread. Times in ns; off-CPU time is attributed to the
-// state the thread was switched out in.
+// state the thread was switched out in. A version-1 file has no stopped columns: they read 0
+// (its stopped time, if any, is in other_ns).
 struct ThreadStates {
   int64_t tid = 0;
   std::string comm;
@@ -39,11 +40,13 @@ struct ThreadStates {
   uint64_t runnable_ns = 0;  // switched out R/R+: preempted
   uint64_t sleeping_ns = 0;  // S
   uint64_t blocked_ns = 0;   // D
-  uint64_t other_ns = 0;
+  uint64_t other_ns = 0;     // anything else: job-control stop (T), dead, parked, idle (I)
   uint64_t switches_runnable = 0;
   uint64_t switches_sleeping = 0;
   uint64_t switches_blocked = 0;
   uint64_t switches_other = 0;
+  uint64_t stopped_ns = 0;  // t: stopped by a tracer (ptrace); version 2
+  uint64_t switches_stopped = 0;
 };
 
 // sched.tenancy.tsv: one row per (thread, CPU).

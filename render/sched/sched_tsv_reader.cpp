@@ -21,6 +21,7 @@ struct Column {
   Col type;
 };
 
+// Version 2 appended the last two columns; version 1 is the first twelve.
 constexpr Column kStatesColumns[] = {{"tid", Col::kTid},
                                      {"comm", Col::kText},
                                      {"pid", Col::kTid},
@@ -32,7 +33,10 @@ constexpr Column kStatesColumns[] = {{"tid", Col::kTid},
                                      {"switches_runnable", Col::kU64},
                                      {"switches_sleeping", Col::kU64},
                                      {"switches_blocked", Col::kU64},
-                                     {"switches_other", Col::kU64}};
+                                     {"switches_other", Col::kU64},
+                                     {"stopped_ns", Col::kU64},
+                                     {"switches_stopped", Col::kU64}};
+constexpr size_t kStatesV1Columns = 12;
 constexpr Column kTenancyColumns[] = {{"tid", Col::kTid},
                                       {"comm", Col::kText},
                                       {"cpu", Col::kCpu},
@@ -51,10 +55,11 @@ constexpr Column kWakeupColumns[] = {
     {"le_*", Col::kU64},   {"le_*", Col::kU64},   {"le_*", Col::kU64},    {"le_*", Col::kU64},
     {"le_*", Col::kU64},   {"le_*", Col::kU64},   {"le_*", Col::kU64},    {"gt_*", Col::kU64}};
 
-std::span<const Column> columns_of(FileKind kind) {
+std::span<const Column> columns_of(FileKind kind, int version) {
   switch (kind) {
     case FileKind::kStates:
-      return kStatesColumns;
+      return std::span<const Column>(kStatesColumns)
+          .first(version == 1 ? kStatesV1Columns : std::size(kStatesColumns));
     case FileKind::kTenancy:
       return kTenancyColumns;
     case FileKind::kPreemptors:
@@ -142,10 +147,12 @@ Result<void> Parser::format_line(std::string_view line) {
     return error("sched." + std::string(name) + ": the version after the kind is missing or not " +
                  "a number");
   }
-  if (version != kSchedFormatVersion) {
-    return error("sched." + std::string(name) + " version " + std::to_string(version) +
-                 " is not supported (this hearth reads version " +
-                 std::to_string(kSchedFormatVersion) + ")");
+  const int newest = newest_version(*kind);
+  if (version < 1 || version > static_cast<uint64_t>(newest)) {
+    return error(
+        "sched." + std::string(name) + " version " + std::to_string(version) +
+        " is not supported (this hearth reads " +
+        (newest == 1 ? std::string("version 1") : "versions 1 to " + std::to_string(newest)) + ")");
   }
   file_.header.version = static_cast<int>(version);
   return {};
@@ -205,7 +212,7 @@ Result<void> Parser::columns_line(std::string_view line) {
       return error("the header lacks a `" + std::string(required) + "` line");
     }
   }
-  std::span<const Column> cols = columns_of(file_.header.kind);
+  std::span<const Column> cols = columns_of(file_.header.kind, file_.header.version);
   std::vector<std::string_view> names = split_tabs(line);
   bool ok = names.size() == cols.size();
   for (size_t i = 0; ok && i < cols.size(); ++i) ok = column_matches(cols[i], names[i]);
@@ -231,7 +238,7 @@ Result<uint64_t> Parser::number(std::string_view name, std::string_view value, C
 }
 
 Result<void> Parser::row(std::string_view line) {
-  std::span<const Column> cols = columns_of(file_.header.kind);
+  std::span<const Column> cols = columns_of(file_.header.kind, file_.header.version);
   std::vector<std::string_view> f = split_tabs(line);
   if (f.size() != cols.size()) {
     return error(std::to_string(f.size()) + " tab-separated fields, expected " +
@@ -254,8 +261,9 @@ Result<void> Parser::row(std::string_view line) {
   switch (file_.header.kind) {
     case FileKind::kStates:
       RETURN_IF_ERROR(unique(-1));
+      // n[12], n[13]: version 2's stopped columns; 0 for version 1 (n is zeroed).
       file_.states.push_back({tid, std::move(comm), static_cast<int64_t>(n[2]), n[3], n[4], n[5],
-                              n[6], n[7], n[8], n[9], n[10], n[11]});
+                              n[6], n[7], n[8], n[9], n[10], n[11], n[12], n[13]});
       break;
     case FileKind::kTenancy:
       RETURN_IF_ERROR(unique(static_cast<int>(n[2])));
@@ -317,6 +325,10 @@ std::string_view kind_name(FileKind kind) {
       return "wakeups";
   }
   return "?";
+}
+
+int newest_version(FileKind kind) {
+  return kind == FileKind::kStates ? 2 : 1;
 }
 
 std::optional<FileKind> parse_kind(std::string_view name) {

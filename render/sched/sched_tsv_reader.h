@@ -13,8 +13,10 @@
 
 namespace hearth::sched_model {
 
-// The format version this reader understands.
-inline constexpr int kSchedFormatVersion = 1;
+// The newest version of each kind's format, the one `hearth sched` writes: states 2 (version 1
+// lacked stopped_ns and switches_stopped, which then read 0), the others 1. This reader reads
+// every version from 1 to that.
+int newest_version(FileKind kind);
 
 // "states", "tenancy", "preemptors", "wakeups".
 std::string_view kind_name(FileKind kind);
@@ -22,11 +24,12 @@ std::optional<FileKind> parse_kind(std::string_view name);
 
 // Parses TEXT, the whole contents of a file; PATH only names it in messages.
 // What is checked:
-// - line 1 is `# hearth sched.KIND VERSION`, KIND known and VERSION == kSchedFormatVersion;
+// - line 1 is `# hearth sched.KIND VERSION`, KIND known and 1 <= VERSION <= newest_version(KIND);
 // - `# window_ns START END DURATION` (END >= START, DURATION == END - START) and `# lost N` are
 //   present; `# target` and `# events` may be; each known header line appears once (target
 //   may repeat); unknown `#` lines are ignored, as are blank lines and a '\r' before '\n';
-// - the column names line is exactly the one of KIND (for wakeups: 8 named columns, then 15
+// - the column names line is exactly the one of KIND and VERSION (for wakeups: 8 named columns,
+// then 15
 //   `le_*` and one `gt_*` histogram column);
 // - every row has exactly that many tab-separated fields, every number is a plain decimal
 //   that fits (tids and pids <= kMaxTid, cpus < kMaxCpus, the rest uint64);

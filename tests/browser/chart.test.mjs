@@ -63,8 +63,13 @@ async function readSections(page) {
     const centred = Array.from(document.querySelectorAll("svg > text[text-anchor=middle]"), (t) => ({
       cls: t.getAttribute("class") || "", text: t.textContent, x: num(t, "x"), y: num(t, "y"), shown: shown(t),
     }));
-    for (const sec of out) {
-      const bottom = Math.max(...sec.bars.map((b) => b.y + b.h));
+    // The last rows may have nothing drawn (preemptors of a few µs: under a pixel), so the
+    // bottom is the lowest of the section's bars and its row labels.
+    const tops = out.map((sec) => Math.min(...sec.bars.map((b) => b.y)));
+    for (const [k, sec] of out.entries()) {
+      const next = k + 1 < out.length ? tops[k + 1] : Infinity;
+      const labels = lbls.filter((l) => l.y > tops[k] && l.y < next).map((l) => l.y);
+      const bottom = Math.max(...sec.bars.map((b) => b.y + b.h), ...labels);
       sec.axis = centred.filter((t) => t.y > bottom && t.y < bottom + 20);
     }
     return out;
@@ -246,7 +251,7 @@ await runTest(svgPath, "chart.test.mjs", async (page, { url, source }) => {
   const badRows = [];
   let pools = 0;
   for (const [n, sec] of orig.entries()) {
-    if (!sec.bars.some((b) => /^(oncpu|runnable|sleeping|blocked|other)$/.test(b.cls))) continue;
+    if (!sec.bars.some((b) => /^(oncpu|runnable|sleeping|blocked|stopped|other)$/.test(b.cls))) continue;
     for (const row of rows(sec)) {
       const lbl = sec.lbls.find((l) => l.y > row[0].y && l.y < row[0].y + row[0].h);
       const pool = lbl && /^(.*) ×([0-9]+)$/.exec(lbl.text);
@@ -259,6 +264,16 @@ await runTest(svgPath, "chart.test.mjs", async (page, { url, source }) => {
   check(badRows.length === 0, `each states bar's label names its tooltips' thread (${badRows.length} problems): ${badRows.slice(0, 4)}`);
   if (grouped) check(pools > 0, `--group-threads: pooled bars ("NAME ×N") are drawn (${pools})`);
   else check(pools === 0, `without --group-threads no pooled bar (${pools})`);
+  // Stopped time (a tracer's ptrace stops, version-2 states files): its own segments, named in
+  // their tooltips as in the legend ("stopped (traced, t)" -> "stopped (traced)").
+  const stopped = orig.flatMap((sec) => sec.bars).filter((b) => b.cls === "stopped");
+  if (stopped.length) {
+    const named = orig.flatMap((sec) => sec.legend).map((l) => l.title || "").find((l) => /^stopped /.test(l));
+    check(!!named, `a stopped segment has its legend entry (${named})`);
+    const name = (named || "").replace(/ \(t\)$/, "").replace(/, t\)$/, ")");
+    const bad = stopped.filter((b) => !b.title.includes(`: ${name} `));
+    check(bad.length === 0, `stopped tooltips say "${name}" (${stopped.length} segments): ${bad.slice(0, 2).map((b) => b.title)}`);
+  }
 
   // The runnable segments list their preemptors, as the Preemptors section counts them.
   const took = new Map();  // victim -> [{p, ns, n}]

@@ -1,9 +1,9 @@
 // Fuzz target for the scheduler path: sched.*.tsv reader -> charts layout -> SVG writer.
 //
 // Input: the first byte picks the mode (bit 0: --group-threads, bits 1-3: the sort key, modulo
-// the number of keys); then an optional '\n'; the rest is up to four files separated by lines
-// "%%" (so a states file and a preemptors file can meet). Seeds in corpus/sched start with a
-// digit and a newline, so they stay readable.
+// the number of keys, bit 6: the stopped state named after hearth); then an optional '\n'; the
+// rest is up to four files separated by lines "%%" (so a states file and a preemptors file can
+// meet). Seeds in corpus/sched start with a digit and a newline, so they stay readable.
 //
 // Invariants checked (abort with context on failure):
 // - an error is one line, starts with the file's name, and quotes nothing unprintable;
@@ -101,6 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   charts::ChartOptions options;
   options.group_threads = (mode & 1) != 0;
   options.sort = static_cast<charts::SortKey>(((mode >> 1) & 7) % 5);
+  options.stopped_by =
+      (mode & 64) != 0 ? charts::StoppedBy::kHearth : charts::StoppedBy::kTracer;
   options.width = 600;
   options.max_preemptors = 8;
   hearth::scene::Scene scene = charts::layout_charts(files, options, nullptr);

@@ -201,7 +201,7 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
 
   Tsv states = read_tsv(dir + "/sched.states.tsv");
   ASSERT_GE(states.comments.size(), 5u);
-  EXPECT_EQ(states.comments[0], "# hearth sched.states 1");
+  EXPECT_EQ(states.comments[0], "# hearth sched.states 2");
   EXPECT_EQ(states.comments[1],
             "# target\tpid=" + std::to_string(t.pid()) + "\tcomm=sched_target-fp");
   EXPECT_EQ(states.comments[4], "# lost\t0");
@@ -212,7 +212,7 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   // Every thread existed for the whole window: its states add up to it exactly.
   for (const auto& row : states.rows) {
     uint64_t sum = u(row, "on_cpu_ns") + u(row, "runnable_ns") + u(row, "sleeping_ns") +
-                   u(row, "blocked_ns") + u(row, "other_ns");
+                   u(row, "blocked_ns") + u(row, "stopped_ns") + u(row, "other_ns");
     EXPECT_EQ(sum, window) << row.at("comm");
   }
   for (const char* hog : {"hog-0", "hog-1"}) {
@@ -304,7 +304,7 @@ TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
   EXPECT_EQ(late_row->at("pid"), std::to_string(t.pid()));
   uint64_t late_total = u(*late_row, "on_cpu_ns") + u(*late_row, "runnable_ns") +
                         u(*late_row, "sleeping_ns") + u(*late_row, "blocked_ns") +
-                        u(*late_row, "other_ns");
+                        u(*late_row, "stopped_ns") + u(*late_row, "other_ns");
   EXPECT_LT(late_total, window);  // it did not exist at the start
   // Its life is counted from its fork, which came after CREATED_NS (the clock read right before
   // the clone), and the kernel selected it right away (event filter + fork watcher, or the pid

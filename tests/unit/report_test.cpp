@@ -124,6 +124,106 @@ TEST_F(Report, DamagedInputsAreProblemsAndTheRestIsStillRendered) {
   EXPECT_TRUE(std::regex_search(html, std::regex("<title>hearth report: hearth-report-")));
 }
 
+// A version-2 sched.states.tsv with stopped time and a report.json with the sampling cost, as
+// `hearth record` writes them now: the summary says the cost, the threads table has the stopped
+// column (named after hearth when its sampler ran) and lists threads by what they did.
+TEST_F(Report, SamplingCostAndStoppedTimeOfAVersion2Recording) {
+  std::ifstream in(dir_ / "report.json");
+  std::string meta((std::istreambuf_iterator<char>(in)), {});
+  meta.insert(meta.rfind('}'),
+              ",\n  \"sampling_cost\": {\"window_pct\": 0.0312, "
+              "\"stop_median_us\": 45.4, \"threads\": 3, \"stopped_threads\": 2, "
+              "\"stops\": 40, \"stopped_ms\": 1.9}\n");
+  std::ofstream(dir_ / "report.json") << meta;
+  // a: most on CPU; b and c: the same on-CPU time, c waited longer for a CPU; d: sched only.
+  std::ofstream(dir_ / "sched.states.tsv")
+      << "# hearth sched.states 2\n# window_ns\t0\t1000000000\t1000000000\n# lost\t0\n"
+         "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
+         "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
+         "stopped_ns\tswitches_stopped\n"
+         "348\tspin-0\t345\t100000\t2000\t997000000\t0\t0\t1\t1\t0\t0\t900000\t20\n"
+         "349\tspin-1\t345\t100000\t5000\t997000000\t0\t0\t1\t1\t0\t0\t1000000\t20\n"
+         "350\tmutex-0\t345\t800000\t0\t999200000\t0\t0\t0\t1\t0\t0\t0\t0\n"
+         "999\tsched-only\t345\t0\t0\t1000000000\t0\t0\t0\t0\t0\t0\t0\t0\n";
+  fs::remove(dir_ / "sched.tenancy.tsv");
+  fs::remove(dir_ / "sched.preemptors.tsv");
+  auto r = render_report({.dir = dir_.string()});
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_TRUE(r->problems.empty()) << r->problems.front();
+  std::string html = slurp(dir_ / "index.html");
+  EXPECT_NE(html.find("<tr><th>sampling cost</th><td>0.031% of the window, median 45 \xc2\xb5s per "
+                      "thread per sample (scheduler's view: 2 of 3 threads stopped, 40 "
+                      "stops)</td></tr>"),
+            std::string::npos)
+      << html.substr(0, 3000);
+  EXPECT_NE(html.find("<th>blocked (D)</th><th>stopped by hearth</th><th>other</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>0 \xc2\xb5s</td><td>1.0 ms</td><td>0 \xc2\xb5s</td></tr>"),
+            std::string::npos);
+  // mutex-0 (most on CPU), spin-1 (longer runnable), spin-0, sched-only; then the threads the
+  // scheduler did not see, by samples.
+  size_t at[] = {html.find(">mutex-0</a>"), html.find(">spin-1</a>"), html.find(">spin-0</a>"),
+                 html.find(">sched-only<"), html.find(">holder</a>")};
+  for (size_t i = 0; i < std::size(at); ++i) {
+    ASSERT_NE(at[i], std::string::npos) << i;
+    if (i > 0) EXPECT_LT(at[i - 1], at[i]) << i;
+  }
+  EXPECT_NE(slurp(dir_ / "sched.svg").find(">stopped by hearth (t)</text>"), std::string::npos);
+}
+
+// Without hearth's sampler over the window, stopped time is some other tracer's.
+TEST_F(Report, StoppedTimeIsATracersWhenTheSamplerDidNotRun) {
+  std::ifstream in(dir_ / "report.json");
+  std::string meta((std::istreambuf_iterator<char>(in)), {});
+  size_t ok = meta.find("\"status\": \"ok\"", meta.find("\"stacks\""));
+  ASSERT_NE(ok, std::string::npos);
+  meta.replace(ok, 14, "\"status\": \"skipped\"");
+  std::ofstream(dir_ / "report.json") << meta;
+  ASSERT_TRUE(render_report({.dir = dir_.string()}).has_value());
+  std::string html = slurp(dir_ / "index.html");
+  EXPECT_NE(html.find("<th>stopped (traced)</th>"), std::string::npos);
+  EXPECT_EQ(html.find("stopped by hearth"), std::string::npos);
+  EXPECT_EQ(html.find("sampling cost"), std::string::npos);
+  // This capture's sched.states.tsv is version 1: its stops are in other, none shown apart.
+  EXPECT_NE(html.find("<td title=\"not told apart by a version-1 sched.states.tsv: in "
+                      "other\">\xe2\x80\x93</td>"),
+            std::string::npos);
+  EXPECT_EQ(slurp(dir_ / "sched.svg").find(">stopped "), std::string::npos);
+}
+
+TEST(ReportSamplingCost, Text) {
+  EXPECT_EQ(sampling_cost_text({.window_pct = 0.0312,
+                                .stop_median_us = 45.4,
+                                .threads = 15,
+                                .stopped_threads = 3,
+                                .stops = 120}),
+            "0.031% of the window, median 45 \xc2\xb5s per thread per sample (scheduler's view: "
+            "3 of 15 threads stopped, 120 stops)");
+  EXPECT_EQ(sampling_cost_text({.window_pct = 2.345,
+                                .stop_median_us = 0.4,
+                                .threads = 1,
+                                .stopped_threads = 1,
+                                .stops = 1}),
+            "2.3% of the window, median <1 \xc2\xb5s per thread per sample (scheduler's view: 1 "
+            "of 1 thread stopped, 1 stop)");
+  EXPECT_EQ(sampling_cost_text({.window_pct = 0.0000004,
+                                .stop_median_us = 3,
+                                .threads = 4,
+                                .stopped_threads = 1,
+                                .stops = 1})
+                .substr(0, 8),
+            "<0.001% ");
+  EXPECT_EQ(sampling_cost_text({.window_pct = 12.5,
+                                .stop_median_us = 1500,
+                                .threads = 2,
+                                .stopped_threads = 2,
+                                .stops = 9})
+                .substr(0, 38),
+            "12% of the window, median 1500 \xc2\xb5s per");
+  EXPECT_EQ(sampling_cost_text({.threads = 15}),
+            "0% of the window: no thread was stopped (scheduler's view, 15 threads)");
+}
+
 TEST(ReportRegex, EscapesEverySpecialCharacter) {
   EXPECT_EQ(regex_literal("[a tid=1]"), "\\[a tid=1\\]");
   EXPECT_EQ(regex_literal("a.b*c+d?(e)|{f}^$\\/"),

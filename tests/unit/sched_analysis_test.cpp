@@ -81,7 +81,7 @@ uint64_t total(const ThreadStates& s) {
   return s.on_cpu_ns + std::accumulate(s.off_ns.begin(), s.off_ns.end(), uint64_t{0});
 }
 
-constexpr size_t R = 0, S = 1, D = 2, O = 3;
+constexpr size_t R = 0, S = 1, D = 2, O = 3, T = 4;
 
 TEST(SchedAnalysis, ClassifiesKernelStateLetters) {
   EXPECT_EQ(classify_state("R"), OffState::kRunnable);
@@ -90,8 +90,43 @@ TEST(SchedAnalysis, ClassifiesKernelStateLetters) {
   EXPECT_EQ(classify_state("D"), OffState::kBlocked);
   EXPECT_EQ(classify_state("D|K"), OffState::kBlocked);
   EXPECT_EQ(classify_state("I"), OffState::kOther);
-  EXPECT_EQ(classify_state("T"), OffState::kOther);
+  EXPECT_EQ(classify_state("T"), OffState::kOther);    // job-control stop (SIGSTOP), no tracer
+  EXPECT_EQ(classify_state("t"), OffState::kStopped);  // ptrace stop (__TASK_TRACED)
+  EXPECT_EQ(classify_state("X"), OffState::kOther);
+  EXPECT_EQ(classify_state("P"), OffState::kOther);
   EXPECT_EQ(classify_state(""), OffState::kOther);
+  // The indexes of ThreadStates' arrays, the TSV's column order depends on them.
+  EXPECT_EQ(static_cast<int>(OffState::kStopped), kOffStates - 1);
+}
+
+// A tracer's stops (prev_state "t") are their own state, apart from other ("T", "I"); a thread
+// seeded in proc(5)'s tracing stop 't' was stopped since the window start.
+TEST(SchedAnalysis, TracedStopsAreStoppedTime) {
+  SchedAnalysis a = make();
+  a.seed(seed(1, 'R'));
+  a.seed(seed(2, 't', 1));
+  uint64_t t = kStart;
+  a.add(sw(t + 100, 0, 1, "t", 0));  // 100 on, then stopped by a tracer
+  a.add(sw(t + 150, 0, 0, "R", 1));  // 50 stopped
+  a.add(sw(t + 300, 0, 1, "t", 0));  // 150 on
+  a.add(sw(t + 330, 0, 0, "R", 1));  // 30 stopped
+  a.add(sw(t + 400, 0, 1, "T", 0));  // 70 on, then a job-control stop
+  a.add(sw(t + 600, 0, 0, "R", 1));  // 200 other
+  a.add(sw(t + 700, 1, 0, "R", 2));  // 2 was in a tracing stop since the start
+  SchedModel m = a.finish(t + 1000);
+  const ThreadStates* r = row(m, 1);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->off_ns[T], 80u);
+  EXPECT_EQ(r->switches[T], 2u);
+  EXPECT_EQ(r->off_ns[O], 200u);
+  EXPECT_EQ(r->switches[O], 1u);
+  EXPECT_EQ(r->on_cpu_ns, 100u + 150 + 70 + 400);
+  EXPECT_EQ(total(*r), 1000u);
+  const ThreadStates* r2 = row(m, 2);
+  ASSERT_NE(r2, nullptr);
+  EXPECT_EQ(r2->off_ns[T], 700u);
+  EXPECT_EQ(r2->switches[T], 0u);  // no switch-out seen: it was stopped before the window
+  EXPECT_EQ(total(*r2), 1000u);
 }
 
 TEST(SchedAnalysis, RunningAtStartAndOpenAtEnd) {

@@ -124,6 +124,50 @@ TEST(SchedCharts, SegmentWidthsProportionalToTime) {
   EXPECT_EQ(bar[1].label, "50%");
 }
 
+// Stopped time (a tracer's ptrace stops, "t") is its own segment between blocked and other,
+// named after who stopped the threads: hearth's own sampler in a `hearth record` report, any
+// tracer elsewhere.
+TEST(SchedCharts, StoppedTimeIsItsOwnStateNamedByWhoStoppedTheThreads) {
+  SchedFile f = file(FileKind::kStates);
+  f.header.version = 2;
+  sched_model::ThreadStates t = thread(7, "t", 500, 100, 300, 0);
+  t.stopped_ns = 50 * kMs;
+  t.switches_stopped = 10;
+  t.other_ns = 50 * kMs;
+  f.states = {t};
+  for (StoppedBy by : {StoppedBy::kTracer, StoppedBy::kHearth}) {
+    const bool hearth = by == StoppedBy::kHearth;
+    SCOPED_TRACE(hearth ? "hearth" : "tracer");
+    Section sec = states_section(f, nullptr, nullptr, {.stopped_by = by});
+    ASSERT_EQ(sec.legend.size(), 6u);
+    EXPECT_EQ(sec.legend[4].label, hearth ? "stopped by hearth (t)" : "stopped (traced, t)");
+    EXPECT_EQ(sec.legend[5].label, "other");
+    ASSERT_EQ(sec.bars.size(), 1u);
+    ASSERT_EQ(sec.bars[0].segments.size(), 6u);
+    const Segment& stopped = sec.bars[0].segments[4];
+    EXPECT_EQ(stopped.css_class, "stopped");
+    EXPECT_EQ(stopped.value, 50.0 * kMs);
+    EXPECT_EQ(stopped.title, std::string("7 t: ") +
+                                 (hearth ? "stopped by hearth" : "stopped (traced)") +
+                                 " 50.0 ms (5.0%), 10 switch-outs");
+    EXPECT_EQ(sec.bars[0].segments[5].css_class, "other");
+    EXPECT_EQ(sec.legend[4].fill, stopped.fill);
+    EXPECT_NE(stopped.fill, sec.bars[0].segments[5].fill);
+  }
+  // A version-1 file has no stopped time (it is in other): no legend entry for it.
+  f.header.version = 1;
+  Section v1 = states_section(f, nullptr, nullptr, {.stopped_by = StoppedBy::kHearth});
+  ASSERT_EQ(v1.legend.size(), 5u);
+  EXPECT_EQ(v1.legend[4].label, "other");
+  f.header.version = 2;
+  // The stopped segment sits between blocked and other in the picture too.
+  scene::Scene s = layout_charts({f}, {}, nullptr);
+  std::vector<std::string> classes;
+  for (const scene::Rect& r : first_bar(layer(s, "s0-bars"))) classes.push_back(r.css_class);
+  EXPECT_EQ(classes,
+            (std::vector<std::string>{"oncpu", "runnable", "sleeping", "stopped", "other"}));
+}
+
 TEST(SchedCharts, EachThreadsRowIsALinkTargetWithAUniqueId) {
   for (bool group : {false, true}) {
     SCOPED_TRACE(group ? "grouped" : "per thread");

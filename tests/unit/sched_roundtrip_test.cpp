@@ -34,15 +34,15 @@ sched::SchedModel model() {
   a.pid = 4242;
   a.comm = "app";
   a.on_cpu_ns = 12'000'000'000;
-  a.off_ns = {1, 2'000'000'000, 3, 4};
-  a.switches = {5, 6, 7, 8};
+  a.off_ns = {1, 2'000'000'000, 3, 4, 9};
+  a.switches = {5, 6, 7, 8, 10};
   sched::ThreadStates b;
   b.tid = 4300;
   b.pid = 4242;
   b.comm = "worker\tone";  // a tab in a name becomes a blank, never a new column
   b.on_cpu_ns = std::numeric_limits<uint64_t>::max();
-  b.off_ns = {0, 0, 0, 0};
-  b.switches = {0, 0, 0, 0};
+  b.off_ns = {0, 0, 0, 0, 0};
+  b.switches = {0, 0, 0, 0, 0};
   m.states = {a, b};
   m.tenancy = {{4242, "app", 0, 11'000'000'000, 900}, {4242, "app", 1, 1'000'000'000, 12},
                {4300, "worker\tone", 8191, 5, 1}};
@@ -69,7 +69,7 @@ sched_model::SchedFile parse(const std::string& text) {
 
 void expect_header(const sched_model::Header& h, FileKind kind) {
   EXPECT_EQ(h.kind, kind);
-  EXPECT_EQ(h.version, sched_model::kSchedFormatVersion);
+  EXPECT_EQ(h.version, sched_model::newest_version(kind));
   EXPECT_EQ(h.window_start_ns, 81234567890123u);
   EXPECT_EQ(h.window_end_ns, 81264567890123u);
   EXPECT_EQ(h.window_ns, 30'000'000'000u);
@@ -102,6 +102,8 @@ TEST(SchedRoundTrip, StatesComeBackFieldForField) {
   EXPECT_EQ(a.switches_sleeping, 6u);
   EXPECT_EQ(a.switches_blocked, 7u);
   EXPECT_EQ(a.switches_other, 8u);
+  EXPECT_EQ(a.stopped_ns, 9u);
+  EXPECT_EQ(a.switches_stopped, 10u);
   EXPECT_EQ(f.states[1].comm, "worker one");
   EXPECT_EQ(f.states[1].on_cpu_ns, std::numeric_limits<uint64_t>::max());
 }

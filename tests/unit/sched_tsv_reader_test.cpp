@@ -60,6 +60,58 @@ TEST(SchedTsvReader, StatesWithHeader) {
   EXPECT_EQ(f->states[1].comm, "worker 1");  // blanks belong to the field
 }
 
+// Version 2 appends stopped_ns and switches_stopped (a tracer's ptrace stops, prev_state "t").
+const std::string kStatesV2Columns =
+    "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
+    "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
+    "stopped_ns\tswitches_stopped\n";
+
+TEST(SchedTsvReader, StatesVersion2HasStoppedColumns) {
+  Result<SchedFile> f =
+      parse_sched_tsv("# hearth sched.states 2\n" + kHeader + kStatesV2Columns +
+                          "4242\tapp\t4242\t100\t200\t300\t400\t500\t1\t2\t3\t4\t600\t5\n",
+                      "x");
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->header.version, 2);
+  ASSERT_EQ(f->states.size(), 1u);
+  const ThreadStates& t = f->states[0];
+  EXPECT_EQ(t.other_ns, 500u);
+  EXPECT_EQ(t.switches_other, 4u);
+  EXPECT_EQ(t.stopped_ns, 600u);
+  EXPECT_EQ(t.switches_stopped, 5u);
+}
+
+TEST(SchedTsvReader, StatesVersion1ReadsNoStoppedTime) {
+  Result<SchedFile> f =
+      parse_sched_tsv(states("4242\tapp\t4242\t100\t200\t300\t400\t500\t1\t2\t3\t4\n"), "x");
+  ASSERT_TRUE(f) << f.error().message;
+  ASSERT_EQ(f->states.size(), 1u);
+  EXPECT_EQ(f->states[0].other_ns, 500u);  // a tracer's stops, if any, are in here
+  EXPECT_EQ(f->states[0].stopped_ns, 0u);
+  EXPECT_EQ(f->states[0].switches_stopped, 0u);
+}
+
+TEST(SchedTsvReader, ColumnsMustMatchTheFilesVersion) {
+  // Version 1's columns under a version-2 line, and the other way round.
+  EXPECT_NE(error_of("# hearth sched.states 2\n" + kHeader + kStatesColumns)
+                .find("d/sched.x.tsv:6: expected the column names `tid comm pid on_cpu_ns "
+                      "runnable_ns sleeping_ns blocked_ns other_ns switches_runnable "
+                      "switches_sleeping switches_blocked switches_other stopped_ns "
+                      "switches_stopped`"),
+            std::string::npos);
+  EXPECT_NE(error_of("# hearth sched.states 1\n" + kHeader + kStatesV2Columns)
+                .find("d/sched.x.tsv:6: expected the column names `tid comm pid on_cpu_ns "
+                      "runnable_ns sleeping_ns blocked_ns other_ns switches_runnable "
+                      "switches_sleeping switches_blocked switches_other`"),
+            std::string::npos);
+  // A version-2 row needs all fourteen fields.
+  EXPECT_EQ(error_of("# hearth sched.states 2\n" + kHeader + kStatesV2Columns +
+                     "4\tx\t4\t1\t1\t1\t1\t1\t0\t0\t0\t0\n"),
+            "d/sched.x.tsv:7: 12 tab-separated fields, expected 14 (tid comm pid on_cpu_ns "
+            "runnable_ns sleeping_ns blocked_ns other_ns switches_runnable switches_sleeping "
+            "switches_blocked switches_other stopped_ns switches_stopped)");
+}
+
 TEST(SchedTsvReader, TenancyPreemptorsWakeups) {
   Result<SchedFile> t = parse_sched_tsv("# hearth sched.tenancy 1\n" + kHeader +
                                             "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n"
@@ -116,8 +168,14 @@ TEST(SchedTsvReader, BadFirstLine) {
   EXPECT_EQ(error_of("# hearth sched.bogus 1\n"),
             "d/sched.x.tsv:1: unknown sched file kind `bogus` (expected states, tenancy, "
             "preemptors or wakeups)");
-  EXPECT_EQ(error_of("# hearth sched.states 2\n"),
-            "d/sched.x.tsv:1: sched.states version 2 is not supported (this hearth reads "
+  EXPECT_EQ(error_of("# hearth sched.states 3\n"),
+            "d/sched.x.tsv:1: sched.states version 3 is not supported (this hearth reads "
+            "versions 1 to 2)");
+  EXPECT_EQ(error_of("# hearth sched.states 0\n"),
+            "d/sched.x.tsv:1: sched.states version 0 is not supported (this hearth reads "
+            "versions 1 to 2)");
+  EXPECT_EQ(error_of("# hearth sched.tenancy 2\n"),
+            "d/sched.x.tsv:1: sched.tenancy version 2 is not supported (this hearth reads "
             "version 1)");
   EXPECT_NE(error_of("# hearth sched.states x\n").find(":1: sched.states: the version"),
             std::string::npos);

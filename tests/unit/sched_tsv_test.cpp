@@ -31,8 +31,8 @@ constexpr const char* kHeader =
 
 SchedModel model() {
   SchedModel m;
-  m.states.push_back({4242, 4242, "app", 100, {10, 20, 30, 40}, {1, 2, 3, 4}});
-  m.states.push_back({4250, 4242, "worker\t1", 7, {0, 0, 0, 0}, {0, 0, 0, 0}});
+  m.states.push_back({4242, 4242, "app", 100, {10, 20, 30, 40, 50}, {1, 2, 3, 4, 5}});
+  m.states.push_back({4250, 4242, "worker\t1", 7, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}});
   m.tenancy.push_back({4242, "app", 0, 60, 3});
   m.tenancy.push_back({4242, "app", 1, 40, 2});
   m.preemptors.push_back({4242, "app", 1, 77, "kworker/0:1", 4, 900});
@@ -56,11 +56,12 @@ SchedModel model() {
 
 TEST(SchedTsv, States) {
   EXPECT_EQ(format_states(header(), model()),
-            std::string("# hearth sched.states 1\n") + kHeader +
+            std::string("# hearth sched.states 2\n") + kHeader +
                 "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
-                "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\n"
-                "4242\tapp\t4242\t100\t10\t20\t30\t40\t1\t2\t3\t4\n"
-                "4250\tworker 1\t4242\t7\t0\t0\t0\t0\t0\t0\t0\t0\n");
+                "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
+                "stopped_ns\tswitches_stopped\n"
+                "4242\tapp\t4242\t100\t10\t20\t30\t40\t1\t2\t3\t4\t50\t5\n"
+                "4250\tworker 1\t4242\t7\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n");
 }
 
 TEST(SchedTsv, Tenancy) {

@@ -1,0 +1,70 @@
+#include "bin/hearth/sampler_cli.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "bin/hearth/cli_common.h"
+
+namespace hearth::cli {
+namespace {
+
+// Appends "hearth VERB: " and the printf-formatted rest to *OUT.
+[[gnu::format(printf, 3, 4)]] void line(std::string* out, std::string_view verb, const char* fmt,
+                                        ...) {
+  out->append("hearth ").append(verb).append(": ");
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  out->append(buf);
+}
+
+}  // namespace
+
+const char* const kMethodHelp =
+    "auto: copy sleeping threads without stopping them (BPF), stop only those on a CPU; falls "
+    "back to ptrace where BPF is unavailable. bpf: that or fail. ptrace: stop every thread each "
+    "sample";
+
+std::optional<stacks::CaptureMethod> method_of(const std::string& name) {
+  if (name == "auto") return stacks::CaptureMethod::kAuto;
+  if (name == "bpf") return stacks::CaptureMethod::kBpf;
+  if (name == "ptrace") return stacks::CaptureMethod::kPtrace;
+  return std::nullopt;
+}
+
+std::string sampler_summary(std::string_view verb, const stacks::Sampler& sampler, pid_t pid) {
+  const stacks::SamplerSummary& s = sampler.summary();
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::string out;
+  line(&out, verb,
+       "pid %d: %llu sample%s of up to %zu threads (%llu stacks, %llu truncated, %llu threads "
+       "skipped) in %.1f s; stall per sample: median %.3f ms, max %.3f ms; per thread: median "
+       "%.0f us, max %.0f us\n",
+       pid, u(s.rounds), s.rounds == 1 ? "" : "s", s.threads_seen, u(s.thread_samples),
+       u(s.truncated), u(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
+       max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
+  std::string pass;
+  if (!s.capture_ms.empty()) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "; capture pass: median %.3f ms, max %.3f ms (CPU %.3f ms)",
+                  median_of(s.capture_ms), max_of(s.capture_ms), median_of(s.capture_cpu_ms));
+    pass = buf;
+  }
+  line(&out, verb,
+       "capture %.*s: %llu stacks copied without a stop, %llu unchanged since their last copy, "
+       "%llu taken in a ptrace stop%s\n",
+       static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied), u(s.reused),
+       u(s.stopped), pass.c_str());
+  if (s.execs > 0) {
+    line(&out, verb,
+         "the target called execve %llu time%s during the run; its new maps and symbols were "
+         "loaded, and the raw samples mark where (# exec)\n",
+         u(s.execs), s.execs == 1 ? "" : "s");
+  }
+  for (const std::string& t : s.skipped_threads) line(&out, verb, "skipped thread %s\n", t.c_str());
+  return out;
+}
+
+}  // namespace hearth::cli
