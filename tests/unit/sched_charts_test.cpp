@@ -192,7 +192,9 @@ TEST(SchedCharts, EachThreadsRowIsALinkTargetWithAUniqueId) {
       for (const scene::Rect& r : rows.rects)
         inside |= seg.y >= r.y && seg.y + seg.h <= r.y + r.h && seg.x >= r.x &&
                   seg.x + seg.w <= r.x + r.w + 1e-9;
-      if (seg.title.rfind("worker-* ", 0) != 0) EXPECT_TRUE(inside) << seg.title;
+      if (seg.title.rfind("worker-* ", 0) != 0) {
+        EXPECT_TRUE(inside) << seg.title;
+      }
     }
   }
 }
