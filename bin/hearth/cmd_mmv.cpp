@@ -1,6 +1,7 @@
 #include "bin/hearth/cmd_mmv.h"
 
 #include "bin/hearth/cli_common.h"
+#include "bin/hearth/mmv_notices.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -27,20 +28,17 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Errors and stale writers go to stderr as they happen (one line per file and problem); the
-// rest (replaced, gone, skipped) only into the TSV.
-void report(const std::string& path, mmv::EventKind kind, std::string_view detail) {
-  if (kind == mmv::EventKind::kError) {
-    std::fprintf(stderr, "hearth mmv: %.*s\n", static_cast<int>(detail.size()), detail.data());
-  } else if (kind == mmv::EventKind::kStale) {
-    std::fprintf(stderr, "hearth mmv: %s: stale: %.*s\n", path.c_str(),
-                 static_cast<int>(detail.size()), detail.data());
-  }
+void print_line(const std::string& line) {
+  std::fprintf(stderr, "hearth mmv: %s\n", line.c_str());
 }
 
+// Files going bad and coming back go to stderr through MmvNotices (a bounded number of lines),
+// stale writers as they happen; the rest (replaced, gone, skipped) only into the TSV, which also
+// gets every error.
 class TeeSink : public mmv::SeriesSink {
  public:
-  TeeSink(mmv::SeriesSink* tsv, bool table, bool help) : tsv_(tsv), table_(table), help_(help) {}
+  TeeSink(mmv::SeriesSink* tsv, bool table, bool help)
+      : tsv_(tsv), table_(table), help_(help), notices_(print_line) {}
   void on_series(const mmv::Series& s) override {
     ++series_;
     if (tsv_) tsv_->on_series(s);
@@ -52,9 +50,14 @@ class TeeSink : public mmv::SeriesSink {
   }
   void on_event(uint64_t t, const mmv::Series* s, const std::string& path, mmv::EventKind k,
                 std::string_view detail) override {
-    report(path, k, detail);
+    if (k == mmv::EventKind::kStale) {
+      print_line(path + ": stale: " + std::string(detail));
+    } else {
+      notices_.on_event(t, path, k, detail);
+    }
     if (tsv_) tsv_->on_event(t, s, path, k, detail);
   }
+  MmvNotices& notices() { return notices_; }
   size_t series() const { return series_; }
   size_t snapshots() const { return snapshots_; }
   const std::string& table_text() const { return table_text_; }
@@ -66,6 +69,7 @@ class TeeSink : public mmv::SeriesSink {
   size_t series_ = 0;
   size_t snapshots_ = 0;
   std::string table_text_;
+  MmvNotices notices_;
 };
 
 }  // namespace
@@ -152,6 +156,7 @@ int run_mmv(const MmvArgs& a) {
     if (shutdown_requested()) break;
   }
 
+  sink.notices().finish(watcher.troubles());
   if (table) std::fputs(sink.table_text().c_str(), stdout);
   if (out) {
     if (Result<void> r = out->commit(); !r) {

@@ -207,6 +207,7 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out,
   o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
   if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
   o.wakeups = a.wakeups;
+  o.inherit = a.inherit;
   o.stop_requested = [w] { return w->over.load() || shutdown_requested(); };
   o.spool_dir = a.output;
   auto r = sched::record_sched(o);
@@ -325,6 +326,8 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
   c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
   c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
+  c->add_flag("--inherit", a->inherit,
+              "The scheduler also records PID's child processes and theirs (own pids)");
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 

@@ -20,6 +20,7 @@ struct RecordArgs {
   std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is PID
   bool no_stacks = false, no_sched = false, no_mmv = false;
   bool wakeups = false;
+  bool inherit = false;    // the scheduler also records PID's descendant processes
   std::string baseline;    // another report directory: adds the diff view
   std::vector<std::string> command_line;  // argv, for report.json
 };

@@ -76,7 +76,9 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
 void add_sched_command(CLI::App& app, SchedArgs* a) {
   CLI::App* c = app.add_subcommand(
       "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
-  c->add_option("-p,--pid", a->pids, "Process to record (repeatable)");
+  c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
+  c->add_flag("--inherit", a->inherit,
+              "With -p: also the child processes and their descendants, each under its own pid");
   c->add_flag("-a,--all", a->all, "Record every task on the system");
   c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
@@ -93,6 +95,7 @@ std::vector<std::string> validate_sched(const SchedArgs& a) {
   std::vector<std::string> problems;
   if (a.pids.empty() && !a.all) problems.push_back("give -p PID (repeatable) or -a");
   if (!a.pids.empty() && a.all) problems.push_back("-p and -a exclude each other");
+  if (a.inherit && a.pids.empty()) problems.push_back("--inherit needs -p");
   for (int pid : a.pids) {
     if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
   }
@@ -141,6 +144,7 @@ int run_sched(const SchedArgs& a) {
   install_shutdown_handlers();
   sched::RecordOptions o;
   o.pids.assign(a.pids.begin(), a.pids.end());
+  o.inherit = a.inherit;
   o.all = a.all;
   o.cpu = a.cpu;
   o.duration_s = a.duration;

@@ -12,6 +12,7 @@ namespace hearth::cli {
 
 struct SchedArgs {
   std::vector<int> pids;  // -p, repeatable
+  bool inherit = false;   // --inherit: with -p, also the processes they create (and theirs)
   bool all = false;       // -a
   int cpu = -1;           // --cpu, with -a
   double duration = 10;   // -d, s

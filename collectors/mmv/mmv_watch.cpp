@@ -64,6 +64,8 @@ const char* event_name(EventKind k) {
       return "alive";
     case EventKind::kSkipped:
       return "skipped";
+    case EventKind::kReadable:
+      return "readable";
   }
   return "?";
 }
@@ -145,6 +147,10 @@ void Watcher::poll(SeriesSink& sink) {
     sink.on_event(t, it->second.get(), it->first, EventKind::kGone, "file removed");
     it = open_.erase(it);
   }
+  // A file that left its directory while unreadable: its episode ends there.
+  for (auto& [path, trouble] : troubles_) {
+    if (!seen.count(path)) trouble.unreadable = false;
+  }
   for (const std::string& p : seen) visit(p, sink, t, true);
 }
 
@@ -184,18 +190,34 @@ void Watcher::visit(const std::string& path, SeriesSink& sink, uint64_t now, boo
     }
   }
   Result<MmvFile> f = MmvFile::open(path);
+  auto trouble = troubles_.find(path);
+  const bool unreadable = trouble != troubles_.end() && trouble->second.unreadable;
   if (!f) {
-    // Not initialised yet (EAGAIN) or already reported: quiet; else one line per new problem.
-    if (f.error().errnum == EAGAIN) return;
-    if (f.error().errnum == ENOENT && !failed_.count(path)) return;  // raced with a removal
-    std::string& last = failed_[path];
-    if (last != f.error().message) {
-      last = f.error().message;
+    const int e = f.error().errnum;
+    // Still being initialised by its writer (EAGAIN), or raced with a removal (ENOENT): quiet,
+    // and no episode of its own; within an episode, one more sample lost.
+    if ((e == EAGAIN || e == ENOENT) && !unreadable) return;
+    if (trouble == troubles_.end()) trouble = troubles_.emplace(path, Trouble{}).first;
+    Trouble& t = trouble->second;
+    if (!t.unreadable) {
+      // Gone bad: one event, whatever the reason becomes until the file reads again.
+      t.unreadable = true;
+      t.reason = f.error().message;
+      ++t.episodes;
+      t.episode_lost = 0;
       sink.on_event(now, nullptr, path, EventKind::kError, f.error().message);
     }
+    ++t.lost;
+    ++t.episode_lost;
     return;
   }
-  failed_.erase(path);
+  if (unreadable) {
+    Trouble& t = trouble->second;
+    t.unreadable = false;
+    sink.on_event(now, nullptr, path, EventKind::kReadable,
+                  path + ": readable again (" + std::to_string(t.episode_lost) +
+                      (t.episode_lost == 1 ? " sample" : " samples") + " lost)");
+  }
   auto s = std::make_unique<Series>(Series{next_id_++, base_name(path), std::move(*f), false});
   s->stale = s->file.writer_gone();
   Series& ref = *s;

@@ -1,8 +1,10 @@
 // What `hearth mmv` watches: MMV files named on the command line, and directories of them
 // (by default PCP's $PCP_TMP_DIR/mmv). Every poll() rescans the directories, opens files that
 // appeared, reopens files that were replaced (a new series: counters start again), notes files
-// that disappeared or whose writer died, and snapshots the rest. A damaged file gives one error
-// (again only if the problem changes) and the others go on.
+// that disappeared or whose writer died, and snapshots the rest. A file that cannot be read
+// (damaged, truncated, being rewritten) gives one error when it goes bad and one event when it
+// is read again, however often the reason changes in between; its polls in between are counted
+// as lost (troubles()). The other files go on.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +47,21 @@ struct Series {
   bool stale = false;  // PROCESS flag and the writer is gone
 };
 
-enum class EventKind : uint8_t { kError, kGone, kReplaced, kStale, kAlive, kSkipped };
-const char* event_name(EventKind k);  // "error" "gone" "replaced" "stale" "alive" "skipped"
+// kError: a file went bad (DETAIL: why, starting with the path); kReadable: it was read again.
+enum class EventKind : uint8_t { kError, kGone, kReplaced, kStale, kAlive, kSkipped, kReadable };
+// "error" "gone" "replaced" "stale" "alive" "skipped" "readable"
+const char* event_name(EventKind k);
+
+// When a file could not be read. An episode starts at the poll that cannot open a file (damaged,
+// truncated, not readable; not while its writer is still initialising it) and ends at the poll
+// that reads it again, or when the file leaves its directory.
+struct Trouble {
+  std::string reason;         // why the latest episode started (the error, starting with the path)
+  uint64_t episodes = 0;      // times the file went bad
+  uint64_t lost = 0;          // polls during the episodes: samples lost
+  uint64_t episode_lost = 0;  // of those, in the latest episode
+  bool unreadable = false;    // in an episode at the last poll
+};
 
 class SeriesSink {
  public:
@@ -64,6 +79,8 @@ class Watcher {
   // One round over every source; reports to SINK.
   void poll(SeriesSink& sink);
   size_t open_files() const { return open_.size(); }
+  // Every file that was ever unreadable, by path.
+  const std::map<std::string, Trouble>& troubles() const { return troubles_; }
 
  private:
   // REOPEN: a replaced file may be reopened (not when it was opened in this very round).
@@ -71,7 +88,7 @@ class Watcher {
 
   std::vector<Source> sources_;
   std::map<std::string, std::unique_ptr<Series>> open_;  // by path
-  std::map<std::string, std::string> failed_;            // path -> last error reported
+  std::map<std::string, Trouble> troubles_;              // by path
   uint64_t next_id_ = 1;
 };
 

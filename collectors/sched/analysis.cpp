@@ -95,7 +95,9 @@ struct SchedAnalysis::Thread {
   uint64_t view_longest_off = 0;
 };
 
-SchedAnalysis::SchedAnalysis(AnalysisOptions options) : options_(std::move(options)) {
+SchedAnalysis::SchedAnalysis(AnalysisOptions options)
+    : options_(std::move(options)),
+      reported_pids_(options_.target_pids.begin(), options_.target_pids.end()) {
   last_ts_ = options_.window_start_ns;
 }
 
@@ -240,9 +242,14 @@ void SchedAnalysis::add(const MigrateEvent& e) {
 void SchedAnalysis::add(const ForkEvent& e) {
   uint64_t ts = clamp_ts(e.ctx.ts_ns);
   if (e.child_pid <= 0) return;
+  // A new process of a reported one: reported too with inherit (its own children follow it).
+  if (options_.inherit && !e.thread && e.child_tgid > 0 && reported_pids_.count(e.parent_tgid)) {
+    reported_pids_.insert(e.child_tgid);
+  }
   Thread& t = thread(e.child_pid, e.ctx.cpu);
   // A tid seen before: seeded (the fork raced the seeding), or reused after an exit.
   if (t.seeded || (t.phase != Phase::kUnknown && t.phase != Phase::kExited)) return;
+  if (e.child_tgid >= 0) t.pid = e.child_tgid;
   if (!e.child_comm.empty()) t.comm = e.child_comm;
   t.phase = Phase::kOff;
   t.since = ts;
@@ -410,10 +417,7 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
       t.view_longest_off = std::max(t.view_longest_off, end - t.view_last_off);
 
     bool idle = t.idle_cpu >= 0;
-    bool reported =
-        idle ? all
-             : (all || std::find(options_.target_pids.begin(), options_.target_pids.end(), t.pid) !=
-                           options_.target_pids.end());
+    bool reported = idle ? all : (all || reported_pids_.count(t.pid) != 0);
     if (!reported) continue;
     pid_t pid = t.pid < 0 ? 0 : t.pid;
     // Only the reported threads' own: with -p, a task outside the targets appears in the stream

@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "collectors/sched/events.h"
@@ -125,6 +126,9 @@ struct AnalysisOptions {
   // tenancy and cpu views (as tid 0, "swapper/N").
   std::vector<pid_t> target_pids;
   int cpu = -1;  // ≥ 0: also compute the cpu view for this CPU
+  // Also the processes they create during the window (a ForkEvent that is not a thread, from a
+  // reported process), and theirs: each reported under its own pid.
+  bool inherit = false;
 };
 
 class SchedAnalysis {
@@ -165,6 +169,7 @@ class SchedAnalysis {
   uint64_t clamp_ts(uint64_t ts);
 
   AnalysisOptions options_;
+  std::unordered_set<pid_t> reported_pids_;  // target_pids, and with inherit their children
   uint64_t last_ts_ = 0;
   // Key: tid, or -(cpu+1) for the idle task of a CPU.
   std::unordered_map<int64_t, std::unique_ptr<Thread>> threads_;

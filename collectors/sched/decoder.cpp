@@ -1,5 +1,6 @@
 #include "collectors/sched/decoder.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "collectors/proc/threads.h"
 #include "collectors/sched/tracefs_instance.h"
@@ -70,20 +72,26 @@ struct Decoder::Impl {
     if (!header)
       return fail("cannot read the ring buffer's page format: " + header.error().message);
     tep_parse_header_page(tep_, header->data(), header->size(), static_cast<int>(sizeof(long)));
-    for (const char* name : {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task",
-                             "sched_process_fork"}) {
-      auto format = proc::read_file(std::string(kTracingDir) + "/events/sched/" + name + "/format");
+    const std::pair<const char*, const char*> events[] = {{"sched", "sched_switch"},
+                                                          {"sched", "sched_waking"},
+                                                          {"sched", "sched_wakeup"},
+                                                          {"sched", "sched_migrate_task"},
+                                                          {kNewTaskSystem, kNewTaskEvent}};
+    for (const auto& [system, name] : events) {
+      auto format =
+          proc::read_file(std::string(kTracingDir) + "/events/" + system + "/" + name + "/format");
       if (!format) continue;  // reported below when we need it
-      tep_parse_event(tep_, format->data(), format->size(), "sched");
+      tep_parse_event(tep_, format->data(), format->size(), system);
     }
-    RETURN_IF_ERROR(lookup("sched_switch", &switch_,
+    RETURN_IF_ERROR(lookup("sched", "sched_switch", &switch_,
                            {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
                             "next_pid", "next_prio"}));
     // Optional: enabling them later reports a missing one with its own message.
-    lookup("sched_waking", &waking_, {"comm", "pid", "prio", "target_cpu"});
-    lookup("sched_wakeup", &wakeup_, {"comm", "pid", "prio", "target_cpu"});
-    lookup("sched_migrate_task", &migrate_, {"comm", "pid", "prio", "orig_cpu", "dest_cpu"});
-    lookup("sched_process_fork", &fork_, {"parent_comm", "parent_pid", "child_comm", "child_pid"});
+    lookup("sched", "sched_waking", &waking_, {"comm", "pid", "prio", "target_cpu"});
+    lookup("sched", "sched_wakeup", &wakeup_, {"comm", "pid", "prio", "target_cpu"});
+    lookup("sched", "sched_migrate_task", &migrate_,
+           {"comm", "pid", "prio", "orig_cpu", "dest_cpu"});
+    lookup(kNewTaskSystem, kNewTaskEvent, &newtask_, {"pid", "comm", "clone_flags"});
     common_pid_ = tep_find_common_field(switch_.event, "common_pid");
     common_flags_ = tep_find_common_field(switch_.event, "common_flags");
     common_preempt_ = tep_find_common_field(switch_.event, "common_preempt_count");
@@ -139,32 +147,33 @@ struct Decoder::Impl {
       *out = std::move(e);
       return true;
     }
-    if (type == fork_.id) {
+    if (type == newtask_.id) {
       ForkEvent e;
       e.ctx = std::move(ctx);
-      tep_format_field* const* f = fork_.f;
-      e.parent_comm = str(f[0], d, sz);
-      e.parent_pid = num32(f[1], d);
-      e.child_comm = str(f[2], d, sz);
-      e.child_pid = num32(f[3], d);
+      tep_format_field* const* f = newtask_.f;
+      e.parent_pid = e.ctx.common_pid;  // the task that called clone()
+      e.child_pid = num32(f[0], d);
+      e.child_comm = str(f[1], d, sz);
+      e.parent_comm = e.child_comm;  // copied from the parent a moment ago
+      e.thread = (num(f[2], d) & CLONE_THREAD) != 0;
       *out = std::move(e);
       return true;
     }
     return false;
   }
 
-  Result<void> lookup(const char* name, EventFields* out,
+  Result<void> lookup(const char* system, const char* name, EventFields* out,
                       std::initializer_list<const char*> fields) {
-    out->event = tep_find_event_by_name(tep_, "sched", name);
+    out->event = tep_find_event_by_name(tep_, system, name);
     if (out->event == nullptr) {
-      return fail(std::string("the kernel has no sched:") + name +
+      return fail(std::string("the kernel has no ") + system + ":" + name +
                   " event — it needs CONFIG_TRACEPOINTS and the scheduler tracepoints");
     }
     size_t i = 0;
     for (const char* field : fields) {
       tep_format_field* f = tep_find_field(out->event, field);
       if (f == nullptr) {
-        return fail(std::string("sched:") + name + " has no field " + field +
+        return fail(std::string(system) + ":" + name + " has no field " + field +
                     " on this kernel: unsupported format");
       }
       out->f[i++] = f;
@@ -194,7 +203,7 @@ struct Decoder::Impl {
 
   tep_handle* tep_ = nullptr;
   trace_seq seq_{};
-  EventFields switch_, waking_, wakeup_, migrate_, fork_;
+  EventFields switch_, waking_, wakeup_, migrate_, newtask_;
   tep_format_field* common_pid_ = nullptr;
   tep_format_field* common_flags_ = nullptr;
   tep_format_field* common_preempt_ = nullptr;

@@ -64,13 +64,20 @@ struct MigrateEvent {
   std::string comm;
 };
 
-// sched:sched_process_fork (recorded with -p: a new thread or child process of a target).
+// A new task: a new thread of a target, or a child process (recorded with -p). From
+// task:task_newtask, which carries the clone flags: current (ctx.common_pid) is the parent,
+// and its comm the parent's (a new task starts with its parent's name).
 struct ForkEvent {
   EventContext ctx;
   pid_t parent_pid = 0;
+  pid_t parent_tgid = -1;  // filled by the recorder
   std::string parent_comm;
   pid_t child_pid = 0;
+  // The child's process: the parent's for a thread, the child's own pid for a new process
+  // (filled by the recorder from `thread`; -1 unknown).
+  pid_t child_tgid = -1;
   std::string child_comm;
+  bool thread = false;  // CLONE_THREAD: a thread of the parent's process; else a new process
 };
 
 using SchedEvent = std::variant<SwitchEvent, WakingEvent, MigrateEvent, ForkEvent>;

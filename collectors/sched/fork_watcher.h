@@ -1,13 +1,15 @@
-// Follows the threads (and child processes) a target creates while event filters select its
-// tasks (task_filter.h): the kernel follows forks only for the pid list (options/event-fork).
+// Follows the threads (and, with --inherit, child processes) a target creates while event
+// filters select its tasks (task_filter.h): the kernel follows forks only for the pid list
+// (options/event-fork).
 //
-// A second private instance ("hearth-<pid>-<hex>-fork") records sched_process_fork of every
-// task — forks are rare next to switches — and a thread of ours waits in poll() on its per-CPU
+// A second private instance ("hearth-<pid>-<hex>-fork") records task_newtask of every task (a
+// ForkEvent: parent, child, and whether the child is a thread or a new process, from its clone
+// flags) — forks are rare next to switches — and a thread of ours waits in poll() on its per-CPU
 // trace_pipe_raw files (buffer_percent 0: woken by the first event), decodes each page and hands
 // the forks to the callback at once, on that thread. The callback adds the children the main
 // instance should follow; they are selected within a fraction of a millisecond of the fork. A
 // new thread's events before that are missed; SchedAnalysis starts it at its fork (which the
-// main instance records, filtered on parent_pid) and places its first switch-in from there.
+// main instance records, filtered on the parent) and places its first switch-in from there.
 //
 // The destructor stops the thread, handing over the forks still in the buffer, and removes the
 // instance; stale instances of killed runs are removed like the main one's.

@@ -114,10 +114,6 @@ class TaskDirectory {
         std::from_chars(status->data() + pos, status->data() + status->size(), found);
       }
     }
-    if (found < 0) {
-      auto f = fork_parent_tgid_.find(tid);
-      if (f != fork_parent_tgid_.end()) found = f->second;
-    }
     tgid_[tid] = found;
     return found;
   }
@@ -139,9 +135,12 @@ class TaskDirectory {
     if (tid > 0 && !comm.empty()) comm_[tid] = comm;
   }
 
-  void note_fork(pid_t parent, pid_t child) {
-    pid_t p = tgid(parent);
-    if (p > 0) fork_parent_tgid_[child] = p;
+  // A task created in the window: a thread is in its parent's process, a new process is its own
+  // (exact, unlike a /proc lookup after the window, when short-lived children are gone).
+  void note_fork(ForkEvent* f) {
+    f->parent_tgid = tgid(f->parent_pid);
+    f->child_tgid = f->thread ? f->parent_tgid : f->child_pid;
+    if (f->child_pid > 0 && f->child_tgid > 0) tgid_[f->child_pid] = f->child_tgid;
   }
 
   // Fills in tgids and the current task's name, and learns names from the event.
@@ -162,14 +161,13 @@ class TaskDirectory {
     } else if (auto* f = std::get_if<ForkEvent>(ev)) {
       note_comm(f->parent_pid, f->parent_comm);
       note_comm(f->child_pid, f->child_comm);
-      note_fork(f->parent_pid, f->child_pid);
+      note_fork(f);
       f->ctx.common_comm = f->parent_comm;
     }
   }
 
  private:
   std::unordered_map<pid_t, pid_t> tgid_;  // -1: unknown
-  std::unordered_map<pid_t, pid_t> fork_parent_tgid_;
   std::unordered_map<pid_t, std::string> comm_;
 };
 
@@ -186,6 +184,28 @@ std::vector<pid_t> all_pids() {
   ::closedir(d);
   std::sort(pids.begin(), pids.end());
   return pids;
+}
+
+// The processes descending from ROOTS now (children, theirs, …), ROOTS excluded, ascending.
+std::vector<pid_t> descendant_processes(const std::vector<pid_t>& roots) {
+  std::unordered_map<pid_t, std::vector<pid_t>> children;
+  for (pid_t pid : all_pids()) {
+    auto st = proc::thread_stat(pid, pid);
+    if (st && st->ppid > 0) children[st->ppid].push_back(pid);
+  }
+  std::unordered_set<pid_t> seen(roots.begin(), roots.end());
+  std::vector<pid_t> todo = roots, out;
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      if (!seen.insert(c).second) continue;
+      out.push_back(c);
+      todo.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // tid → process for every task alive now, from /proc/PID/task directory listings only.
@@ -230,6 +250,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
 
   // Targets and their threads, before anything touches tracefs.
   std::vector<pid_t> tids;
+  std::unordered_map<pid_t, pid_t> initial_tgid;  // tid → process
   for (pid_t pid : o.pids) {
     auto list = proc::list_threads(pid);
     if (!list) {
@@ -238,8 +259,23 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
                   list.error().errnum);
     }
     tids.insert(tids.end(), list->begin(), list->end());
+    for (pid_t tid : *list) initial_tgid[tid] = pid;
     auto comm = proc::read_file("/proc/" + std::to_string(pid) + "/comm");
     h.targets.push_back({pid, comm ? trim(*comm) : ""});
+  }
+  h.inherit = o.inherit && !o.all;
+  const bool inherit = h.inherit;
+  // The processes whose threads are recorded: the targets, and with inherit their descendants
+  // (those alive now, then those the fork watcher sees created).
+  std::vector<pid_t> processes = o.all ? std::vector<pid_t>{} : o.pids;
+  if (inherit) {
+    for (pid_t pid : descendant_processes(o.pids)) {
+      auto list = proc::list_threads(pid);
+      if (!list) continue;  // exited meanwhile
+      processes.push_back(pid);
+      tids.insert(tids.end(), list->begin(), list->end());
+      for (pid_t tid : *list) initial_tgid[tid] = pid;
+    }
   }
 
   InstanceOptions io;
@@ -258,12 +294,22 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   // CPU by load balancing is switched in there after its migration, without a wakeup of its own.
   io.migrations = true;
   io.forks = !o.all;
+  // With inherit, the pid list: the kernel adds each child at its fork (options/event-fork), so
+  // a short-lived child's first run (its exec, its first sleep) is recorded too; the fork
+  // watcher would select it a fraction of a millisecond late. A shell's stream of children also
+  // outgrows the event filter within seconds.
+  io.use_filter = !inherit;
   ASSIGN_OR_RETURN(TracefsInstance instance, TracefsInstance::create(io));
   result.instance_name = instance.name();
 
-  // The selected threads: grown by the fork watcher's thread and by the /proc rescan.
+  // The selected threads: grown by the fork watcher's thread and by the /proc rescan. Under
+  // selection_mutex: known, followed, task_tgid.
   std::mutex selection_mutex;
   std::unordered_set<pid_t> known(tids.begin(), tids.end());
+  std::unordered_set<pid_t> followed(processes.begin(), processes.end());  // processes
+  // tid → process of every known task, and of the tasks the fork watcher saw them create (from
+  // the clone flags: exact, also for a child gone before the events are decoded).
+  std::unordered_map<pid_t, pid_t> task_tgid = std::move(initial_tgid);
   auto select = [&](const std::vector<pid_t>& fresh) {
     std::lock_guard<std::mutex> lock(selection_mutex);
     (void)instance.add_tids(fresh);  // best effort: the rescan tries again
@@ -277,7 +323,17 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
         std::lock_guard<std::mutex> lock(selection_mutex);
         // In fork order: a child's own children follow it in the same batch.
         for (const ForkEvent& f : forks) {
-          if (known.count(f.parent_pid) != 0 && known.insert(f.child_pid).second) {
+          if (known.count(f.parent_pid) == 0) continue;
+          pid_t tgid = f.child_pid;  // a new process
+          if (f.thread) {
+            auto p = task_tgid.find(f.parent_pid);
+            tgid = p != task_tgid.end() ? p->second : -1;
+          }
+          task_tgid[f.child_pid] = tgid;
+          // A child process is followed only with inherit.
+          if (!f.thread && !inherit) continue;
+          if (!f.thread) followed.insert(f.child_pid);
+          if (known.insert(f.child_pid).second) {
             children.push_back(f.child_pid);
             forked_at.push_back(f.ctx.ts_ns);
           }
@@ -306,7 +362,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   RETURN_IF_ERROR(readers.open(instance.get(), io.cpu));
 
   TaskDirectory tasks;
-  const std::vector<pid_t> seed_pids = o.all ? all_pids() : o.pids;
+  const std::vector<pid_t> seed_pids = o.all ? all_pids() : processes;
 
   // The seeds describe the state right before tracing starts; events begin right after.
   std::vector<ThreadSeed> seeds = seed_threads(seed_pids, &tasks);
@@ -316,6 +372,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
     {
       std::lock_guard<std::mutex> lock(selection_mutex);
       known.insert(seeded.begin(), seeded.end());
+      for (const ThreadSeed& s : seeds) task_tgid[s.tid] = s.pid;
     }
     select(seeded);  // threads born between the listing above and the seeds
   }
@@ -344,12 +401,18 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
         scan_all_tasks(&tasks);
       } else {
         std::vector<pid_t> fresh;
-        for (pid_t pid : o.pids) {
+        std::vector<pid_t> now_followed;
+        {
+          std::lock_guard<std::mutex> lock(selection_mutex);
+          now_followed.assign(followed.begin(), followed.end());
+        }
+        for (pid_t pid : now_followed) {
           auto list = proc::list_threads(pid);
           if (!list) continue;
           for (pid_t tid : *list) {
             tasks.set_tgid(tid, pid);
             std::lock_guard<std::mutex> lock(selection_mutex);
+            task_tgid[tid] = pid;
             if (known.insert(tid).second) fresh.push_back(tid);
           }
         }
@@ -366,9 +429,15 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   readers.drain(&spool);
 
   // After the window: decode, in timestamp order, into the analysis and the ftrace text.
+  // (The watcher's thread has stopped: its sets are ours alone now.)
+  for (const auto& [tid, tgid] : task_tgid) {
+    if (tgid > 0) tasks.set_tgid(tid, tgid);
+  }
   AnalysisOptions ao;
   ao.window_start_ns = start_ns;
-  ao.target_pids = o.all ? std::vector<pid_t>{} : o.pids;
+  ao.target_pids.assign(followed.begin(), followed.end());
+  std::sort(ao.target_pids.begin(), ao.target_pids.end());
+  ao.inherit = inherit;
   ao.cpu = o.all ? o.cpu : -1;
   SchedAnalysis analysis(ao);
   for (const ThreadSeed& s : seeds) analysis.seed(s);

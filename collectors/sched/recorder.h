@@ -11,13 +11,19 @@
 // CPUs' streams) through the decoder (decoder.h) into the analysis and the ftrace text.
 //
 // Threads: with -p, the tids of /proc/PID/task select the events in the kernel (an event filter
-// while they are few, else the instance's pid list: tracefs_instance.h); the tasks they create
+// while they are few, else the instance's pid list: tracefs_instance.h); the threads they create
 // are added by the fork watcher (fork_watcher.h) or, with the pid list, by the kernel
-// (options/event-fork). A /proc rescan every 250 ms is a safety net and records each new
-// thread's process while it lives. With -a the rescan maps
-// every task to its process from the /proc/PID/task listings. At decoding, a task still
-// unknown is looked up in /proc/TID/status; for one gone by then, the process of the target
-// thread that forked it (sched_process_fork) stands in; else its process is unknown (0).
+// (options/event-fork). A new task is a thread when its clone flags say CLONE_THREAD
+// (task_newtask), else a new process: that child and its descendants are recorded only with
+// `inherit` (their own threads from then on, each under its own pid), and with `inherit` the
+// descendants alive at the start too; `inherit` selects with the pid list from the start, so
+// the kernel adds each child at its fork. Without it a child process is not followed by the fork
+// watcher; the pid list follows it in the kernel, and the analysis leaves its rows out. A /proc
+// rescan every 250 ms is a safety net and records each new thread's process while it lives. With
+// -a the rescan maps every task to its process from the /proc/PID/task listings. At decoding, a
+// task created in the window has its process from its fork (the parent's for a thread, its own
+// pid for a process); another task is looked up in /proc/TID/status; one gone by then has an
+// unknown process (0).
 //
 // Losses: per-CPU `overrun`, `commit overrun` and `dropped events` from per_cpu/cpuN/stats,
 // summed into the header and reported per CPU.
@@ -39,6 +45,7 @@ namespace hearth::sched {
 
 struct RecordOptions {
   std::vector<pid_t> pids;  // processes; empty with all = true
+  bool inherit = false;     // with pids: also their descendant processes, each under its own pid
   bool all = false;         // every task
   int cpu = -1;             // with all: only this CPU
   double duration_s = 10;   // window length; the recording may end earlier (stop_requested)

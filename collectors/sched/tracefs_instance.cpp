@@ -50,10 +50,10 @@ Result<void> write_file(tracefs_instance* inst, const char* file, const std::str
   return {};
 }
 
-Result<void> enable_event(tracefs_instance* inst, const char* event) {
-  if (tracefs_event_enable(inst, "sched", event) < 0) {
+Result<void> enable_event(tracefs_instance* inst, const char* event, const char* system = "sched") {
+  if (tracefs_event_enable(inst, system, event) < 0) {
     int e = errno;
-    return fail(std::string("cannot enable sched:") + event + ": " + std::strerror(e) +
+    return fail(std::string("cannot enable ") + system + ":" + event + ": " + std::strerror(e) +
                     " — the kernel lacks this tracepoint (CONFIG_TRACEPOINTS, CONFIG_SCHEDSTATS) "
                     "or tracefs events are not accessible",
                 e);
@@ -201,7 +201,7 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
   if (options.waking) RETURN_IF_ERROR(enable_event(inst, "sched_waking"));
   if (options.wakeups) RETURN_IF_ERROR(enable_event(inst, "sched_wakeup"));
   if (options.migrations) RETURN_IF_ERROR(enable_event(inst, "sched_migrate_task"));
-  if (options.forks) RETURN_IF_ERROR(enable_event(inst, "sched_process_fork"));
+  if (options.forks) RETURN_IF_ERROR(enable_event(inst, kNewTaskEvent, kNewTaskSystem));
   return self;
 }
 
@@ -276,12 +276,13 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
   return write_filters(std::move(ranges));
 }
 
-Result<void> TracefsInstance::write_filter(const char* event, const std::string& expr) {
+Result<void> TracefsInstance::write_filter(const char* event, const std::string& expr,
+                                           const char* system) {
   const std::string text = expr.empty() ? "0" : expr;  // "0" removes the filter
-  if (tracefs_event_file_write(instance_, "sched", event, "filter", text.c_str()) < 0) {
+  if (tracefs_event_file_write(instance_, system, event, "filter", text.c_str()) < 0) {
     int e = errno;
-    return fail(with_hint("cannot set the filter of sched:" + std::string(event) + " in " + name_ +
-                              " to '" + text + "'",
+    return fail(with_hint("cannot set the filter of " + std::string(system) + ":" + event + " in " +
+                              name_ + " to '" + text + "'",
                           e),
                 e);
   }
@@ -302,8 +303,9 @@ Result<void> TracefsInstance::write_filters(std::vector<TidRange> ranges) {
   if (options_.wakeups) RETURN_IF_ERROR(write_filter("sched_wakeup", by_pid));
   if (options_.migrations) RETURN_IF_ERROR(write_filter("sched_migrate_task", by_pid));
   if (options_.forks) {
+    // Current is the parent: the tasks the selected ones create.
     RETURN_IF_ERROR(
-        write_filter("sched_process_fork", filter_expression(ranges_now, {"parent_pid"})));
+        write_filter(kNewTaskEvent, filter_expression(ranges_now, {"common_pid"}), kNewTaskSystem));
   }
   return {};
 }
@@ -329,10 +331,11 @@ Result<void> TracefsInstance::move_to_pid_list() {
   if (had_filters) {
     // Until the filters are gone an event must pass both: a new task's events may be missed
     // for the length of these writes.
-    for (const char* event : {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task",
-                              "sched_process_fork"}) {
+    for (const char* event :
+         {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task"}) {
       (void)write_filter(event, "");
     }
+    (void)write_filter(kNewTaskEvent, "", kNewTaskSystem);
   }
   return {};
 }

@@ -33,6 +33,10 @@ struct tracefs_instance;
 namespace hearth::sched {
 
 constexpr const char* kTracingDir = "/sys/kernel/tracing";
+// The event of a new task (ForkEvent): it carries the clone flags, which tell a new thread from
+// a new process (sched:sched_process_fork does not). Current is the parent.
+constexpr const char* kNewTaskSystem = "task";
+constexpr const char* kNewTaskEvent = "task_newtask";
 
 struct InstanceOptions {
   std::vector<pid_t> tids;           // tasks to record; empty: every task
@@ -43,7 +47,7 @@ struct InstanceOptions {
   bool wakeups = false;              // also sched_wakeup: every wakeup of the selected tasks, the
                                      // moment each is put on a run queue
   bool migrations = false;           // also sched_migrate_task
-  bool forks = false;                // also sched_process_fork
+  bool forks = false;                // also task_newtask (kNewTaskEvent)
   size_t buffer_kb_per_cpu = 0;      // 0: 16 MiB, ~85 ms of the worst case (pipe ping-pong)
   bool wake_on_every_event = false;  // buffer_percent 0: poll() returns as soon as data is in
   std::string name_suffix;           // appended to the instance name ("-fork")
@@ -98,7 +102,8 @@ class TracefsInstance {
   TracefsInstance() = default;
   void destroy();
 
-  Result<void> write_filter(const char* event, const std::string& expr);
+  Result<void> write_filter(const char* event, const std::string& expr,
+                            const char* system = "sched");
   static int ncpus();
   std::vector<TidRange> ranges() const;  // the selected tids, free gaps bridged
   Result<void> write_filters(std::vector<TidRange> ranges);

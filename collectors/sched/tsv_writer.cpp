@@ -42,6 +42,7 @@ void append_header(std::string* out, std::string_view kind, int version, const S
     append_num(out, t.pid);
     *out += "\tcomm=";
     append_text(out, t.comm);
+    if (h.inherit) *out += "\tinherit";
     *out += '\n';
   }
   *out += "# window_ns\t";
@@ -293,6 +294,7 @@ void append_ftrace_line(std::string* out, const SchedEvent& event) {
     kv(out, " orig_cpu=", m->orig_cpu);
     kv(out, " dest_cpu=", m->dest_cpu);
   } else if (const auto* f = std::get_if<ForkEvent>(&event)) {
+    // Recorded as task_newtask; written as the sched_process_fork line trace viewers know.
     append_context(out, f->ctx, f->ctx.common_comm.empty() ? f->parent_comm : f->ctx.common_comm);
     kv(out, "sched_process_fork: comm=", f->parent_comm);
     kv(out, " pid=", f->parent_pid);

@@ -32,6 +32,7 @@ inline constexpr int kOtherFilesVersion = 1;
 // The `#` header every TSV starts with.
 struct SchedHeader {
   std::vector<SchedTarget> targets;  // empty: every task (-a)
+  bool inherit = false;              // the targets' descendant processes too (--inherit)
   int cpu = -1;                      // --cpu N, with -a
   uint64_t window_start_ns = 0;      // CLOCK_MONOTONIC
   uint64_t window_end_ns = 0;

@@ -439,6 +439,114 @@ TEST_F(SchedCli, AllTasksOnOneCpu) {
   EXPECT_LT(u(*pinned, "longest_off_ns"), window);
 }
 
+// `sh -c 'while :; do sleep 0.05; true; done'` in a process group of its own (killed whole).
+class ShellLoop {
+ public:
+  ShellLoop() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      int n = open("/dev/null", O_RDWR);
+      dup2(n, 0);
+      dup2(n, 1);
+      execl("/bin/sh", "sh", "-c", "while :; do sleep 0.05; true; done", nullptr);
+      _exit(127);
+    }
+    setpgid(pid_, pid_);  // also here: no race with the kill below
+  }
+  ~ShellLoop() {
+    kill(-pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  // Waits until the shell has started a child (it runs the loop).
+  bool looping() const {
+    const std::string children =
+        "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/children";
+    for (auto deadline = Clock::now() + 10s; Clock::now() < deadline;) {
+      if (!slurp(children).empty()) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  std::vector<std::string> threads() const {
+    std::vector<std::string> tids;
+    for (const auto& e :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task")) {
+      tids.push_back(e.path().filename().string());
+    }
+    return tids;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// The shell's children (sleep) are processes of their own: without --inherit no row is about
+// them, and none says pid=SHELL for a task that is not one of the shell's threads.
+TEST_F(SchedCli, ChildProcessesOfTheTargetAreNotItsThreads) {
+  ShellLoop sh;
+  ASSERT_TRUE(sh.looping());
+  const std::string shell = std::to_string(sh.pid());
+  const std::vector<std::string> threads = sh.threads();
+  std::string dir = fresh_dir("sched_shell");
+  HearthRun r = hearth({"sched", "-p", shell, "-d", "1.5", "-o", dir, "--ftrace"});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  // The shell did start children during the window.
+  EXPECT_NE(slurp(dir + "/sched.ftrace.txt").find("sched_process_fork: comm=sh pid=" + shell),
+            std::string::npos);
+  auto is_shell_thread = [&](const std::string& tid) {
+    return std::find(threads.begin(), threads.end(), tid) != threads.end();
+  };
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  ASSERT_FALSE(states.rows.empty());
+  for (const auto& row : states.rows) {
+    EXPECT_TRUE(is_shell_thread(row.at("tid")))
+        << "tid " << row.at("tid") << " (" << row.at("comm") << ", pid=" << row.at("pid")
+        << ") is not a thread of the shell " << shell;
+    EXPECT_EQ(row.at("pid"), shell);
+  }
+  for (const char* file : {"sched.tenancy.tsv", "sched.preemptors.tsv"}) {
+    for (const auto& row : read_tsv(dir + "/" + file).rows) {
+      EXPECT_TRUE(is_shell_thread(row.at("tid")))
+          << file << ": tid " << row.at("tid") << " (" << row.at("comm") << ")";
+    }
+  }
+}
+
+// With --inherit the children are recorded too, each under its own pid and command, from their
+// first run (the kernel follows them at their fork).
+TEST_F(SchedCli, WithInheritChildProcessesAppearUnderTheirOwnPid) {
+  ShellLoop sh;
+  ASSERT_TRUE(sh.looping());
+  const std::string shell = std::to_string(sh.pid());
+  std::string dir = fresh_dir("sched_shell_inherit");
+  HearthRun r = hearth({"sched", "-p", shell, "--inherit", "-d", "1.5", "-o", dir});
+  ASSERT_TRUE(exited_ok(r)) << r.err;
+  Tsv states = read_tsv(dir + "/sched.states.tsv");
+  EXPECT_NE(std::find(states.comments.begin(), states.comments.end(),
+                      "# target\tpid=" + shell + "\tcomm=sh\tinherit"),
+            states.comments.end());
+  const auto* sh_row = by_comm(states, "sh");
+  ASSERT_NE(sh_row, nullptr);
+  size_t sleeps = 0, slept = 0;
+  for (const auto& row : states.rows) {
+    if (row.at("tid") == shell) {
+      EXPECT_EQ(row.at("pid"), shell);
+      continue;
+    }
+    // A child: a process of its own (one thread), never the shell's.
+    EXPECT_NE(row.at("pid"), shell) << "tid " << row.at("tid") << " (" << row.at("comm") << ")";
+    EXPECT_EQ(row.at("pid"), row.at("tid")) << row.at("comm");
+    if (row.at("comm") == "sleep") {
+      ++sleeps;
+      if (u(row, "switches_sleeping") > 0) ++slept;
+    }
+  }
+  EXPECT_GE(sleeps, 3u) << "1.5 s of a loop of 50 ms sleeps";
+  EXPECT_GE(slept, 1u) << "no child's sleep was recorded";
+}
+
 TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
   HearthRun r = hearth({"sched", "-p", "999999999", "-d", "1", "-o", fresh_dir("sched_err")});
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1) << r.err;
@@ -449,6 +557,9 @@ TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
   EXPECT_NE(r.err.find("--cpu needs -a"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-d must be"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-o DIR is required"), std::string::npos) << r.err;
+  r = hearth({"sched", "-a", "--inherit", "-d", "1", "-o", fresh_dir("sched_err")});
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
+  EXPECT_NE(r.err.find("--inherit needs -p"), std::string::npos) << r.err;
   EXPECT_TRUE(hearth_instances().empty());
 }
 

@@ -3,6 +3,7 @@
 // (fork_watcher.h) seeing this process's new threads. Needs root and tracefs, like `hearth
 // sched`.
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -85,8 +86,8 @@ TEST_F(TracefsSelection, AFewThreadsGetEventFilters) {
                 "&&next_pid<=" + p2 + ")||next_pid==" + p7);
   EXPECT_EQ(instance_file(*inst, "events/sched/sched_waking/filter"),
             "(pid>=" + p + "&&pid<=" + p2 + ")||pid==" + p7);
-  EXPECT_EQ(instance_file(*inst, "events/sched/sched_process_fork/filter"),
-            "(parent_pid>=" + p + "&&parent_pid<=" + p2 + ")||parent_pid==" + p7);
+  EXPECT_EQ(instance_file(*inst, "events/task/task_newtask/filter"),
+            "(common_pid>=" + p + "&&common_pid<=" + p2 + ")||common_pid==" + p7);
   EXPECT_EQ(instance_file(*inst, "set_event_pid"), "");
   EXPECT_EQ(inst->describe_selection(), "event filter, 4 threads in 2 ranges");
 }
@@ -180,7 +181,7 @@ TEST_F(TracefsSelection, OutgrowingTheFilterMovesToThePidListAndDropsTheFilters)
             "pid list, " + std::to_string(kMaxFilterComparisons + 2) + " threads");
 }
 
-TEST_F(TracefsSelection, ForkWatcherSeesOurNewThreadWithItsParent) {
+TEST_F(TracefsSelection, ForkWatcherSeesOurNewThreadAndChildProcessWithTheirParent) {
   std::mutex m;
   std::condition_variable cv;
   std::vector<ForkEvent> seen;
@@ -207,6 +208,29 @@ TEST_F(TracefsSelection, ForkWatcherSeesOurNewThreadWithItsParent) {
     return false;
   });
   EXPECT_TRUE(found) << "no fork " << parent << " -> " << child << " among " << seen.size();
+  for (const ForkEvent& f : seen) {
+    if (f.child_pid == child) {
+      EXPECT_TRUE(f.thread) << "a thread, by its clone flags";
+    }
+  }
+  lock.unlock();
+  // A child process: not a thread.
+  pid_t process = fork();
+  if (process == 0) _exit(0);
+  ASSERT_GT(process, 0);
+  waitpid(process, nullptr, 0);
+  lock.lock();
+  found = cv.wait_for(lock, std::chrono::seconds(10), [&] {
+    for (const ForkEvent& f : seen)
+      if (f.parent_pid == parent && f.child_pid == process) return true;
+    return false;
+  });
+  EXPECT_TRUE(found) << "no fork " << parent << " -> " << process;
+  for (const ForkEvent& f : seen) {
+    if (f.child_pid == process) {
+      EXPECT_FALSE(f.thread) << "a new process, by its clone flags";
+    }
+  }
   lock.unlock();
   (*watcher)->stop();
   EXPECT_GE((*watcher)->forks_seen(), 1u);

@@ -51,15 +51,28 @@ WakingEvent waking(uint64_t ts, pid_t pid) {
   return e;
 }
 
+// A new thread of kApp, as the recorder annotates it.
 ForkEvent fork_of(uint64_t ts, int cpu, pid_t parent, pid_t child) {
   ForkEvent e;
   e.ctx.ts_ns = ts;
   e.ctx.cpu = cpu;
   e.ctx.common_pid = parent;
   e.parent_pid = parent;
+  e.parent_tgid = kApp;
   e.parent_comm = tname(parent);
   e.child_pid = child;
+  e.child_tgid = kApp;
   e.child_comm = tname(child);
+  e.thread = true;
+  return e;
+}
+
+// A new process CHILD created by thread PARENT of process PARENT_TGID.
+ForkEvent process_fork(uint64_t ts, int cpu, pid_t parent, pid_t parent_tgid, pid_t child) {
+  ForkEvent e = fork_of(ts, cpu, parent, child);
+  e.parent_tgid = parent_tgid;
+  e.child_tgid = child;
+  e.thread = false;
   return e;
 }
 
@@ -397,6 +410,60 @@ TEST(SchedAnalysis, ForkOfASeededThreadChangesNothing) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->off_ns[S], 1000u);
   EXPECT_EQ(t->off_ns[R], 0u);
+}
+
+// A shell (kApp, one thread: tid kApp) runs `sleep` (pid 201), which is gone by the end; the
+// sleep's events carry its own process (the recorder's tgid from the fork).
+void shell_runs_a_child(SchedAnalysis* a) {
+  a->seed(ThreadSeed{kApp, kApp, "sh", 'S', 0});
+  a->add(sw(kStart + 100, 0, 0, "R", kApp));
+  a->add(process_fork(kStart + 150, 0, kApp, kApp, 201));
+  a->add(sw(kStart + 200, 0, kApp, "S", 201, kApp, 201));
+  a->add(process_fork(kStart + 250, 0, 201, 201, 202));  // the child's own child
+  a->add(sw(kStart + 300, 0, 201, "S", 202, 201, 202));
+  a->add(sw(kStart + 400, 0, 202, "X", 201, 202, 201));
+  a->add(sw(kStart + 500, 0, 201, "X", kApp, 201, kApp));
+}
+
+TEST(SchedAnalysis, ChildProcessesAreNotThreadsOfTheTarget) {
+  SchedAnalysis a = make();
+  shell_runs_a_child(&a);
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_EQ(m.states.size(), 1u);
+  EXPECT_EQ(m.states[0].tid, kApp);
+  for (const TenancyRow& r : m.tenancy) EXPECT_EQ(r.tid, kApp);
+  for (const WakeupRow& r : m.wakeups) EXPECT_EQ(r.tid, kApp);
+}
+
+TEST(SchedAnalysis, WithInheritChildProcessesAndTheirsAreReportedUnderTheirOwnPid) {
+  AnalysisOptions o{kStart, {kApp}, -1};
+  o.inherit = true;
+  SchedAnalysis a(o);
+  shell_runs_a_child(&a);
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_EQ(m.states.size(), 3u);
+  EXPECT_EQ(row(m, kApp)->pid, kApp);
+  ASSERT_NE(row(m, 201), nullptr);
+  EXPECT_EQ(row(m, 201)->pid, 201);
+  EXPECT_EQ(total(*row(m, 201)), 500u - 150u);  // from its fork to its exit
+  ASSERT_NE(row(m, 202), nullptr);
+  EXPECT_EQ(row(m, 202)->pid, 202);
+}
+
+TEST(SchedAnalysis, WithInheritANewThreadOfAChildIsInTheChildsProcess) {
+  AnalysisOptions o{kStart, {kApp}, -1};
+  o.inherit = true;
+  SchedAnalysis a(o);
+  a.seed(ThreadSeed{kApp, kApp, "sh", 'S', 0});
+  a.add(process_fork(kStart + 100, 0, kApp, kApp, 201));
+  ForkEvent t = fork_of(kStart + 200, 0, 201, 205);  // a thread of process 201
+  t.parent_tgid = 201;
+  t.child_tgid = 201;
+  a.add(t);
+  a.add(sw(kStart + 300, 0, 0, "R", 205, 0, 201));
+  SchedModel m = a.finish(kStart + 1000);
+  ASSERT_NE(row(m, 205), nullptr);
+  EXPECT_EQ(row(m, 205)->pid, 201);
 }
 
 TEST(SchedAnalysis, ThreadThatExitsStopsCounting) {
