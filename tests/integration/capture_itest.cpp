@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -43,19 +44,36 @@ std::map<std::string, std::string> stacks_by_thread(const std::string& folded) {
   return out;
 }
 
-// BPF programs loaded now whose name is NAME.
-int programs_named(const std::string& name) {
-  int count = 0;
-  __u32 id = 0;
-  while (bpf_prog_get_next_id(id, &id) == 0) {
-    int fd = bpf_prog_get_fd_by_id(id);
+// The ids of the BPF programs named NAME that process PID holds a file descriptor of (from
+// /proc/PID/fdinfo: "prog_id:"). Other processes' programs (another hearth a parallel test
+// runs) are not counted.
+std::vector<__u32> programs_held(pid_t pid, const std::string& name) {
+  std::vector<__u32> ids;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string info = slurp(e.path().string());
+    const size_t at = info.find("prog_id:\t");
+    if (at == std::string::npos) continue;
+    const __u32 id = static_cast<__u32>(std::stoul(info.substr(at + 9)));
+    const int fd = bpf_prog_get_fd_by_id(id);
     if (fd < 0) continue;
-    bpf_prog_info info = {};
-    __u32 len = sizeof info;
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && name == info.name) ++count;
+    bpf_prog_info prog = {};
+    __u32 len = sizeof prog;
+    if (bpf_obj_get_info_by_fd(fd, &prog, &len) == 0 && name == prog.name &&
+        std::find(ids.begin(), ids.end(), id) == ids.end())
+      ids.push_back(id);
     close(fd);
   }
-  return count;
+  return ids;
+}
+
+// Whether the kernel still has the BPF program with this id.
+bool program_exists(__u32 id) {
+  const int fd = bpf_prog_get_fd_by_id(id);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
 }
 
 class Capture : public testing::Test {
@@ -105,28 +123,30 @@ TEST_F(Capture, NothingStaysInTheKernelAfterSigkill) {
   if (!bpf_available()) GTEST_SKIP() << probe_.err;
   auto t = Target::start("stack_target-fp", {"--threads", "4", "--depth", "4", "--spin", "1"});
   ASSERT_TRUE(t);
-  const int before = programs_named("hearth_capture");
   std::string err = ::testing::TempDir() + "/sigkill.err";
   std::string out = ::testing::TempDir() + "/sigkill.folded";
   pid_t h = start_hearth({"stacks", "--method", "bpf", "-p", std::to_string(t->pid()), "-d", "30",
                           "-F", "50", "-o", out},
                          err);
   // Bounded wait until it is sampling: its program is loaded.
-  for (int i = 0; i < 500 && programs_named("hearth_capture") == before; ++i)
+  std::vector<__u32> held;
+  for (int i = 0; i < 500 && held.empty(); ++i) {
     std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(programs_named("hearth_capture"), before + 1) << slurp(err);
+    held = programs_held(h, "hearth_capture");
+  }
+  ASSERT_EQ(held.size(), 1u) << slurp(err);
+  EXPECT_TRUE(program_exists(held[0]));
   std::this_thread::sleep_for(300ms);  // some rounds, stops of the spinner among them
   kill(h, SIGKILL);
   int status = 0;
   waitpid(h, &status, 0);
   // The kernel frees the program when its last reference (our fds, the link) goes: at exit.
-  int after = -1;
-  for (int i = 0; i < 200; ++i) {
-    after = programs_named("hearth_capture");
-    if (after == before) break;
-    std::this_thread::sleep_for(10ms);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !program_exists(held[0]);
+    if (!gone) std::this_thread::sleep_for(10ms);
   }
-  EXPECT_EQ(after, before);
+  EXPECT_TRUE(gone) << "program " << held[0] << " still loaded after hearth was killed";
   std::string status_file = slurp("/proc/" + std::to_string(t->pid()) + "/status");
   EXPECT_NE(status_file.find("TracerPid:\t0\n"), std::string::npos) << status_file;
   EXPECT_EQ(status_file.find("State:\tt"), std::string::npos) << status_file;

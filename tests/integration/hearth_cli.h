@@ -67,6 +67,7 @@ inline pid_t start_hearth(const std::vector<std::string>& args, const std::strin
 struct HearthRun {
   int status = -1;  // wait status
   std::string out, err;
+  pid_t pid = -1;  // the run's process id (names what it left behind, e.g. tracefs instances)
 };
 
 inline bool exited_with(const HearthRun& r, int code) {
@@ -88,6 +89,7 @@ inline HearthRun run_hearth(const std::vector<std::string>& args,
   const std::string out = base + ".out", err = base + ".err";
   pid_t pid = start_hearth(args, err, out);
   HearthRun r;
+  r.pid = pid;
   const auto start = Clock::now();
   bool signalled = false;
   while (waitpid(pid, &r.status, WNOHANG) == 0) {

@@ -271,7 +271,7 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   EXPECT_EQ(ftrace.rfind("# tracer: nop\n", 0), 0u);
   EXPECT_NE(ftrace.find(": sched_switch: prev_comm=hog-"), std::string::npos);
   EXPECT_NE(ftrace.find(": sched_waking: comm=sleeper"), std::string::npos);
-  EXPECT_TRUE(hearth_instances().empty());
+  EXPECT_TRUE(hearth_instances(r.pid).empty());  // the run left nothing (others may run)
 }
 
 TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
@@ -364,7 +364,7 @@ TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
   EXPECT_NE(by_comm(states, "sleeper"), nullptr);
   for (const auto& e : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(e.path().filename().string().find("hearth-tmp"), std::string::npos);
-  EXPECT_TRUE(hearth_instances().empty());
+  EXPECT_TRUE(hearth_instances(r.pid).empty());  // the run left nothing (others may run)
 }
 
 TEST_F(SchedCli, InstanceOfAKilledRunIsRemovedByTheNextRun) {
@@ -390,7 +390,7 @@ TEST_F(SchedCli, InstanceOfAKilledRunIsRemovedByTheNextRun) {
   HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.3", "-o", dir});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_TRUE(hearth_instances(h).empty()) << stale[0];
-  EXPECT_TRUE(hearth_instances().empty());
+  EXPECT_TRUE(hearth_instances(r.pid).empty());  // the run left nothing (others may run)
 }
 
 TEST_F(SchedCli, GlobalTraceBufferIsUntouched) {
@@ -548,10 +548,13 @@ TEST_F(SchedCli, WithInheritChildProcessesAppearUnderTheirOwnPid) {
 }
 
 TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
+  std::vector<pid_t> runs;
   HearthRun r = hearth({"sched", "-p", "999999999", "-d", "1", "-o", fresh_dir("sched_err")});
+  runs.push_back(r.pid);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1) << r.err;
   EXPECT_NE(r.err.find("hearth sched: no such process: 999999999"), std::string::npos) << r.err;
   r = hearth({"sched", "-d", "0", "--cpu", "1"});
+  runs.push_back(r.pid);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
   EXPECT_NE(r.err.find("give -p PID"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--cpu needs -a"), std::string::npos) << r.err;
@@ -560,7 +563,8 @@ TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
   r = hearth({"sched", "-a", "--inherit", "-d", "1", "-o", fresh_dir("sched_err")});
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
   EXPECT_NE(r.err.find("--inherit needs -p"), std::string::npos) << r.err;
-  EXPECT_TRUE(hearth_instances().empty());
+  runs.push_back(r.pid);
+  for (pid_t run : runs) EXPECT_TRUE(hearth_instances(run).empty()) << run;
 }
 
 }  // namespace
