@@ -166,7 +166,9 @@ TEST_F(Report, SamplingCostAndStoppedTimeOfAVersion2Recording) {
                  html.find(">sched-only<"), html.find(">holder</a>")};
   for (size_t i = 0; i < std::size(at); ++i) {
     ASSERT_NE(at[i], std::string::npos) << i;
-    if (i > 0) EXPECT_LT(at[i - 1], at[i]) << i;
+    if (i > 0) {
+      EXPECT_LT(at[i - 1], at[i]) << i;
+    }
   }
   EXPECT_NE(slurp(dir_ / "sched.svg").find(">stopped by hearth (t)</text>"), std::string::npos);
 }
