@@ -451,7 +451,7 @@ int run_record(const RecordArgs& a) {
                                 .stopped_threads = stop_cost->stopped_threads,
                                 .stops = stop_cost->stops};
     meta["sampling_cost"] = {
-        {"window_pct", std::round(cost->window_pct * 1e4) / 1e4},
+        {"window_pct", std::round(cost->window_pct * 1e6) / 1e6},  // small shares stay above 0
         {"stop_median_us", std::round(cost->stop_median_us * 10) / 10},
         {"threads", cost->threads},
         {"stopped_threads", cost->stopped_threads},
