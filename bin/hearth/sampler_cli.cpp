@@ -1,5 +1,6 @@
 #include "bin/hearth/sampler_cli.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 
@@ -34,7 +35,25 @@ std::optional<stacks::CaptureMethod> method_of(const std::string& name) {
   return std::nullopt;
 }
 
-std::string sampler_summary(std::string_view verb, const stacks::Sampler& sampler, pid_t pid) {
+std::string unnamed_hint(const stacks::UnnamedFrames& frames) {
+  if (frames.frames == 0) return "";
+  const double share = static_cast<double>(frames.unnamed) / static_cast<double>(frames.frames);
+  if (share < kUnnamedHintShare) return "";
+  std::string modules;
+  const size_t shown = std::min<size_t>(frames.by_module.size(), 3);
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) modules += i + 1 == shown ? " and " : ", ";
+    modules += frames.by_module[i].first;
+  }
+  if (frames.by_module.size() > shown) modules += " (and " + std::to_string(frames.by_module.size() - shown) + " more)";
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * share);
+  return std::string(pct) + " of the frames have no name, most in " + modules +
+         ": no symbols for them and no debug file found; install their debug symbols (hearth "
+         "finds them by build-id under /usr/lib/debug/.build-id/, or through .gnu_debuglink)";
+}
+
+std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid_t pid) {
   const stacks::SamplerSummary& s = sampler.summary();
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::string out;
@@ -64,6 +83,8 @@ std::string sampler_summary(std::string_view verb, const stacks::Sampler& sample
          u(s.execs), s.execs == 1 ? "" : "s");
   }
   for (const std::string& t : s.skipped_threads) line(&out, verb, "skipped thread %s\n", t.c_str());
+  if (std::string hint = unnamed_hint(sampler.unnamed_frames()); !hint.empty())
+    line(&out, verb, "%s\n", hint.c_str());
   return out;
 }
 

@@ -18,7 +18,16 @@ std::optional<stacks::CaptureMethod> method_of(const std::string& name);
 
 // The summary lines of a run of SAMPLER on PID, each starting "hearth VERB: " and ending in a
 // line end: samples and stalls (per sample and per thread), how the stacks were taken, execs,
-// skipped threads.
-std::string sampler_summary(std::string_view verb, const stacks::Sampler& sampler, pid_t pid);
+// skipped threads, and a hint when many frames have no name.
+std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid_t pid);
+
+// A share of unnamed frames at or above which the summary says how to get names.
+constexpr double kUnnamedHintShare = 0.10;
+
+// The hint line (without "hearth VERB: ") for FRAMES, or "" below kUnnamedHintShare: e.g.
+// "23% of the frames have no name, most in libfoo.so.1 and app: no symbols for them and no
+// debug file found; install their debug symbols (hearth finds them by build-id under
+// /usr/lib/debug/.build-id/, or through .gnu_debuglink)".
+std::string unnamed_hint(const stacks::UnnamedFrames& frames);
 
 }  // namespace hearth::cli

@@ -660,6 +660,32 @@ bool Sampler::holds_target() const {
   return state_->session.has_value();
 }
 
+UnnamedFrames Sampler::unnamed_frames() {
+  State& s = *state_;
+  std::unordered_map<uint32_t, uint64_t> samples_of;  // stack id → thread samples
+  for (const Round& r : s.rounds) {
+    for (const ThreadSample& t : r.threads) ++samples_of[t.stack];
+  }
+  UnnamedFrames out;
+  std::unordered_map<std::string, uint64_t> modules;
+  for (const auto& [id, n] : samples_of) {
+    for (const std::string& f : s.frames_of(id)) {
+      if (f.ends_with("_[k]") || f == "[truncated]") continue;
+      out.frames += n;
+      const size_t plus = f.find("+0x");
+      if (f.size() < 2 || f.front() != '[' || f.back() != ']' || plus == std::string::npos)
+        continue;
+      out.unnamed += n;
+      modules[f.substr(1, plus - 1)] += n;
+    }
+  }
+  out.by_module.assign(modules.begin(), modules.end());
+  std::sort(out.by_module.begin(), out.by_module.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return out;
+}
+
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
   State& s = *state_;
   for (; s.aggregated < s.rounds.size(); ++s.aggregated) {

@@ -77,6 +77,14 @@ struct SamplerSummary {
   double elapsed_s = 0;
 };
 
+// Frames of the samples so far that have no name: "[module+0x…]" (a module without symbols for
+// that address: stripped, and no debug file found). Counted per thread sample, user frames only.
+struct UnnamedFrames {
+  uint64_t frames = 0;   // user frames in all thread samples
+  uint64_t unnamed = 0;  // of those, "[module+0x…]"
+  std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
+};
+
 class Sampler {
  public:
   // Attaches to every thread, reads the maps, loads unwind tables and opens the ELF files:
@@ -111,6 +119,7 @@ class Sampler {
   std::string raw_text(const AggregateOptions& options);
 
   const SamplerSummary& summary() const;
+  UnnamedFrames unnamed_frames();
   // "bpf" or "ptrace"; and, when auto fell back to ptrace, why bpf could not be used.
   std::string_view method() const;
   const std::string& fallback_reason() const;

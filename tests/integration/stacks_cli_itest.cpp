@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -275,6 +276,34 @@ TEST(StacksCapture, SleepersAreNotWokenByTheBpfCaptureButAreByPtrace) {
       for (const auto& [tid, n] : before_cond) EXPECT_GE(after_cond[tid], n + 5) << tid;
     }
   }
+}
+
+// A program stripped of its symbols (and with no debug file): most frames are "[module+0x…]",
+// and the summary says so in one line, naming the module and how hearth finds debug symbols.
+// The unstripped program gets no such line.
+TEST(StacksCliNames, ManyUnnamedFramesGetAHint) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  const std::string copy = ::testing::TempDir() + "/stack_target-stripped";
+  ASSERT_EQ(std::system(("cp " HEARTH_TARGETS_DIR "/stack_target-nofp " + copy +
+                         " && strip --strip-all " + copy)
+                            .c_str()),
+            0);
+  for (const bool stripped : {true, false}) {
+    SCOPED_TRACE(stripped ? "stripped" : "with symbols");
+    auto t = Target::start(stripped ? copy : HEARTH_TARGETS_DIR "/stack_target-nofp",
+                           {"--threads", "4", "--depth", "10", "--spin", "0"});
+    ASSERT_TRUE(t);
+    HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
+    ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+    const size_t hint = r.err.find("of the frames have no name, most in stack_target-stripped");
+    if (stripped) {
+      EXPECT_NE(hint, std::string::npos) << r.err;
+      EXPECT_NE(r.out.find("[stack_target-stripped+0x"), std::string::npos) << r.out;
+    } else {
+      EXPECT_EQ(r.err.find("have no name"), std::string::npos) << r.err;
+    }
+  }
+  std::remove(copy.c_str());
 }
 
 TEST(StacksCliErrors, WrongPidIsOneClearLine) {
