@@ -117,6 +117,40 @@ TEST_F(Capture, SleepersGiveTheSameStacksAsAPtraceStop) {
   EXPECT_EQ(compared, 3 + 3 + 1 + 1);
 }
 
+// The same on the unwinding test's target, with and without frame pointers: threads asleep in
+// a mutex, a condition variable, a pipe read, epoll_wait, nanosleep inside a signal handler, at
+// the end of a 201-frame recursion, and the main thread's read.
+class CaptureKinds : public Capture, public testing::WithParamInterface<std::string> {};
+
+TEST_P(CaptureKinds, EverySleeperGivesTheSameStackBothWays) {
+  if (!bpf_available()) GTEST_SKIP() << probe_.err;
+  auto t = Target::start("unwind_target-" + GetParam(), {});
+  ASSERT_TRUE(t);
+  std::string pid = std::to_string(t->pid());
+  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
+  HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
+  ASSERT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
+  auto a = stacks_by_thread(bpf.out), b = stacks_by_thread(ptrace.out);
+  int compared = 0;
+  for (const auto& [root, frames] : a) {
+    bool sleeper = false;
+    for (const char* name : {"[u-mutex ", "[u-cond ", "[u-read ", "[u-epoll ", "[u-signal ",
+                             "[u-deep ", "[unwind_target-"})
+      sleeper |= root.starts_with(name);
+    if (!sleeper) continue;
+    SCOPED_TRACE(root);
+    ASSERT_TRUE(b.contains(root));
+    EXPECT_EQ(frames, b[root]);
+    EXPECT_NE(frames.find("_[k]"), std::string::npos) << "no kernel frames";
+    EXPECT_EQ(frames.find("[unknown]"), std::string::npos);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, CaptureKinds, testing::Values("fp", "nofp"));
+
 // hearth keeps its BPF program, maps and iterator link only through file descriptors: a
 // SIGKILL (no cleanup code runs) leaves nothing loaded, and the target runs on untraced.
 TEST_F(Capture, NothingStaysInTheKernelAfterSigkill) {

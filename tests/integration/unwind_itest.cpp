@@ -228,6 +228,10 @@ std::map<std::string, Expectation> expectations() {
        {{root, thread, "ut::read_thread", "ut::read_0", "ut::read_1", "ut::leaf_read",
          "read|__libc_read|__GI___libc_read"},
         "*"}},
+      {"u-epoll",
+       {{root, thread, "ut::epoll_thread", "ut::epoll_0", "ut::leaf_epoll",
+         "epoll_wait|__GI_epoll_wait"},
+        "*"}},
       {"u-signal",
        {{root, thread, "ut::signal_thread", "ut::signal_0", "ut::signal_1", "ut::leaf_signal_spin",
          "__restore_rt", "ut::on_signal", "ut::handler_0", "ut::handler_leaf",
@@ -332,7 +336,7 @@ class UnwindTest : public ::testing::TestWithParam<std::string> {
 TEST_P(UnwindTest, CompleteStacksFromRootToLeaf) {
   auto sym = make_symbolizer({});
   const auto snaps = snapshot(target_.pid, *memory_, 64 << 10);
-  ASSERT_EQ(snaps.size(), 9u);
+  ASSERT_EQ(snaps.size(), 10u);
   const auto all = expectations();
   const bool libc_debug = has_debug_file(libc_path(maps_));
   std::printf("  libc debug info (libc6-dbg): %s\n", libc_debug ? "yes" : "no");

@@ -12,6 +12,7 @@
 //   u-mutex   mutex_thread → mutex_0 → mutex_1 → mutex_2 → leaf_mutex → pthread_mutex_lock …
 //   u-cond    cond_thread → cond_0 → cond_1 → cond_2 → leaf_cond → pthread_cond_wait …
 //   u-read    read_thread → read_0 → read_1 → leaf_read → read (a pipe nobody writes)
+//   u-epoll   epoll_thread → epoll_0 → leaf_epoll → epoll_wait (on that pipe)
 //   u-signal  signal_thread → signal_0 → signal_1 → leaf_signal_spin → [SIGUSR1: __restore_rt]
 //             → on_signal → handler_0 → handler_leaf → nanosleep (the handler never returns)
 //   u-vdso    vdso_thread → vdso_0 → vdso_1 → leaf_vdso → clock_gettime (vDSO) in a loop
@@ -22,6 +23,7 @@
 // is killed when its parent dies.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,6 +170,28 @@ TARGET_FRAME void* read_thread(void*) {
   return nullptr;
 }
 
+TARGET_FRAME int leaf_epoll(int) {
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  epoll_ctl(ep, EPOLL_CTL_ADD, g_pipe[0], &ev);
+  g_at_leaf.fetch_add(1);
+  epoll_event out[1];
+  int n = epoll_wait(ep, out, 1, -1);  // nobody writes
+  NO_TAIL;
+  return n;
+}
+TARGET_FRAME int epoll_0(int d) {
+  int r = leaf_epoll(d + 1);
+  NO_TAIL;
+  return r + 1;
+}
+TARGET_FRAME void* epoll_thread(void*) {
+  epoll_0(0);
+  NO_TAIL;
+  return nullptr;
+}
+
 TARGET_FRAME void handler_leaf() {
   g_at_leaf.fetch_add(1);
   for (;;) {
@@ -309,6 +333,7 @@ int main() {
   start(mutex_thread, "u-mutex");
   start(cond_thread, "u-cond");
   start(read_thread, "u-read");
+  start(epoll_thread, "u-epoll");
   start(vdso_thread, "u-vdso");
   start(deep_thread, "u-deep");
   start(nocfi_thread, "u-nocfi");
@@ -316,7 +341,7 @@ int main() {
   while (!g_signal_spinning.load()) usleep(1000);
   usleep(10000);  // let it run into the loop proper
   pthread_kill(sig, SIGUSR1);
-  while (g_at_leaf.load() < 8) usleep(1000);
+  while (g_at_leaf.load() < 9) usleep(1000);
   usleep(100000);  // the blocking leaves reach their syscalls
   std::printf("ready %d\n", getpid());
   std::fflush(stdout);
