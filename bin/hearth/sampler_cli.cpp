@@ -53,6 +53,18 @@ std::string unnamed_hint(const stacks::UnnamedFrames& frames) {
          "finds them by build-id under /usr/lib/debug/.build-id/, or through .gnu_debuglink)";
 }
 
+std::string jit_hint(const stacks::UnnamedFrames& frames) {
+  if (frames.samples == 0 || frames.perf_map) return "";
+  const double share = static_cast<double>(frames.unknown) / static_cast<double>(frames.samples);
+  if (share < kUnnamedHintShare) return "";
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * share);
+  return std::string(pct) + " of the stacks run through code outside any file (JIT-compiled, " +
+         "most likely) and the target wrote no perf map (" + frames.perf_map_path +
+         "): start Node with --perf-basic-prof, Java with -XX:+PreserveFramePointer and run "
+         "jcmd PID Compiler.perfmap, .NET with DOTNET_PerfMapEnabled=1, Python 3.12+ with -X perf";
+}
+
 std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid_t pid) {
   const stacks::SamplerSummary& s = sampler.summary();
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
@@ -83,8 +95,10 @@ std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid
          u(s.execs), s.execs == 1 ? "" : "s");
   }
   for (const std::string& t : s.skipped_threads) line(&out, verb, "skipped thread %s\n", t.c_str());
-  if (std::string hint = unnamed_hint(sampler.unnamed_frames()); !hint.empty())
-    line(&out, verb, "%s\n", hint.c_str());
+  const stacks::UnnamedFrames unnamed = sampler.unnamed_frames();
+  for (const std::string& hint : {unnamed_hint(unnamed), jit_hint(unnamed)}) {
+    if (!hint.empty()) out.append("hearth ").append(verb).append(": ").append(hint).append("\n");
+  }
   return out;
 }
 

@@ -30,4 +30,9 @@ constexpr double kUnnamedHintShare = 0.10;
 // /usr/lib/debug/.build-id/, or through .gnu_debuglink)".
 std::string unnamed_hint(const stacks::UnnamedFrames& frames);
 
+// The hint line for stacks through code outside every file ("[unknown]": JIT-compiled code) when
+// the target wrote no perf map and they are kUnnamedHintShare of the samples or more: which
+// runtime flag writes one.
+std::string jit_hint(const stacks::UnnamedFrames& frames);
+
 }  // namespace hearth::cli

@@ -528,7 +528,9 @@ struct Sampler::State {
           out.push_back(folded_safe(f.name));
       }
       for (const Frame& f : symbolizer->symbolize(s.ips[i], ret)) {
-        out.push_back(folded_safe(f.name) + (f.inlined ? "_[i]" : ""));
+        // A run of frames nothing names (JIT code without a perf map) is one frame.
+        if (f.name == "[unknown]" && !out.empty() && out.back() == "[unknown]") continue;
+        out.push_back(folded_safe(f.name) + (f.inlined ? "_[i]" : f.jit ? "_[j]" : ""));
       }
     }
     for (auto k = s.kernel.rbegin(); k != s.kernel.rend(); ++k)
@@ -669,9 +671,15 @@ UnnamedFrames Sampler::unnamed_frames() {
   UnnamedFrames out;
   std::unordered_map<std::string, uint64_t> modules;
   for (const auto& [id, n] : samples_of) {
+    out.samples += n;
+    bool unknown = false;
     for (const std::string& f : s.frames_of(id)) {
       if (f.ends_with("_[k]") || f == "[truncated]") continue;
       out.frames += n;
+      if (f == "[unknown]" && !unknown) {
+        unknown = true;
+        out.unknown += n;
+      }
       const size_t plus = f.find("+0x");
       if (f.size() < 2 || f.front() != '[' || f.back() != ']' || plus == std::string::npos)
         continue;
@@ -679,6 +687,8 @@ UnnamedFrames Sampler::unnamed_frames() {
       modules[f.substr(1, plus - 1)] += n;
     }
   }
+  out.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
+  out.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
   out.by_module.assign(modules.begin(), modules.end());
   std::sort(out.by_module.begin(), out.by_module.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;

@@ -83,6 +83,11 @@ struct UnnamedFrames {
   uint64_t frames = 0;   // user frames in all thread samples
   uint64_t unnamed = 0;  // of those, "[module+0x…]"
   std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
+  uint64_t samples = 0;     // thread samples
+  uint64_t unknown = 0;     // of those, with a frame outside every file ("[unknown]": JIT code
+                            // with no perf map entry)
+  bool perf_map = false;    // the target's perf map was found
+  std::string perf_map_path;
 };
 
 class Sampler {

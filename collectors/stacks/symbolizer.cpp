@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "collectors/stacks/call_sites.h"
+#include "collectors/stacks/perf_map.h"
 #include "collectors/stacks/unwinder.h"
 
 namespace hearth::stacks {
@@ -108,6 +109,12 @@ struct Symbolizer::State {
   // addresses, so both are dropped when the maps change. Symbol tables by module, for them.
   std::map<std::pair<uint64_t, uint64_t>, std::vector<Frame>> tail_cache;
   std::unordered_map<Dwfl_Module*, std::unique_ptr<SymbolIndex>> symbol_indexes;
+  // JIT code (outside every file mapping): the runtime's perf map, and its names by address
+  // (dropped whenever the map is read again).
+  pid_t pid = 0;
+  std::unique_ptr<PerfMap> perf_map;
+  std::unordered_map<uint64_t, std::vector<Frame>> jit_cache;
+  uint64_t jit_generation = 0;
   SymbolizerStats stats;
 
   ~State() {
@@ -147,6 +154,11 @@ Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
 Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& maps,
                                   RemoteMemory* memory) {
   State& s = *state_;
+  if (!s.perf_map || s.pid != pid) {
+    s.pid = pid;
+    s.perf_map = std::make_unique<PerfMap>(PerfMap::path_for(pid));
+    s.jit_cache.clear();
+  }
   struct Pending {  // a module to report, with its file already open
     int fd;
     std::string path;
@@ -306,7 +318,23 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
   const uint64_t addr = is_return_address && ip > 0 ? ip - 1 : ip;
   auto it = std::upper_bound(s.ranges.begin(), s.ranges.end(), addr,
                              [](uint64_t a, const Range& r) { return a < r.start; });
-  if (it == s.ranges.begin() || addr >= std::prev(it)->end) return s.unknown;
+  if (it == s.ranges.begin() || addr >= std::prev(it)->end) {
+    // Outside every file: JIT-compiled code, named by the runtime's perf map if it wrote one.
+    if (!s.options.perf_map || !s.perf_map) return s.unknown;
+    const std::string* name = s.perf_map->lookup(addr);
+    if (s.perf_map->generation() != s.jit_generation) {
+      s.jit_cache.clear();
+      s.jit_generation = s.perf_map->generation();
+    }
+    if (name == nullptr) return s.unknown;
+    auto [hit, added] = s.jit_cache.try_emplace(addr);
+    if (added) {
+      std::string jit = *name;
+      std::replace(jit.begin(), jit.end(), ';', ':');
+      hit->second.push_back({std::move(jit), false, true});
+    }
+    return hit->second;
+  }
   const Range& range = *std::prev(it);
   const uint64_t offset = addr - range.start + range.offset;
   const uint64_t key =
@@ -340,6 +368,14 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
   for (const std::string& f : tail_call_chain(callee_mod, *index, *called, callee - offset))
     it->second.push_back({clean_symbol_name(f.c_str(), s.options.parameters), false});
   return it->second;
+}
+
+bool Symbolizer::perf_map_found() const {
+  return state_->perf_map && state_->perf_map->found();
+}
+
+std::string Symbolizer::perf_map_path() const {
+  return state_->perf_map ? state_->perf_map->path() : "";
 }
 
 const SymbolizerStats& Symbolizer::stats() const {

@@ -25,12 +25,14 @@ namespace hearth::stacks {
 struct Frame {
   std::string name;      // never empty; ';' replaced by ':' (the folded format's separator)
   bool inlined = false;  // inlined into the frame before it (rendered with the _[i] suffix)
+  bool jit = false;      // JIT-compiled code named by the runtime's perf map (the _[j] suffix)
 };
 
 struct SymbolizerOptions {
   bool parameters = true;  // keep C++ parameter lists: "ns::foo(int)"; false: "ns::foo"
   bool inlines = true;     // add the functions inlined at the IP (from DWARF)
   bool tail_calls = true;  // tail_calls(): put back functions that left by a tail call
+  bool perf_map = true;    // name JIT code from the target's perf map (perf_map.h)
   // Where libdw looks for separate debug files (Dwfl_Callbacks::debuginfo_path). Empty: libdw's
   // default (":.debug:/usr/lib/debug", build-id first). A path without debug files makes the
   // symbolizer behave as on a machine without -dbg packages.
@@ -76,6 +78,10 @@ class Symbolizer {
   // until the next set_maps().
   const std::vector<Frame>& tail_calls(uint64_t caller_ip, uint64_t callee_ip,
                                        bool callee_is_return_address);
+
+  // Whether the target's perf map (perf_map.h) was found, and where it is looked for.
+  bool perf_map_found() const;
+  std::string perf_map_path() const;
 
   const SymbolizerStats& stats() const;
 

@@ -306,6 +306,59 @@ TEST(StacksCliNames, ManyUnnamedFramesGetAHint) {
   std::remove(copy.c_str());
 }
 
+// JIT code named from the runtime's perf map: Node (Debian's nodejs) with --perf-basic-prof
+// writes /tmp/perf-PID.map (V8 names the path; the test removes the file). Its hot JS functions
+// must appear by name, marked _[j]; without the map, runs of unknown frames are one frame and
+// the summary says which flag writes a map.
+TEST(StacksCliJit, NodeFunctionsAreNamedFromItsPerfMap) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  if (access("/usr/bin/node", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/node (Debian's nodejs)";
+  const std::string script = ::testing::TempDir() + "/hot.js";
+  {
+    std::ofstream js(script);
+    js << "function fibonacciWork(n) { return n < 2 ? n : fibonacciWork(n - 1) + "
+          "fibonacciWork(n - 2); }\n"
+          "function outerLoop() { let s = 0; for (;;) { s += fibonacciWork(25); if (s < 0) "
+          "break; } return s; }\n"
+          "process.stdout.write('ready ' + process.pid + '\\n');\n"
+          "outerLoop();\n";
+  }
+  for (const bool with_map : {true, false}) {
+    SCOPED_TRACE(with_map ? "--perf-basic-prof" : "no perf map");
+    std::vector<std::string> args;
+    if (with_map) args.push_back("--perf-basic-prof");
+    args.push_back(script);
+    auto t = Target::start("/usr/bin/node", args);
+    ASSERT_TRUE(t);
+    const std::string pid = std::to_string(t->pid());
+    const std::string map = "/tmp/perf-" + pid + ".map";
+    std::this_thread::sleep_for(500ms);  // the loop gets compiled (hot code is optimised)
+    HearthRun r = hearth({"stacks", "-p", pid, "-d", "1", "-F", "50", "-o", "-"});
+    kill(t->pid(), SIGKILL);  // a hot loop reads no stdin
+    std::remove(map.c_str());
+    ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+    int main_samples = 0, named = 0;
+    for (const std::string& line : lines_of(r.out)) {
+      if (line.rfind("[node tid=" + pid + "]", 0) != 0) continue;
+      const int n = std::stoi(line.substr(line.rfind(' ') + 1));
+      main_samples += n;
+      if (line.find("fibonacciWork") != std::string::npos && line.find("_[j]") != std::string::npos)
+        named += n;
+      EXPECT_EQ(line.find("[unknown];[unknown]"), std::string::npos) << line;
+    }
+    ASSERT_GT(main_samples, 0) << r.out;
+    if (with_map) {
+      EXPECT_GE(named, main_samples / 2) << r.out;  // the loop is where it spends its time
+      EXPECT_EQ(r.err.find("no perf map"), std::string::npos) << r.err;
+    } else {
+      EXPECT_EQ(named, 0);
+      EXPECT_NE(r.err.find("wrote no perf map"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("--perf-basic-prof"), std::string::npos) << r.err;
+    }
+  }
+  std::remove(script.c_str());
+}
+
 TEST(StacksCliErrors, WrongPidIsOneClearLine) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
   HearthRun r = hearth({"stacks", "-p", "999999999", "-n", "1", "-o", "-"});
