@@ -12,6 +12,8 @@ namespace hearth::profile {
 
 // "12", "0.5", "100000000000000000000": always plain digits, never an exponent.
 std::string format_count(double count);
+// Whole counts exactly ("18446744073709551615"), fractional ones as above.
+std::string format_count(Count count);
 std::string to_folded(const FrameTree& tree);
 Result<void> write_folded(const FrameTree& tree, const std::string& path);
 

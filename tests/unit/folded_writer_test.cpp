@@ -30,9 +30,9 @@ void expect_round_trip(std::string_view text) {
   ReadStats stats;
   FrameTree second = parse(folded, Merge::kAll, &stats);
   EXPECT_EQ(stats.ignored, 0u) << folded;
-  EXPECT_EQ(second.total(), first.total()) << folded;
+  EXPECT_EQ(second.total().value, first.total().value) << folded;
   EXPECT_EQ(second.differential(), first.differential());
-  EXPECT_EQ(second.base_total(kRoot), first.base_total(kRoot));
+  EXPECT_EQ(second.base_total(kRoot).value, first.base_total(kRoot).value);
   EXPECT_EQ(second.size(), first.size()) << folded;
   EXPECT_EQ(to_folded(second), folded);
 }
