@@ -188,7 +188,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
             {"inverted", o.inverted ? "1" : "0"},
             {"countname", o.count_name},
             {"nametype", o.name_type},
-            {"total", time_max == tree_total.value && o.factor == 1
+            {"total", !tree_total.fractional && time_max == tree_total.value && o.factor == 1
                           ? profile::format_count(tree_total)
                           : profile::format_count(time_max * o.factor)}};
 

@@ -49,17 +49,12 @@ TrailingCount take_trailing_count(std::string_view* text, Count* count) {
   // The whole line is a number (an empty stack: folded files never have one), or the count
   // is glued to the frame: not a count.
   if (i == 0 || !is_blank(s[i - 1])) return TrailingCount::kNoCount;
-  std::string_view digits = tok;  // before the dot
-  std::string_view fraction;      // after it
-  if (dot != std::string_view::npos) {
-    digits = tok.substr(0, dot - i);
-    fraction = tok.substr(dot - i + 1);
-  }
+  std::string_view digits = tok.substr(0, dot == std::string_view::npos ? tok.size() : dot - i);
   // Exactly one blank separates the count, as in flamegraph.pl: a frame may end in blanks
   // ("write0; " has a leaf named " ").
   std::string_view before = s.substr(0, i - 1);
-  if (fraction.find_first_not_of('0') == std::string_view::npos) {
-    // A whole count ("12", "12.", "12.00"), exact.
+  if (dot == std::string_view::npos) {
+    // An integer, exact.
     size_t lead = digits.find_first_not_of('0');
     digits.remove_prefix(lead == std::string_view::npos ? digits.size() : lead);
     uint64_t u = 0;
@@ -78,6 +73,7 @@ TrailingCount take_trailing_count(std::string_view* text, Count* count) {
     *text = before;
     return TrailingCount::kFound;
   }
+  // A real number ("0.5", "12.0", "3."): a double.
   double v = 0;
   auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
   if (ec == std::errc::result_out_of_range) {

@@ -1,8 +1,9 @@
 // Reads collapsed ("folded") stacks into a FrameTree: `root;…;leaf COUNT` per line, and the
 // variants other tools write: fractional counts, two counts (differential: BASE NEW),
 // `comm-PID/TID` roots, CRLF line ends, blank lines. Lines that don't parse are counted, and
-// so are lines longer than ReadOptions::max_line_bytes. Whole counts are exact: a count or a
-// sum past kMaxWholeCount is noted (ReadStats::overflow_line), never rounded.
+// so are lines longer than ReadOptions::max_line_bytes. Integer counts are exact: one past
+// kMaxWholeCount, or integers (of one column) adding up past it, are noted
+// (ReadStats::overflow_line), never rounded. Real numbers (with a dot) make the tree fractional.
 #pragma once
 
 #include <cstdint>
@@ -75,13 +76,13 @@ class FoldedReader {
 enum class TrailingCount : uint8_t {
   kNoCount,   // TEXT does not end in a blank and a count
   kFound,     // *count is set
-  kTooLarge,  // a whole count past kMaxWholeCount, or a fraction past double's range
+  kTooLarge,  // an integer past kMaxWholeCount, or a real number past double's range
 };
 
-// Parses the count at the end of TEXT (after the last blank): digits with an optional
-// fraction (`12`, `0.5`, `3.`). A fraction of zeros (`12.0`) is a whole count. When found (or
-// too large), shrinks *text to what precedes it, without the one blank before the count.
-// Exposed for tests.
+// Parses the count at the end of TEXT (after the last blank): an integer (`12`: a whole
+// count, exact) or a real number (`0.5`, `12.0`, `3.`: a fractional count, a double). When
+// found (or too large), shrinks *text to what precedes it, without the one blank before the
+// count. Exposed for tests.
 TrailingCount take_trailing_count(std::string_view* text, Count* count);
 
 }  // namespace hearth::profile

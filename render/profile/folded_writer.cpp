@@ -23,8 +23,11 @@ std::string format_count(double count) {
 }
 
 std::string format_count(Count count) {
-  if (count.fractional) return format_count(count.value);
-  return std::to_string(count.whole);
+  if (!count.fractional) return std::to_string(count.whole);
+  // A real number keeps its dot, so that it reads back as one ("3.0", not the integer 3).
+  std::string s = format_count(count.value);
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
 }
 
 std::string to_folded(const FrameTree& tree) {

@@ -130,7 +130,12 @@ TEST(Filters, GrepTotalsEqualTheMatchingLines) {
     }
     FrameTree out = apply_filters(in, grep(re));
     EXPECT_EQ(out.total().value, parse(matching).total().value);
-    EXPECT_EQ(to_folded(out), to_folded(parse(matching)));
+    // The input has a real number ("b;c 1.5"), so what is kept is a profile of real numbers
+    // ("7.0"), and the matching lines alone may not be ("7").
+    auto as_read = [](const FrameTree& t) {
+      return std::regex_replace(to_folded(t), std::regex(R"(\.0\n)"), "\n");
+    };
+    EXPECT_EQ(as_read(out), as_read(parse(matching)));
   }
 }
 

@@ -163,10 +163,10 @@ TEST(FoldedReader, WholeCountsAreExact) {
   EXPECT_EQ(max.total().whole, kMaxWholeCount);
   EXPECT_FALSE(max.overflowed());
   EXPECT_EQ(s.overflow_line, 0u);
-  // Leading zeros and a fraction of zeros are whole counts too.
-  FrameTree zeros = parse("a 000000000000000000000000012\nb 3.\nc 4.000\n", {}, &s);
+  // Leading zeros are fine.
+  FrameTree zeros = parse("a 000000000000000000000000012\nb 3\n", {}, &s);
   EXPECT_FALSE(zeros.fractional());
-  EXPECT_EQ(zeros.total().whole, 19u);
+  EXPECT_EQ(zeros.total().whole, 15u);
   EXPECT_EQ(s.ignored, 0u);
 }
 
@@ -195,7 +195,7 @@ TEST(FoldedReader, CountsPastTheLimitAreNotedWithTheirLine) {
   parse("a 0." + std::string(400, '0') + "1\n", {}, &s);
   EXPECT_EQ(s.overflow_line, 0u);
   EXPECT_EQ(s.ignored, 1u);
-  // Whole counts are summed apart from fractional ones, whatever comes first.
+  // Integers are summed apart from real numbers, whatever comes first.
   for (const char* text :
        {"a 0.5\nb 18446744073709551615\nc 1\n", "b 18446744073709551615\nc 1\na 0.5\n"}) {
     parse(text, {}, &s);
@@ -221,6 +221,15 @@ TEST(TakeTrailingCount, WholeFractionalNoneOrTooLarge) {
   EXPECT_EQ(take("a 18446744073709551616", &c),
             std::pair(TrailingCount::kTooLarge, std::string("a")));
   EXPECT_EQ(take("a 99999999999999999999", &c).first, TrailingCount::kTooLarge);
+  // With a dot it is a real number, a double, whatever its value.
+  for (std::string_view dotted : {"a 18446744073709551616.0", "a 18446744073709551616."}) {
+    EXPECT_EQ(take(dotted, &c), std::pair(TrailingCount::kFound, std::string("a"))) << dotted;
+    EXPECT_TRUE(c.fractional);
+    EXPECT_EQ(c.value, 0x1p64);
+  }
+  EXPECT_EQ(take("a 12.0", &c).first, TrailingCount::kFound);
+  EXPECT_TRUE(c.fractional);
+  EXPECT_EQ(c.value, 12);
   for (std::string_view none : {"a", "12", "a12", "a .5", "a 1.2.3", "a -3", "a 1e5"}) {
     EXPECT_EQ(take(none, &c), std::pair(TrailingCount::kNoCount, std::string(none))) << none;
   }
@@ -235,7 +244,7 @@ TEST(FoldedReader, FractionalCountsSum) {
   FrameTree mixed = parse("a;b 3\na;c 4\na;b 0.5\n");
   EXPECT_TRUE(mixed.fractional());
   EXPECT_EQ(mixed.total().value, 7.5);
-  EXPECT_EQ(to_folded(mixed), "a;b 3.5\na;c 4\n");
+  EXPECT_EQ(to_folded(mixed), "a;b 3.5\na;c 4.0\n");
   // Two-count lines too, either column.
   FrameTree two = parse("a 1 2\nb 0.5 1\nc 3\n");
   EXPECT_TRUE(two.fractional());
