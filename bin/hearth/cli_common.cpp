@@ -124,19 +124,22 @@ std::string plain_number(double v) {
   return s;
 }
 
-std::string left_out_text(const flame::FlameStats& st, size_t max_frames) {
-  std::string out;
-  if (st.narrow > 0) {
-    out += ", " + thousands(st.narrow) + " narrower than " + plain_number(st.min_width_px) + " px";
+std::string frames_text(const flame::FlameStats& st, size_t max_frames) {
+  std::string out = thousands(st.frames) + (st.frames == 1 ? " frame" : " frames");
+  std::string left;
+  if (st.narrow > 0 && !std::isfinite(st.min_width_px)) {
+    left += ", the " + thousands(st.narrow) + " below \"all\"";  // --max-frames 1
+  } else if (st.narrow > 0) {
+    left += ", " + thousands(st.narrow) + " narrower than " + plain_number(st.min_width_px) + " px";
   }
   if (st.deep > 0) {
-    out += (out.empty() ? ", " : " and ") + thousands(st.deep) + " deeper than " +
+    left += (left.empty() ? ", " : " and ") + thousands(st.deep) + " deeper than " +
            thousands(static_cast<uint64_t>(st.deep_below));
   }
-  if (out.empty()) return out;
-  out += " left out";
-  if (st.max_frames_cut) out += " (--max-frames " + std::to_string(max_frames) + ")";
-  return out;
+  if (left.empty()) return out;
+  left += " left out";
+  if (st.max_frames_cut) left += " (--max-frames " + std::to_string(max_frames) + ")";
+  return out + left;
 }
 
 double median_of(std::vector<double> v) {

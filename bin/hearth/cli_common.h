@@ -39,9 +39,10 @@ bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
 // counts went past kMaxWholeCount: the caller exits 2.
 bool report_reading(const char* verb, const profile::ReadStats& stats);
 
-// What a flamegraph left out, to follow "N frames": "" when nothing; ", 56 narrower than
-// 0.1 px left out"; ", 2 deeper than 29,999 left out (--max-frames 30000)".
-std::string left_out_text(const flame::FlameStats& stats, size_t max_frames);
+// What a flamegraph drew and left out, in plain numbers: "581 frames", "1,234 frames, 56
+// narrower than 0.1 px left out", "30,000 frames, 2 deeper than 29,999 left out (--max-frames
+// 30000)".
+std::string frames_text(const flame::FlameStats& stats, size_t max_frames);
 
 // V in plain digits: thousands separated, about three significant digits below 100
 // (1180 -> "1,180", 0.1 -> "0.1", 0.0123 -> "0.0123"), never an exponent.

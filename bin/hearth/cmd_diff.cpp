@@ -14,7 +14,6 @@
 #include "render/diff/diff_model.h"
 #include "render/diff/diff_picture.h"
 #include "render/diff/diff_report.h"
-#include "render/flame/names.h"
 #include "render/profile/folded_reader.h"
 #include "render/svg/svg_writer.h"
 
@@ -183,11 +182,9 @@ int run_diff(const DiffArgs& a) {
     diff::PictureStats ps;
     scene::Scene s = diff::layout_diff(m, po, &ps);
     if (!failed(write_picture(s, a.output, format_of_picture(o), a.scale))) {
-      std::string left_out = left_out_text(ps.flame, a.max_frames);
-      if (!left_out.empty()) {
-        std::fprintf(stderr, "hearth diff: %s: %s frames%s\n", a.output.c_str(),
-                     flame::with_thousands(profile::whole_count(ps.flame.frames)).c_str(),
-                     left_out.c_str());
+      if (ps.flame.narrow + ps.flame.deep > 0) {  // said only when something was left out
+        std::fprintf(stderr, "hearth diff: %s: %s\n", a.output.c_str(),
+                     frames_text(ps.flame, a.max_frames).c_str());
       }
     }
   } else if (o == Out::kMarkdown || o == Out::kJson) {

@@ -9,7 +9,6 @@
 #include "common/result.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/flame/layout.h"
-#include "render/flame/names.h"
 #include "render/profile/filters.h"
 #include "render/profile/folded_reader.h"
 #include "render/svg/svg_writer.h"
@@ -193,9 +192,8 @@ int run_flame(const FlameArgs& a) {
     return 1;
   }
   if (!a.output.empty() && a.output != "-") {
-    std::fprintf(stderr, "hearth flame: wrote %s: %s frames%s\n", a.output.c_str(),
-                 flame::with_thousands(profile::whole_count(st.frames)).c_str(),
-                 left_out_text(st, a.max_frames).c_str());
+    std::fprintf(stderr, "hearth flame: wrote %s: %s\n", a.output.c_str(),
+                 frames_text(st, a.max_frames).c_str());
   }
   return 0;
 }

@@ -59,6 +59,9 @@ grep -qF "hearth flame: wrote $t/deep.svg: 30,000 frames, 2 deeper than 29,999 l
   && ok || bad "deep recursion message: $(cat "$t/err")"
 grep -q '<title>f29998 (5 samples' "$t/deep.svg" && ok || bad "deep recursion: f29998 not drawn"
 grep -q '<title>f29999 (' "$t/deep.svg" && bad "deep recursion: more than --max-frames drawn" || ok
+expect_exit 0 "--max-frames 1" -- "$hearth" flame "$t/deep.folded" --max-frames 1 -o "$t/deep1.svg"
+grep -qF "wrote $t/deep1.svg: 1 frame, the 30,001 below \"all\" left out (--max-frames 1)" "$t/err" \
+  && ok || bad "--max-frames 1 message: $(cat "$t/err")"
 # A 5 MB line (600,000 frames) is read, not ignored.
 seq 0 599999 | awk '{ printf "%sfunc%d", (NR > 1 ? ";" : ""), $1 % 9973 } END { print " 3" }' > "$t/long.folded"
 expect_exit 0 "600,000 frames in one line" -- "$hearth" flame "$t/long.folded" -o "$t/longline.svg"
