@@ -134,7 +134,7 @@ std::string frames_text(const flame::FlameStats& st, size_t max_frames) {
   }
   if (st.deep > 0) {
     left += (left.empty() ? ", " : " and ") + thousands(st.deep) + " deeper than " +
-           thousands(static_cast<uint64_t>(st.deep_below));
+            thousands(static_cast<uint64_t>(st.deep_below));
   }
   if (left.empty()) return out;
   left += " left out";
