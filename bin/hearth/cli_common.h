@@ -8,6 +8,8 @@
 
 #include "common/pattern.h"
 #include "common/result.h"
+#include "render/flame/layout.h"
+#include "render/profile/folded_reader.h"
 #include "render/scene/scene.h"
 
 namespace hearth::cli {
@@ -31,6 +33,20 @@ std::optional<Pattern> filter_pattern(const std::string& option, const std::stri
 // one of the inputs or two outputs are one file. Call it before reading any input.
 bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs);
+
+// What the folded reader skipped, one line each on stderr ("hearth VERB: ignored 1 line that
+// is not ..."; lines over the length limit). False, after one line saying where, when the
+// counts went past kMaxWholeCount: the caller exits 2.
+bool report_reading(const char* verb, const profile::ReadStats& stats);
+
+// What a flamegraph drew and left out, in plain numbers: "581 frames", "1,234 frames, 56
+// narrower than 0.1 px left out", "30,000 frames, 2 deeper than 29,999 left out (--max-frames
+// 30000)".
+std::string frames_text(const flame::FlameStats& stats, size_t max_frames);
+
+// V in plain digits: thousands separated, about three significant digits below 100
+// (1180 -> "1,180", 0.1 -> "0.1", 0.0123 -> "0.0123"), never an exponent.
+std::string plain_number(double v);
 
 // Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
 bool may_trace();

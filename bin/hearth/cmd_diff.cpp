@@ -63,14 +63,8 @@ std::optional<profile::FrameTree> read_profile(const std::string& path, const ch
   }
   tree.finalize();
   const profile::ReadStats& rs = reader.stats();
-  if (rs.ignored > 0) {
-    std::fprintf(stderr,
-                 "hearth diff: ignored %llu line%s of %s that are not `frame;frame;... COUNT` "
-                 "(first: line %llu)\n",
-                 static_cast<unsigned long long>(rs.ignored), rs.ignored == 1 ? "" : "s",
-                 path.c_str(), static_cast<unsigned long long>(rs.first_ignored_line));
-  }
-  if (!(tree.total() > 0)) {
+  if (!report_reading("diff", rs)) return std::nullopt;
+  if (!(tree.total().value > 0)) {
     std::fprintf(stderr,
                  "hearth diff: %s %s has no stack counts (%llu stack lines) — expected lines "
                  "like `main;work;leaf 12`\n",
@@ -185,8 +179,14 @@ int run_diff(const DiffArgs& a) {
     po.title = a.title;
     po.width = a.width;
     po.max_frames = a.max_frames;
-    scene::Scene s = diff::layout_diff(m, po, nullptr);
-    failed(write_picture(s, a.output, format_of_picture(o), a.scale));
+    diff::PictureStats ps;
+    scene::Scene s = diff::layout_diff(m, po, &ps);
+    if (!failed(write_picture(s, a.output, format_of_picture(o), a.scale))) {
+      if (ps.flame.narrow + ps.flame.deep > 0) {  // said only when something was left out
+        std::fprintf(stderr, "hearth diff: %s: %s\n", a.output.c_str(),
+                     frames_text(ps.flame, a.max_frames).c_str());
+      }
+    }
   } else if (o == Out::kMarkdown || o == Out::kJson) {
     failed(write_summary(m, ro, a.output));
   }

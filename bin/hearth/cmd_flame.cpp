@@ -139,14 +139,7 @@ int run_flame(const FlameArgs& a) {
   }
   tree.finalize();
   const profile::ReadStats& rs = reader.stats();
-  if (rs.ignored > 0) {
-    std::fprintf(stderr,
-                 "hearth flame: ignored %llu line%s that are not `frame;frame;... COUNT` "
-                 "(first: %s line %llu)\n",
-                 static_cast<unsigned long long>(rs.ignored), rs.ignored == 1 ? "" : "s",
-                 rs.first_ignored_file.c_str(),
-                 static_cast<unsigned long long>(rs.first_ignored_line));
-  }
+  if (!report_reading("flame", rs)) return 2;
 
   profile::FilterOptions filters;
   std::vector<std::string> validated;  // stays empty: validate_flame compiled them already
@@ -155,7 +148,7 @@ int run_flame(const FlameArgs& a) {
   filters.group_threads = a.group_threads;
   if (profile::filters_active(filters)) tree = profile::apply_filters(tree, filters);
 
-  if (!(tree.total() > 0)) {
+  if (!(tree.total().value > 0)) {
     std::fprintf(stderr,
                  "hearth flame: no stack counts in the input (%llu stack lines%s) — expected lines "
                  "like `main;work;leaf 12`\n",
@@ -185,7 +178,7 @@ int run_flame(const FlameArgs& a) {
   fo.total = a.total;
   fo.notes = a.notes;
   fo.max_frames = a.max_frames;
-  if (a.total > 0 && a.total < tree.total()) {
+  if (a.total > 0 && a.total < tree.total().value) {
     std::fprintf(stderr,
                  "hearth flame: --total %g is less than the sum of the counts; using the sum\n",
                  a.total);
@@ -199,11 +192,8 @@ int run_flame(const FlameArgs& a) {
     return 1;
   }
   if (!a.output.empty() && a.output != "-") {
-    std::fprintf(stderr, "hearth flame: wrote %s: %zu frames", a.output.c_str(), st.frames);
-    if (st.pruned > 0) {
-      std::fprintf(stderr, ", %zu narrower than %.2g px left out", st.pruned, st.min_width_px);
-    }
-    std::fprintf(stderr, "\n");
+    std::fprintf(stderr, "hearth flame: wrote %s: %s\n", a.output.c_str(),
+                 frames_text(st, a.max_frames).c_str());
   }
   return 0;
 }

@@ -33,24 +33,35 @@ void merge_into(FrameTree& dst, const FrameTree& src, bool is_new) {
     }
     NodeId d = dst.child(map[n.parent], dst.intern(name));
     map[i] = d;
-    if (n.self != 0) dst.add_self(d, is_new ? n.self : 0, is_new ? 0 : n.self);
+    profile::Count self = src.self(static_cast<NodeId>(i));
+    if (self.value != 0) {
+      dst.add_self(d, is_new ? self : profile::Count{}, is_new ? profile::Count{} : self);
+    }
   }
 }
 
-Measure measure(double x1, double x2, const DiffModel& m) {
+Measure measure(profile::Count c1, profile::Count c2, const DiffModel& m) {
   Measure r;
-  r.base = x1;
-  r.next = x2;
-  r.base_share = 100 * x1 / m.base_total;
-  r.new_share = 100 * x2 / (m.options.normalize ? m.new_total : m.base_total);
+  r.base = c1;
+  r.next = c2;
+  double x1 = c1.value, x2 = c2.value;
+  double n1 = m.base_total.value, n2 = m.new_total.value;
+  r.base_share = 100 * x1 / n1;
+  r.new_share = 100 * x2 / (m.options.normalize ? n2 : n1);
   r.pp = r.new_share - r.base_share;
-  r.z = change_z(x1, m.base_total, x2, m.new_total, m.options.normalize);
+  r.z = change_z(x1, n1, x2, n2, m.options.normalize);
   return r;
 }
 
 bool is_tested(const Measure& inclusive, double min_samples) {
-  return inclusive.base + inclusive.next > 0 &&
-         std::max(inclusive.base, inclusive.next) >= min_samples;
+  return inclusive.base.value + inclusive.next.value > 0 &&
+         std::max(inclusive.base.value, inclusive.next.value) >= min_samples;
+}
+
+// A + B. Sums over one profile's functions never pass its total, which fits.
+profile::Count plus(profile::Count a, profile::Count b) {
+  if (a.fractional || b.fractional) return profile::fractional_count(a.value + b.value);
+  return profile::whole_count(a.whole + b.whole);
 }
 
 double rounded(double pp) {
@@ -108,14 +119,14 @@ double critical_z(double alpha, size_t tests) {
 DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOptions& options) {
   DiffModel m;
   m.options = options;
-  m.tree.add_self(kRoot, 0, 0);  // differential from the start: base counts kept apart
+  m.tree.add_self(kRoot, {}, {});  // differential from the start: base counts kept apart
   merge_into(m.tree, base, false);
   merge_into(m.tree, next, true);
   m.tree.finalize();
   const FrameTree& t = m.tree;
   m.base_total = t.base_total(kRoot);
   m.new_total = t.total();
-  HEARTH_CHECK(m.base_total > 0 && m.new_total > 0);
+  HEARTH_CHECK(m.base_total.value > 0 && m.new_total.value > 0);
 
   // Paths: every node of the merged tree.
   m.paths.resize(t.size());
@@ -125,8 +136,8 @@ DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOpt
     Item& it = m.paths[i];
     it.name = n.name;
     it.node = id;
-    it.inclusive = measure(t.base_total(id), n.total, m);
-    it.self = measure(t.base_self(id), n.self, m);
+    it.inclusive = measure(t.base_total(id), t.total(id), m);
+    it.self = measure(t.base_self(id), t.self(id), m);
     it.tested = id != kRoot && is_tested(it.inclusive, options.min_samples);
     m.path_tests += it.tested ? 2 : 0;
   }
@@ -134,7 +145,7 @@ DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOpt
   // Functions: inclusive counts each sample once per name, however often the name recurs on
   // its stack, so a depth-first walk counts a node only when no ancestor has the same name.
   size_t names = t.name_count();
-  std::vector<double> bi(names), ni(names), bs(names), ns(names);
+  std::vector<profile::Count> bi(names), ni(names), bs(names), ns(names);
   std::vector<uint32_t> active(names);
   std::vector<uint8_t> seen(names);
   struct Step {
@@ -154,11 +165,11 @@ DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOpt
       continue;
     }
     if (active[n.name] == 0) {
-      bi[n.name] += t.base_total(s.node);
-      ni[n.name] += n.total;
+      bi[n.name] = plus(bi[n.name], t.base_total(s.node));
+      ni[n.name] = plus(ni[n.name], t.total(s.node));
     }
-    bs[n.name] += t.base_self(s.node);
-    ns[n.name] += n.self;
+    bs[n.name] = plus(bs[n.name], t.base_self(s.node));
+    ns[n.name] = plus(ns[n.name], t.self(s.node));
     seen[n.name] = 1;
     ++active[n.name];
     todo.push_back({s.node, true});
@@ -258,8 +269,8 @@ std::vector<NodeId> significant_paths(const DiffModel& m, int sign) {
 
 std::vector<NodeId> only_in_one(const DiffModel& m, bool added) {
   const FrameTree& t = m.tree;
-  auto here = [&](NodeId n) { return added ? t.node(n).total : t.base_total(n); };
-  auto there = [&](NodeId n) { return added ? t.base_total(n) : t.node(n).total; };
+  auto here = [&](NodeId n) { return (added ? t.total(n) : t.base_total(n)).value; };
+  auto there = [&](NodeId n) { return (added ? t.base_total(n) : t.total(n)).value; };
   std::vector<NodeId> out;
   for (size_t i = 1; i < t.size(); ++i) {
     NodeId id = static_cast<NodeId>(i);
@@ -279,12 +290,13 @@ std::vector<size_t> functions_only_in_one(const DiffModel& m, bool added) {
   std::vector<size_t> out;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const Measure& in = m.functions[i].inclusive;
-    if (added ? (in.next > 0 && in.base == 0) : (in.base > 0 && in.next == 0)) out.push_back(i);
+    double next = in.next.value, base = in.base.value;
+    if (added ? (next > 0 && base == 0) : (base > 0 && next == 0)) out.push_back(i);
   }
   std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
     const Measure& x = m.functions[a].inclusive;
     const Measure& y = m.functions[b].inclusive;
-    return added ? x.next > y.next : x.base > y.base;
+    return added ? x.next.value > y.next.value : x.base.value > y.base.value;
   });
   return out;
 }

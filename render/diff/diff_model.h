@@ -23,8 +23,8 @@ struct DiffOptions {
 
 // One measure (inclusive or self) of one function or path. Shares in percent.
 struct Measure {
-  double base = 0;        // samples in BASE
-  double next = 0;        // samples in NEW
+  profile::Count base;    // samples in BASE
+  profile::Count next;    // samples in NEW
   double base_share = 0;  // % of BASE's total
   double new_share = 0;   // % of NEW's total (of BASE's when not normalised)
   double pp = 0;          // new_share - base_share, percentage points
@@ -47,8 +47,8 @@ struct DiffModel {
   // BASE's. Thread roots lose their ids ("[worker-3 tid=42]" -> "[worker-3]"): two recordings
   // never share tids.
   profile::FrameTree tree{profile::Merge::kAll};
-  double base_total = 0;  // samples
-  double new_total = 0;
+  profile::Count base_total;  // samples
+  profile::Count new_total;
   DiffOptions options;
   std::vector<Item> functions;  // by name (byte order); the root "all" is not a function
   std::vector<Item> paths;      // indexed by NodeId; paths[kRoot] is "all"

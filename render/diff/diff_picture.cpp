@@ -41,12 +41,12 @@ std::string pct_text(double part, double whole) {
 // The tree with BASE's counts as the drawn ones (and NEW's as base): the same node ids.
 FrameTree swapped(const FrameTree& t) {
   FrameTree s(profile::Merge::kAll);
-  s.add_self(kRoot, 0, 0);
+  s.add_self(kRoot, {}, {});
   for (size_t i = 1; i < t.size(); ++i) {
     const profile::Node& n = t.node(static_cast<NodeId>(i));
     NodeId id = s.child(n.parent, s.intern(t.name(n.name)));
     HEARTH_CHECK(id == i);
-    s.add_self(id, t.base_self(id), n.self);
+    s.add_self(id, t.base_self(id), t.self(id));
   }
   s.finalize();
   return s;
@@ -90,7 +90,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
   FrameTree base_tree(profile::Merge::kAll);
   if (o.base_widths) base_tree = swapped(m.tree);
   const FrameTree& drawn = o.base_widths ? base_tree : m.tree;
-  double drawn_total = drawn.total();
+  double drawn_total = drawn.total().value;
 
   flame::FlameOptions fo;
   fo.title = o.title.empty() ? "Differential Flame Graph" : o.title;
@@ -104,13 +104,13 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
   fo.decorate = [&](NodeId id, scene::Rect* r) {
     const Item& it = m.paths[id];
     const Measure& in = it.inclusive;
-    double n = drawn.node(id).total;
+    profile::Count n = drawn.total(id);
     std::string name =
         id == kRoot ? "all"
                     : std::string(flame::strip_annotation(m.tree.name(m.tree.node(id).name)));
-    bool only_here = o.base_widths ? in.next == 0 : in.base == 0;
-    r->title = name + " (" + flame::with_thousands(n) + " samples, " + pct_text(n, drawn_total) +
-               "%; " + pp_text(in.pp) + " pp";
+    bool only_here = (o.base_widths ? in.next : in.base).value == 0;
+    r->title = name + " (" + flame::with_thousands(n) + " samples, " +
+               pct_text(n.value, drawn_total) + "%; " + pp_text(in.pp) + " pp";
     if (only_here && id != kRoot) r->title += o.base_widths ? "; only in BASE" : "; only in NEW";
     r->title += ")";
     // Thread roots too: their slate blue would read as "shrank" here.
@@ -171,7 +171,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
   // The paths only on the side not drawn: no width in the graph, so listed here.
   std::vector<NodeId> missing = only_in_one(m, o.base_widths);
   st.missing = missing.size();
-  double other_total = o.base_widths ? m.new_total : m.base_total;
+  double other_total = (o.base_widths ? m.new_total : m.base_total).value;
   std::string heading = o.base_widths ? "Added paths (only in NEW, not drawn above): "
                                       : "Removed paths (only in BASE, not drawn above): ";
   heading += missing.empty() ? "none" : std::to_string(missing.size());
@@ -185,18 +185,18 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
     for (size_t k = 0; k < missing.size() && k < o.missing_rows; ++k) {
       NodeId id = missing[k];
       const Measure& in = m.paths[id].inclusive;
-      double n = o.base_widths ? in.next : in.base;
+      profile::Count n = o.base_widths ? in.next : in.base;
       std::string path = path_name(m, id);
       scene::Rect r;
       r.x = kXPad;
       r.y = y;
-      r.w = std::max(2.0, bar_max * n / other_total);
+      r.w = std::max(2.0, bar_max * n.value / other_total);
       r.h = row - 2;
       r.fill = diff_color(in.pp, in.significant);
-      r.title = path + " (" + flame::with_thousands(n) + " samples, " + pct_text(n, other_total) +
-                "%; " + pp_text(in.pp) + " pp)";
+      r.title = path + " (" + flame::with_thousands(n) + " samples, " +
+                pct_text(n.value, other_total) + "%; " + pp_text(in.pp) + " pp)";
       strip.rects.push_back(std::move(r));
-      std::string line = pp_text(in.pp) + " pp  " + pct_text(n, other_total) + "%  ";
+      std::string line = pp_text(in.pp) + " pp  " + pct_text(n.value, other_total) + "%  ";
       double text_x = kXPad + bar_max + 8;
       size_t room = static_cast<size_t>(std::max(0.0, (o.width - kXPad - text_x) / char_w));
       size_t used = line.size();

@@ -30,7 +30,7 @@ std::string pp(double v) {
 std::string pct(double v) {
   return fmt("%.2f", v) + "%";
 }
-std::string count(double v) {
+std::string count(profile::Count v) {
   return flame::with_thousands(v);
 }
 
@@ -318,9 +318,9 @@ std::string summary_json(const DiffModel& m, const ReportOptions& o) {
     out += i == 0 ? "\n    " : ",\n    ";
     out += "{\"name\": ";
     json_string(&out, function_name(m, i));
-    const char* status = it.inclusive.base == 0   ? "added"
-                         : it.inclusive.next == 0 ? "removed"
-                                                  : "common";
+    const char* status = it.inclusive.base.value == 0   ? "added"
+                         : it.inclusive.next.value == 0 ? "removed"
+                                                        : "common";
     out += std::string(", \"status\": \"") + status +
            "\", \"tested\": " + (it.tested ? "true" : "false") + ", \"inclusive\": ";
     json_measure(&out, it.inclusive);
@@ -343,18 +343,36 @@ std::string summary_json(const DiffModel& m, const ReportOptions& o) {
   return out;
 }
 
+namespace {
+
+// B, a rounded count, as a whole one. B is at most about NEW's total, which fits: the clamp is
+// for rounding at the very top.
+profile::Count whole_of(double b) {
+  if (b >= static_cast<double>(profile::kMaxWholeCount)) {
+    return profile::whole_count(profile::kMaxWholeCount);
+  }
+  return profile::whole_count(static_cast<uint64_t>(b));
+}
+
+}  // namespace
+
 std::string diff_folded(const DiffModel& m) {
-  if (!m.options.normalize || m.base_total == m.new_total) return profile::to_folded(m.tree);
+  bool same_totals = m.base_total.whole == m.new_total.whole &&
+                     m.base_total.value == m.new_total.value;  // exact: one tree, one kind
+  if (!m.options.normalize || same_totals) return profile::to_folded(m.tree);
   // A copy with BASE's counts scaled to NEW's total; ids match (parents before children).
   profile::FrameTree scaled(profile::Merge::kAll);
-  scaled.add_self(kRoot, 0, 0);
+  scaled.add_self(kRoot, {}, {});
   std::vector<NodeId> map(m.tree.size(), kRoot);
-  double k = m.new_total / m.base_total;
+  double k = m.new_total.value / m.base_total.value;
   for (size_t i = 1; i < m.tree.size(); ++i) {
-    const profile::Node& n = m.tree.node(static_cast<NodeId>(i));
+    NodeId id = static_cast<NodeId>(i);
+    const profile::Node& n = m.tree.node(id);
     map[i] = scaled.child(map[n.parent], scaled.intern(m.tree.name(n.name)));
-    double b = std::nearbyint(m.tree.base_self(static_cast<NodeId>(i)) * k);
-    if (n.self != 0 || b != 0) scaled.add_self(map[i], n.self, b);
+    double b = std::nearbyint(m.tree.base_self(id).value * k);
+    profile::Count base = m.tree.fractional() ? profile::fractional_count(b) : whole_of(b);
+    profile::Count self = m.tree.self(id);
+    if (self.value != 0 || b != 0) scaled.add_self(map[i], self, base);
   }
   scaled.finalize();
   return profile::to_folded(scaled);

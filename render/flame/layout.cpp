@@ -45,27 +45,60 @@ std::string percent(double part, double whole) {
   return buf;
 }
 
-// Counts of the frames to keep: wide enough, and within the frame budget.
-double keep_threshold(const FrameTree& tree, double min_count, size_t max_frames, size_t* pruned) {
-  std::vector<double> widths;
-  size_t wide = 0;
-  for (size_t i = 0; i < tree.size(); ++i)
-    wide += tree.node(static_cast<NodeId>(i)).total >= min_count;
-  *pruned = tree.size() - wide;
-  if (max_frames == 0 || wide <= max_frames) return min_count;
-  widths.reserve(wide);
-  for (size_t i = 0; i < tree.size(); ++i) {
-    double t = tree.node(static_cast<NodeId>(i)).total;
-    if (t >= min_count) widths.push_back(t);
+// The frames to draw: those at least MIN_COUNT wide, and, when there are more than
+// MAX_FRAMES of them ("all" included), the MAX_FRAMES widest. Frames as wide as the narrowest
+// one that fits the budget are kept by depth, shallowest first, so what is drawn stays one
+// tree: a frame is never wider than its parent, nor shallower (a long recursion is a chain of
+// frames of one width).
+struct Keep {
+  double min_count = 0;           // narrower frames are left out
+  double tie = -1;                // frames exactly this wide are drawn only when tie_kept says
+  std::vector<uint8_t> tie_kept;  // by NodeId, when tie >= 0
+  bool max_frames_cut = false;    // the budget, not MIN_COUNT, set the cut
+  size_t deep = 0;                // frames of width `tie` left out
+  int deep_below = 0;             // ... all of them deeper than this
+};
+
+Keep frames_to_keep(const FrameTree& tree, double min_count, size_t max_frames) {
+  Keep k;
+  k.min_count = min_count;
+  auto width = [&](size_t i) { return tree.total(static_cast<NodeId>(i)).value; };
+  auto eligible = [&](double w) { return w > 0 && w >= min_count; };
+  size_t wide = 1;  // "all" is always drawn
+  for (size_t i = 1; i < tree.size(); ++i) wide += eligible(width(i));
+  if (max_frames == 0 || wide <= max_frames) return k;
+  k.max_frames_cut = true;
+  size_t budget = max_frames - 1;  // besides "all"
+  if (budget == 0) {
+    k.min_count = INFINITY;
+    return k;
   }
-  std::nth_element(widths.begin(), widths.begin() + static_cast<long>(max_frames), widths.end(),
-                   std::greater<>());
-  // Keep frames strictly wider than the first one over budget (ties go together).
-  double cut = std::nextafter(widths[max_frames], INFINITY);
-  size_t kept = 0;
-  for (double w : widths) kept += w >= cut;
-  *pruned = tree.size() - kept;
-  return cut;
+  std::vector<double> widths;
+  widths.reserve(wide - 1);
+  for (size_t i = 1; i < tree.size(); ++i) {
+    if (double w = width(i); eligible(w)) widths.push_back(w);
+  }
+  auto cut = widths.begin() + static_cast<long>(budget - 1);
+  std::nth_element(widths.begin(), cut, widths.end(), std::greater<>());
+  double w_cut = *cut;
+  size_t room = budget - static_cast<size_t>(std::count_if(widths.begin(), widths.end(),
+                                                           [&](double w) { return w > w_cut; }));
+  // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
+  std::vector<uint32_t> depth(tree.size(), 0);
+  std::vector<std::pair<uint32_t, NodeId>> tied;
+  for (size_t i = 1; i < tree.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    depth[i] = depth[tree.node(id).parent] + 1;  // parents have smaller ids
+    if (width(i) == w_cut) tied.push_back({depth[i], id});
+  }
+  std::sort(tied.begin(), tied.end());
+  k.min_count = w_cut;
+  k.tie = w_cut;
+  k.tie_kept.assign(tree.size(), 0);
+  for (size_t j = 0; j < room; ++j) k.tie_kept[tied[j].second] = 1;
+  k.deep = tied.size() - room;
+  if (k.deep > 0) k.deep_below = static_cast<int>(tied[room].first) - 1;
+  return k;
 }
 
 }  // namespace
@@ -75,13 +108,17 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   FlameStats& st = stats ? *stats : local;
   st = {};
 
-  double time_max = tree.total();
+  const profile::Count tree_total = tree.total();
+  double time_max = tree_total.value;
   if (o.total > time_max) time_max = o.total;
   double width_per_time = (o.width - 2 * kXPad) / time_max;
   double min_count =
       o.min_width_percent ? time_max * o.min_width / 100 : o.min_width / width_per_time;
-  double threshold = keep_threshold(tree, min_count, o.max_frames, &st.pruned);
-  st.min_width_px = threshold * width_per_time;
+  const Keep keep = frames_to_keep(tree, min_count, o.max_frames);
+  st.min_width_px = keep.min_count * width_per_time;
+  st.max_frames_cut = keep.max_frames_cut;
+  st.deep = keep.deep;
+  st.deep_below = keep.deep_below;
 
   // Place the kept frames, depth-first, siblings left to right.
   std::vector<Placed> placed;
@@ -101,22 +138,26 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
         return sibling_less(tree.name(tree.node(a).name), tree.name(tree.node(b).name));
       });
     }
-    double offset = p.start + tree.node(p.node).self;  // self time sits left of the children
+    double offset = p.start + tree.self(p.node).value;  // self time sits left of the children
     size_t mark = todo.size();
     for (NodeId c : kids) {
-      double t = tree.node(c).total;
-      if (t >= threshold && t > 0) todo.push_back({c, offset, p.depth + 1});
+      double t = tree.total(c).value;
+      if (t > 0 && t >= keep.min_count && (t != keep.tie || keep.tie_kept[c])) {
+        todo.push_back({c, offset, p.depth + 1});
+      }
       offset += t;
     }
     std::reverse(todo.begin() + static_cast<long>(mark), todo.end());
   }
   st.frames = placed.size();
+  st.pruned = tree.size() - placed.size();
+  st.narrow = st.pruned - st.deep;
 
   double max_abs_delta = 1;
   if (tree.differential()) {
     for (const Placed& p : placed) {
-      max_abs_delta =
-          std::max(max_abs_delta, std::fabs(tree.node(p.node).self - tree.base_self(p.node)));
+      max_abs_delta = std::max(max_abs_delta,
+                               std::fabs(tree.self(p.node).value - tree.base_self(p.node).value));
     }
   }
 
@@ -147,7 +188,9 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
             {"inverted", o.inverted ? "1" : "0"},
             {"countname", o.count_name},
             {"nametype", o.name_type},
-            {"total", profile::format_count(time_max * o.factor)}};
+            {"total", !tree_total.fractional && time_max == tree_total.value && o.factor == 1
+                          ? profile::format_count(tree_total)
+                          : profile::format_count(time_max * o.factor)}};
 
   std::string title = o.title;
   if (title.empty())
@@ -188,7 +231,8 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   std::vector<size_t> thread_frames;  // indexes into frames.rects
   for (const Placed& p : placed) {
     const profile::Node& n = tree.node(p.node);
-    double count = p.node == kRoot ? time_max : n.total;
+    const profile::Count total = tree.total(p.node);
+    double count = p.node == kRoot ? time_max : total.value;
     double x1 = kXPad + p.start * width_per_time;
     double x2 = kXPad + (p.start + count) * width_per_time;
     double y1, y2;
@@ -201,7 +245,9 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     }
     std::string_view raw = tree.name(n.name);
     std::string_view name = strip_annotation(raw);
-    std::string samples = with_thousands(count * o.factor);
+    std::string samples = p.node == kRoot && time_max != tree_total.value
+                              ? with_thousands(time_max * o.factor)
+                              : with_thousands(total, o.factor);
     scene::Rect r;
     r.x = x1, r.y = y1, r.w = x2 - x1, r.h = y2 - y1;
     if (p.node == kRoot) {
@@ -211,7 +257,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
       std::string pct = percent(std::nearbyint(count * o.factor), time_max * o.factor);
       r.title = std::string(name) + " (" + samples + " " + o.count_name + ", " + pct + "%";
       if (tree.differential()) {
-        double d = n.self - tree.base_self(p.node);
+        double d = tree.self(p.node).value - tree.base_self(p.node).value;
         if (o.negate) d = -d;
         if (d == 0) d = 0;  // no "-0.00%"
         std::string dp = percent(d * o.factor, time_max * o.factor);
@@ -225,7 +271,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
       r.fill = scene::thread_color(profile::thread_name(raw));
       thread_frames.push_back(frames.rects.size());
     } else if (tree.differential()) {
-      double d = n.self - tree.base_self(p.node);
+      double d = tree.self(p.node).value - tree.base_self(p.node).value;
       r.fill = scene::delta_color(o.negate ? -d : d, max_abs_delta);
     } else {
       r.fill = scene::frame_color(o.palette, raw, o.hash);

@@ -33,7 +33,9 @@ struct FlameOptions {
   double factor = 1;    // counts are multiplied by this in titles
   double total = 0;     // width of the whole graph in counts; 0 or less than the sum: the sum
   std::string notes;
-  size_t max_frames = 30000;  // the narrowest frames beyond this are pruned; 0: no limit
+  // At most this many frames are drawn ("all" included; 0: no limit): the narrowest are left
+  // out, and of those as wide as the narrowest one kept, the deepest.
+  size_t max_frames = 30000;
   // Called for every frame drawn (the root "all" too), after its geometry, label, title and
   // fill are set and before the thread legend copies them: a caller (hearth diff) may change
   // the title, fill and outline. The title must keep the form `NAME (COUNT …` (FLAME_DOM.md).
@@ -41,9 +43,13 @@ struct FlameOptions {
 };
 
 struct FlameStats {
-  size_t frames = 0;        // drawn, including "all"
-  size_t pruned = 0;        // frames too narrow to draw
-  double min_width_px = 0;  // the width below which frames were pruned
+  size_t frames = 0;            // drawn, including "all"
+  size_t pruned = 0;            // frames of the tree not drawn: narrow + deep
+  size_t narrow = 0;            // ... narrower than min_width_px (empty ones too)
+  double min_width_px = 0;      // the width below which frames were left out
+  bool max_frames_cut = false;  // max_frames, not min_width, set that width
+  size_t deep = 0;              // frames min_width_px wide left out for max_frames, ...
+  int deep_below = 0;           // ... all deeper than this ("all" is depth 0)
   int max_depth = 0;
   size_t threads = 0;  // thread roots found
 };

@@ -78,10 +78,10 @@ std::string fit_label(std::string_view name, double width, double font_size, dou
   return out;
 }
 
-std::string with_thousands(double count) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", count);
-  std::string digits = buf;
+namespace {
+
+// "1234567" -> "1,234,567"; anything but digits (inf, nan) as it is.
+std::string group_digits(std::string digits) {
   std::string sign;
   if (!digits.empty() && digits[0] == '-') {
     sign = "-";
@@ -97,6 +97,19 @@ std::string with_thousands(double count) {
     out.append(digits, i, 3);
   }
   return sign + out;
+}
+
+}  // namespace
+
+std::string with_thousands(double count) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%.0f", count);
+  return group_digits(buf);
+}
+
+std::string with_thousands(profile::Count count, double factor) {
+  if (count.fractional || factor != 1) return with_thousands(count.value * factor);
+  return group_digits(std::to_string(count.whole));
 }
 
 }  // namespace hearth::flame

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "render/profile/frame_tree.h"
+
 namespace hearth::flame {
 
 // "foo_[k]" -> "foo" (the suffixes flamegraph.pl knows: _[k] _[w] _[i] _[j]).
@@ -23,5 +25,7 @@ std::string fit_label(std::string_view name, double width, double font_size, dou
 
 // 1234567 -> "1,234,567"; rounds like printf("%.0f").
 std::string with_thousands(double count);
+// COUNT times FACTOR, the same way; a whole count times 1 exactly.
+std::string with_thousands(profile::Count count, double factor = 1);
 
 }  // namespace hearth::flame

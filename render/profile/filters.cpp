@@ -123,10 +123,11 @@ FrameTree apply_filters(const FrameTree& in, const FilterOptions& o) {
     }
     NodeId m = out.child(it.out_parent, out.intern(name));
     if (!o.grep || hit) {
+      Count self = in.self(it.in_node);
       if (in.differential()) {
-        out.add_self(m, n.self, in.base_self(it.in_node));
-      } else if (n.self != 0) {
-        out.add_self(m, n.self);
+        out.add_self(m, self, in.base_self(it.in_node));
+      } else if (self.value != 0) {
+        out.add_self(m, self);
       }
     }
     push_children(it.in_node, m, hit);

@@ -6,13 +6,18 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
 namespace hearth::profile {
 namespace {
 
-constexpr size_t kChunkBytes = 4 << 20;
+constexpr size_t kChunkBytes = 4 << 20;  // the buffer's first size
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
@@ -25,34 +30,65 @@ std::string_view rstrip(std::string_view s) {
 
 }  // namespace
 
-bool take_trailing_count(std::string_view* text, double* count) {
+TrailingCount take_trailing_count(std::string_view* text, Count* count) {
   std::string_view s = *text;
-  size_t end = s.size();
-  size_t i = end;
-  while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.')) --i;
+  size_t i = s.size();
+  size_t dot = std::string_view::npos;
+  while (i > 0) {
+    char c = s[i - 1];
+    if (c == '.') {
+      if (dot != std::string_view::npos) return TrailingCount::kNoCount;  // "1.2.3"
+      dot = i - 1;
+    } else if (!is_digit(c)) {
+      break;
+    }
+    --i;
+  }
   std::string_view tok = s.substr(i);
-  if (tok.empty() || !(tok[0] >= '0' && tok[0] <= '9')) return false;
-  if (std::count(tok.begin(), tok.end(), '.') > 1) return false;
-  if (i == 0) {
-    // The whole line is a number: an empty stack. Accept only if there is no stack at all
-    // and the caller allows it; folded files never have this, treat as unparsable.
-    return false;
-  }
-  if (!is_blank(s[i - 1])) return false;
-  double v = 0;
-  if (tok.find('.') == std::string_view::npos && tok.size() <= 15) {
-    uint64_t u = 0;
-    for (char c : tok) u = u * 10 + static_cast<uint64_t>(c - '0');
-    v = static_cast<double>(u);
-  } else {
-    auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
-    if (ec != std::errc() || p != tok.data() + tok.size()) return false;  // e.g. out of range
-  }
-  *count = v;
+  if (tok.empty() || !is_digit(tok[0])) return TrailingCount::kNoCount;
+  // The whole line is a number (an empty stack: folded files never have one), or the count
+  // is glued to the frame: not a count.
+  if (i == 0 || !is_blank(s[i - 1])) return TrailingCount::kNoCount;
+  std::string_view digits = tok.substr(0, dot == std::string_view::npos ? tok.size() : dot - i);
   // Exactly one blank separates the count, as in flamegraph.pl: a frame may end in blanks
   // ("write0; " has a leaf named " ").
-  *text = s.substr(0, i - 1);
-  return true;
+  std::string_view before = s.substr(0, i - 1);
+  if (dot == std::string_view::npos) {
+    // An integer, exact.
+    size_t lead = digits.find_first_not_of('0');
+    digits.remove_prefix(lead == std::string_view::npos ? digits.size() : lead);
+    uint64_t u = 0;
+    if (digits.size() <= 19) {  // below 10^19 < 2^64: cannot overflow
+      for (char c : digits) u = u * 10 + static_cast<uint64_t>(c - '0');
+    } else {
+      for (char c : digits) {
+        if (__builtin_mul_overflow(u, 10, &u) ||
+            __builtin_add_overflow(u, static_cast<uint64_t>(c - '0'), &u)) {
+          *text = before;
+          return TrailingCount::kTooLarge;
+        }
+      }
+    }
+    *count = whole_count(u);
+    *text = before;
+    return TrailingCount::kFound;
+  }
+  // A real number ("0.5", "12.0", "3."): a double.
+  double v = 0;
+  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    // Past double's range; or, when all digits before the dot are zeros, too small for it
+    // (a count of 1e-400 written out): such a line is ignored.
+    if (digits.find_first_not_of('0') == std::string_view::npos) return TrailingCount::kNoCount;
+    *text = before;
+    return TrailingCount::kTooLarge;
+  }
+  if (ec != std::errc() || p != tok.data() + tok.size() || !std::isfinite(v)) {
+    return TrailingCount::kNoCount;
+  }
+  *count = fractional_count(v);
+  *text = before;
+  return TrailingCount::kFound;
 }
 
 FoldedReader::FoldedReader(FrameTree& tree, ReadOptions options) : tree_(tree), options_(options) {}
@@ -61,6 +97,20 @@ void FoldedReader::ignore_line() {
   if (stats_.ignored++ == 0) {
     stats_.first_ignored_line = line_no_;
     stats_.first_ignored_file = current_file_;
+  }
+}
+
+void FoldedReader::skip_overlong_line() {
+  if (stats_.overlong++ == 0) {
+    stats_.first_overlong_line = line_no_;
+    stats_.first_overlong_file = current_file_;
+  }
+}
+
+void FoldedReader::note_overflow() {
+  if (stats_.overflow_line == 0) {
+    stats_.overflow_line = line_no_;
+    stats_.overflow_file = current_file_;
   }
 }
 
@@ -74,11 +124,15 @@ void FoldedReader::add_line(std::string_view line) {
   ++line_no_;
   std::string_view s = rstrip(line);
   if (s.empty()) return;
-  double count = 0;
-  if (!take_trailing_count(&s, &count)) return ignore_line();
-  double base = 0;
+  Count count;
+  TrailingCount found = take_trailing_count(&s, &count);
+  if (found == TrailingCount::kNoCount) return ignore_line();
+  if (found == TrailingCount::kTooLarge) return note_overflow();
+  Count base;
   std::string_view rest = s;
-  bool two_counts = take_trailing_count(&rest, &base);
+  found = take_trailing_count(&rest, &base);
+  if (found == TrailingCount::kTooLarge) return note_overflow();
+  bool two_counts = found == TrailingCount::kFound;
   if (two_counts) s = rest;
   if (s.empty()) return ignore_line();
   ++stats_.lines;
@@ -133,17 +187,24 @@ void FoldedReader::add_line(std::string_view line) {
   } else {
     tree_.add_self(node, count);
   }
+  if (tree_.overflowed()) note_overflow();
+}
+
+void FoldedReader::take_line(std::string_view line) {
+  if (line.size() > options_.max_line_bytes) {
+    ++line_no_;
+    skip_overlong_line();
+    return;
+  }
+  add_line(line);
 }
 
 void FoldedReader::read_text(std::string_view text) {
   stats_.bytes += text.size();
   while (!text.empty()) {
     size_t nl = text.find('\n');
-    if (nl == std::string_view::npos) {
-      add_line(text);
-      break;
-    }
-    add_line(text.substr(0, nl));
+    take_line(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
 }
@@ -160,12 +221,14 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   current_file_ = path == "-" ? "<stdin>" : path;
   line_no_ = 0;
   reset_prefix();
-  std::unique_ptr<char[]> buf(new char[kChunkBytes]);
+  // One buffer of lines; it grows while one line does not fit, up to the line limit.
+  size_t cap = kChunkBytes;
+  std::unique_ptr<char[]> buf(new char[cap]);
   size_t have = 0;        // bytes of an unfinished line carried over at the start of buf
-  bool skipping = false;  // inside a line longer than the buffer, already counted as ignored
+  bool skipping = false;  // inside a line over the limit, already counted as overlong
   int err = 0;
   for (;;) {
-    ssize_t n = ::read(fd, buf.get() + have, kChunkBytes - have);
+    ssize_t n = ::read(fd, buf.get() + have, cap - have);
     if (n < 0) {
       if (errno == EINTR) continue;
       err = errno;
@@ -174,7 +237,7 @@ Result<void> FoldedReader::read_file(const std::string& path) {
     stats_.bytes += static_cast<uint64_t>(n);
     size_t len = have + static_cast<size_t>(n);
     if (n == 0) {
-      if (have > 0 && !skipping) add_line(std::string_view(buf.get(), have));
+      if (have > 0 && !skipping) take_line(std::string_view(buf.get(), have));
       break;
     }
     std::string_view text(buf.get(), len);
@@ -186,23 +249,32 @@ Result<void> FoldedReader::read_file(const std::string& path) {
       if (skipping) {
         skipping = false;  // the rest of the overlong line ends here
       } else {
-        add_line(text.substr(done, end - done));
+        take_line(text.substr(done, end - done));
       }
       done = end + 1;
     }
     have = len - done;
-    if (have == kChunkBytes) {
-      // One line longer than the buffer: no real stack is 4 MiB. It counts as one unparsable
-      // line and is skipped up to its newline.
-      if (!skipping) {
-        ++line_no_;
-        ignore_line();
-        skipping = true;
-      }
+    if (have < cap) {
+      std::memmove(buf.get(), buf.get() + done, have);
+      continue;
+    }
+    // One unfinished line fills the buffer.
+    if (!skipping && have > options_.max_line_bytes) {
+      // Over the limit: counted once, and skipped up to its newline.
+      ++line_no_;
+      skip_overlong_line();
+      skipping = true;
+    }
+    if (skipping) {
       have = 0;
       continue;
     }
-    std::memmove(buf.get(), buf.get() + done, have);
+    // Make room, at most one byte over the limit: a full buffer then means a line over it.
+    size_t bigger = cap + std::min(cap, options_.max_line_bytes - have + 1);
+    std::unique_ptr<char[]> grown(new char[bigger]);
+    std::memcpy(grown.get(), buf.get(), have);
+    buf = std::move(grown);
+    cap = bigger;
   }
   if (fd != STDIN_FILENO) ::close(fd);
   if (err != 0) return fail_errno("cannot read " + path, err);

@@ -1,6 +1,9 @@
 // Reads collapsed ("folded") stacks into a FrameTree: `root;…;leaf COUNT` per line, and the
 // variants other tools write: fractional counts, two counts (differential: BASE NEW),
-// `comm-PID/TID` roots, CRLF line ends, blank lines. Lines that don't parse are counted.
+// `comm-PID/TID` roots, CRLF line ends, blank lines. Lines that don't parse are counted, and
+// so are lines longer than ReadOptions::max_line_bytes. Integer counts are exact: one past
+// kMaxWholeCount, or integers (of one column) adding up past it, are noted
+// (ReadStats::overflow_line), never rounded. Real numbers (with a dot) make the tree fractional.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +16,13 @@
 
 namespace hearth::profile {
 
+// The longest line read (bytes, without its newline): the reader holds one line whole, and
+// this bounds what a file without newlines can make it hold. 600,000 frames of 100 bytes fit.
+inline constexpr size_t kMaxLineBytes = size_t{256} << 20;
+
 struct ReadOptions {
   bool reverse = false;  // leaf first (flamegraph.pl --reverse)
+  size_t max_line_bytes = kMaxLineBytes;
 };
 
 struct ReadStats {
@@ -22,6 +30,13 @@ struct ReadStats {
   uint64_t ignored = 0;             // lines that did not parse
   uint64_t first_ignored_line = 0;  // 1-based line number of the first, 0 if none
   std::string first_ignored_file;
+  uint64_t overlong = 0;  // lines longer than max_line_bytes, skipped (not in `ignored`)
+  uint64_t first_overlong_line = 0;
+  std::string first_overlong_file;
+  // The first line whose count is past kMaxWholeCount, or where the whole counts (of one
+  // column) add up past it; 0 if none. From there on the tree's counts are wrong.
+  uint64_t overflow_line = 0;
+  std::string overflow_file;
   uint64_t bytes = 0;
 };
 
@@ -39,7 +54,10 @@ class FoldedReader {
   const ReadStats& stats() const { return stats_; }
 
  private:
+  void take_line(std::string_view line);  // add_line, or skip a line over the limit
   void ignore_line();
+  void skip_overlong_line();
+  void note_overflow();
   void reset_prefix();
 
   FrameTree& tree_;
@@ -55,9 +73,16 @@ class FoldedReader {
   std::vector<std::string_view> scratch_;
 };
 
-// Parses the count at the end of TEXT (after the last blank): digits with an optional
-// fraction. On success returns true, sets *count and shrinks *text to what precedes it
-// (without the one blank before the count). Exposed for tests.
-bool take_trailing_count(std::string_view* text, double* count);
+enum class TrailingCount : uint8_t {
+  kNoCount,   // TEXT does not end in a blank and a count
+  kFound,     // *count is set
+  kTooLarge,  // an integer past kMaxWholeCount, or a real number past double's range
+};
+
+// Parses the count at the end of TEXT (after the last blank): an integer (`12`: a whole
+// count, exact) or a real number (`0.5`, `12.0`, `3.`: a fractional count, a double). When
+// found (or too large), shrinks *text to what precedes it, without the one blank before the
+// count. Exposed for tests.
+TrailingCount take_trailing_count(std::string_view* text, Count* count);
 
 }  // namespace hearth::profile

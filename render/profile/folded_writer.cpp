@@ -22,6 +22,14 @@ std::string format_count(double count) {
   return std::string(buf, p);
 }
 
+std::string format_count(Count count) {
+  if (!count.fractional) return std::to_string(count.whole);
+  // A real number keeps its dot, so that it reads back as one ("3.0", not the integer 3).
+  std::string s = format_count(count.value);
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
+}
+
 std::string to_folded(const FrameTree& tree) {
   std::string out;
   struct Item {
@@ -51,8 +59,8 @@ std::string to_folded(const FrameTree& tree) {
     path.resize(it.path_len);
     if (!it.first) path += ';';
     path += tree.name(tree.node(it.node).name);
-    const Node& n = tree.node(it.node);
-    bool has_self = n.self != 0 || (tree.differential() && tree.base_self(it.node) != 0);
+    Count self = tree.self(it.node);
+    bool has_self = self.value != 0 || (tree.differential() && tree.base_self(it.node).value != 0);
     if (has_self) {
       out += path;
       if (tree.differential()) {
@@ -60,7 +68,7 @@ std::string to_folded(const FrameTree& tree) {
         out += format_count(tree.base_self(it.node));
       }
       out += ' ';
-      out += format_count(n.self);
+      out += format_count(self);
       out += '\n';
     }
     push_children(it.node);

@@ -1,5 +1,6 @@
 #include "render/profile/frame_tree.h"
 
+#include <bit>
 #include <cstring>
 #include <functional>
 
@@ -172,37 +173,72 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
   return id;
 }
 
-void FrameTree::add_self(NodeId node, double count) {
-  nodes_[node].self += count;
-  // In a differential profile, a one-count line is unchanged: base equals count.
-  if (!base_self_.empty()) base_self_[node] += count;
+void FrameTree::make_fractional() {
+  HEARTH_CHECK(!finalized_);
+  auto convert = [](uint64_t* bits) {
+    *bits = std::bit_cast<uint64_t>(static_cast<double>(*bits));
+  };
+  for (Node& n : nodes_) convert(&n.self_bits);
+  for (uint64_t& b : base_self_) convert(&b);
+  fractional_ = true;
 }
 
-void FrameTree::add_self(NodeId node, double count, double base) {
+void FrameTree::add_self(NodeId node, Count count) {
+  if (count.fractional && !fractional_) make_fractional();
+  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  // In a differential profile, a one-count line is unchanged: base equals count.
+  if (!base_self_.empty()) add_to(&base_self_[node], count, &base_whole_sum_);
+}
+
+void FrameTree::add_self(NodeId node, Count count, Count base) {
   if (base_self_.empty()) {
     // First two-count line: earlier one-count lines become "unchanged" (base = count).
     base_self_.resize(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) base_self_[i] = nodes_[i].self;
+    for (size_t i = 0; i < nodes_.size(); ++i) base_self_[i] = nodes_[i].self_bits;
+    base_whole_sum_ = whole_sum_;
   }
-  nodes_[node].self += count;
-  base_self_[node] += base;
+  if ((count.fractional || base.fractional) && !fractional_) make_fractional();
+  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  add_to(&base_self_[node], base, &base_whole_sum_);
 }
 
-void FrameTree::add_stack(std::span<const std::string_view> frames, double count) {
+void FrameTree::add_stack(std::span<const std::string_view> frames, Count count) {
   NodeId n = kRoot;
   for (std::string_view f : frames) n = child(n, intern(f));
   add_self(n, count);
 }
 
+namespace {
+
+// Totals from self counts: children always have larger ids than their parents, so one
+// backward pass sums them. Whole counts cannot overflow here: every total is at most the
+// sum add_self checked.
+template <typename T>
+void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>* base) {
+  auto add = [](uint64_t* to, uint64_t from) {
+    *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
+  };
+  for (size_t i = nodes.size() - 1; i > 0; --i) {
+    add(&nodes[nodes[i].parent].total_bits, nodes[i].total_bits);
+    if (base != nullptr) add(&(*base)[nodes[i].parent], (*base)[i]);
+  }
+}
+
+}  // namespace
+
 void FrameTree::finalize() {
   HEARTH_CHECK(!finalized_);
   finalized_ = true;
-  // Children always have larger ids than their parents: one backward pass sums totals.
-  for (Node& n : nodes_) n.total = n.self;
-  if (differential()) base_total_ = base_self_;
-  for (size_t i = nodes_.size() - 1; i > 0; --i) {
-    nodes_[nodes_[i].parent].total += nodes_[i].total;
-    if (differential()) base_total_[nodes_[i].parent] += base_total_[i];
+  for (Node& n : nodes_) n.total_bits = n.self_bits;
+  std::vector<uint64_t>* base = nullptr;
+  if (differential()) {
+    base_total_ = base_self_;
+    base = &base_total_;
+  }
+  if (fractional_) {
+    sum_up<double>(nodes_, base);
+  } else {
+    sum_up<uint64_t>(nodes_, base);
   }
   child_table_.reset();  // lookups are over; give the memory back
 }

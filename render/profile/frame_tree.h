@@ -1,7 +1,12 @@
 // The profile model: a tree of frames merged from stacks (root first), with counts.
 // Memory grows with the number of unique (parent, name) pairs, not with the input size.
+//
+// Counts are whole numbers, exact up to kMaxWholeCount (2^64 - 1), totals included. A tree
+// that has been given a fractional count (other tools write them: `a;b 0.5`) keeps all its
+// counts as doubles from then on: fractional() says so.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -15,6 +20,22 @@ using NodeId = uint32_t;
 inline constexpr NodeId kNone = UINT32_MAX;
 inline constexpr NodeId kRoot = 0;  // the synthetic "all" frame
 
+// One count. Make them with whole_count() and fractional_count().
+struct Count {
+  uint64_t whole = 0;       // the count, exact; 0 when fractional
+  double value = 0;         // the count as a double (rounded above 2^53): widths, shares
+  bool fractional = false;  // VALUE is the count
+};
+
+inline constexpr uint64_t kMaxWholeCount = UINT64_MAX;
+
+inline Count whole_count(uint64_t n) {
+  return {n, static_cast<double>(n), false};
+}
+inline Count fractional_count(double v) {
+  return {0, v, true};
+}
+
 enum class Merge : uint8_t {
   kAll,        // flamegraph: identical paths merge wherever they occur
   kLastChild,  // flame chart: a frame merges only with its parent's most recent child (time order)
@@ -27,8 +48,10 @@ struct Node {
   NodeId last_child = kNone;
   NodeId next_sibling = kNone;
   uint32_t child_count = 0;
-  double self = 0;   // count of stacks ending here
-  double total = 0;  // inclusive count; valid after FrameTree::finalize()
+  // Counts, read through FrameTree::self() and total(): whole numbers, or in a fractional
+  // tree the bits of doubles.
+  uint64_t self_bits = 0;   // stacks ending here
+  uint64_t total_bits = 0;  // inclusive; valid after FrameTree::finalize()
 };
 
 class FrameTree {
@@ -45,12 +68,14 @@ class FrameTree {
   // Finds or creates PARENT's child called NAME.
   NodeId child(NodeId parent, NameId name);
   // Adds COUNT at NODE (a stack ending there). BASE is the first count of a two-count
-  // (differential) line; pass it only for such lines.
-  void add_self(NodeId node, double count);
-  void add_self(NodeId node, double count, double base);
+  // (differential) line; pass it only for such lines. A fractional count makes the tree
+  // fractional. Whole counts whose sum (each column apart) passes kMaxWholeCount set
+  // overflowed(): the counts are wrong from then on, and the caller reports it.
+  void add_self(NodeId node, Count count);
+  void add_self(NodeId node, Count count, Count base);
 
   // Adds a whole stack, root first.
-  void add_stack(std::span<const std::string_view> frames, double count);
+  void add_stack(std::span<const std::string_view> frames, Count count);
 
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
@@ -60,22 +85,47 @@ class FrameTree {
   Merge merge() const { return merge_; }
   int depth(NodeId id) const;
 
+  Count self(NodeId id) const { return count_of(nodes_[id].self_bits); }
+  Count total(NodeId id) const { return count_of(nodes_[id].total_bits); }
+  Count total() const { return total(kRoot); }
+
   // Differential input: at least one line had two counts.
   bool differential() const { return !base_self_.empty(); }
-  double base_self(NodeId id) const { return differential() ? base_self_[id] : 0; }
-  double base_total(NodeId id) const { return differential() ? base_total_[id] : 0; }
+  Count base_self(NodeId id) const { return count_of(differential() ? base_self_[id] : 0); }
+  Count base_total(NodeId id) const { return count_of(differential() ? base_total_[id] : 0); }
 
-  double total() const { return nodes_[kRoot].total; }
+  // Some count was fractional: every count is a double.
+  bool fractional() const { return fractional_; }
+  // The whole counts added up to more than kMaxWholeCount.
+  bool overflowed() const { return overflowed_; }
 
  private:
   struct NameTable;
   struct ChildTable;
 
+  Count count_of(uint64_t bits) const {
+    return fractional_ ? fractional_count(std::bit_cast<double>(bits)) : whole_count(bits);
+  }
+  // *BITS += COUNT; SUM (the column's sum of whole counts) too, noting an overflow.
+  void add_to(uint64_t* bits, Count count, uint64_t* sum) {
+    if (!count.fractional && __builtin_add_overflow(*sum, count.whole, sum)) overflowed_ = true;
+    if (fractional_) {
+      *bits = std::bit_cast<uint64_t>(std::bit_cast<double>(*bits) + count.value);
+    } else {
+      *bits += count.whole;
+    }
+  }
+  void make_fractional();
+
   Merge merge_;
   std::vector<Node> nodes_;
   std::vector<std::string_view> names_;  // views into the arena
-  std::vector<double> base_self_;        // empty unless differential()
-  std::vector<double> base_total_;
+  std::vector<uint64_t> base_self_;      // count bits as in Node; empty unless differential()
+  std::vector<uint64_t> base_total_;
+  uint64_t whole_sum_ = 0;  // of the whole counts added, NEW's (or the only) column
+  uint64_t base_whole_sum_ = 0;
+  bool fractional_ = false;
+  bool overflowed_ = false;
   std::unique_ptr<NameTable> name_table_;
   std::unique_ptr<ChildTable> child_table_;
   bool finalized_ = false;

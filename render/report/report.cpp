@@ -120,7 +120,13 @@ std::optional<profile::FrameTree> read_folded(const std::string& path, Page* pag
     return std::nullopt;
   }
   tree.finalize();
-  if (!(tree.total() > 0)) {
+  if (reader.stats().overflow_line != 0) {
+    page->problems.push_back(fs::path(path).filename().string() + " line " +
+                             std::to_string(reader.stats().overflow_line) +
+                             ": the counts add up to more than 2^64 - 1");
+    return std::nullopt;
+  }
+  if (!(tree.total().value > 0)) {
     page->problems.push_back(fs::path(path).filename().string() + ": no stack counts");
     return std::nullopt;
   }
@@ -147,7 +153,7 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
     row.name = name;
     row.tid = tid;
     row.root = std::string(root);
-    row.samples += tree->node(c).total;
+    row.samples += tree->total(c).value;
   }
   flame::FlameOptions fo;
   fo.title = "Stacks: " + target;
@@ -166,8 +172,8 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
           "\">folded stacks</a>";
   if (exists(path_in(o.dir, kStacksRaw)))
     body += " · <a href=\"" + std::string(kStacksRaw) + "\">every sample</a>";
-  body +=
-      " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total(), 0) + " stacks</p>\n";
+  body += " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total().value, 0) +
+          " stacks</p>\n";
   page->sections.push_back({"stacks", "Stacks", body});
 }
 

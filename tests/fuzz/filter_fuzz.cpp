@@ -34,9 +34,16 @@ namespace profile = hearth::profile;
   std::abort();
 }
 
-bool same_total(double a, double b) {
-  if (a == b) return true;
-  return std::fabs(a - b) <= 1e-9 * std::fmax(std::fabs(a), std::fabs(b));
+// Whole counts exactly; fractional ones up to rounding (sums in another order).
+bool same_total(profile::Count a, profile::Count b) {
+  if (!a.fractional && !b.fractional) return a.whole == b.whole;
+  if (a.value == b.value) return true;
+  return std::fabs(a.value - b.value) <= 1e-9 * std::fmax(std::fabs(a.value), std::fabs(b.value));
+}
+
+profile::Count plus(profile::Count a, profile::Count b) {
+  if (a.fractional || b.fractional) return profile::fractional_count(a.value + b.value);
+  return profile::whole_count(a.whole + b.whole);  // the tree's total fits, so parts do
 }
 
 // The next line of *TEXT (without its '\n'); *TEXT keeps what follows.
@@ -61,8 +68,8 @@ std::optional<hearth::Pattern> compile(std::string_view text) {
 
 // What the filters must keep, from a walk of the tree (node ids grow from parents to children).
 struct Expected {
-  double total = 0;
-  double base_total = 0;
+  profile::Count total;
+  profile::Count base_total;
 };
 
 Expected expected_totals(const profile::FrameTree& tree, const profile::FilterOptions& o) {
@@ -76,8 +83,8 @@ Expected expected_totals(const profile::FrameTree& tree, const profile::FilterOp
     thread_ok[i] = n.parent == profile::kRoot ? !o.only_threads || o.only_threads->search(name)
                                               : thread_ok[n.parent];
     if (thread_ok[i] && (!o.grep || path_hit[i])) {
-      e.total += n.self;
-      e.base_total += tree.base_self(i);
+      e.total = plus(e.total, tree.self(i));
+      e.base_total = plus(e.base_total, tree.base_self(i));
     }
   }
   return e;
@@ -103,6 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   profile::FoldedReader reader(tree, {});
   reader.read_text(text);
   tree.finalize();
+  if (reader.stats().overflow_line != 0) return 0;  // the CLI stops here
 
   Expected want = expected_totals(tree, o);
   profile::FrameTree out = profile::apply_filters(tree, o);

@@ -2,11 +2,15 @@
 // plus the label and XML helpers on every frame name.
 //
 // Input: the first byte picks the mode (bit 0: Merge::kLastChild, bit 1: --reverse, bits 2-7:
-// the label width in characters); the rest is folded text. Seeds in corpus/folded start with
-// a digit ('0'..'3') and a newline, so they stay readable.
+// the label width in characters, and twice it a line length limit for a second reading); the
+// rest is folded text. Seeds in corpus/folded start with a digit ('0'..'3') and a newline, so
+// they stay readable.
 //
 // Invariants checked (abort with context on failure):
-// - filters and the folded round trip keep the total;
+// - whole counts are exact: the total is the sum of the self counts, without rounding;
+// - a line length limit skips exactly the lines over it: the tree is the one read from the
+//   text without them;
+// - filters and the folded round trip keep the total (whole counts exactly);
 // - our own folded output parses without ignored lines;
 // - to_folded is a fixed point: writing what we read back gives the same text (for flame
 //   charts and --reverse only from the second round on, see below);
@@ -39,10 +43,12 @@ namespace svg = hearth::svg;
   std::abort();
 }
 
-// Counts are non-negative, so sums in a different order differ by rounding only.
-bool same_total(double a, double b) {
-  if (a == b) return true;
-  return std::fabs(a - b) <= 1e-9 * std::fmax(std::fabs(a), std::fabs(b));
+// Whole counts exactly. Fractional ones are non-negative, so sums in a different order differ
+// by rounding only.
+bool same_total(profile::Count a, profile::Count b) {
+  if (!a.fractional && !b.fractional) return a.whole == b.whole;
+  if (a.value == b.value) return true;
+  return std::fabs(a.value - b.value) <= 1e-9 * std::fmax(std::fabs(a.value), std::fabs(b.value));
 }
 
 bool valid_utf8(std::string_view s) {
@@ -68,9 +74,10 @@ bool valid_utf8(std::string_view s) {
 }
 
 profile::FrameTree parse(std::string_view text, profile::Merge merge, bool reverse,
-                         profile::ReadStats* stats) {
+                         profile::ReadStats* stats,
+                         size_t max_line_bytes = profile::kMaxLineBytes) {
   profile::FrameTree tree(merge);
-  profile::FoldedReader reader(tree, {.reverse = reverse});
+  profile::FoldedReader reader(tree, {.reverse = reverse, .max_line_bytes = max_line_bytes});
   reader.read_text(text);
   tree.finalize();
   *stats = reader.stats();
@@ -113,6 +120,49 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   profile::FrameTree tree = parse(text, merge, reverse, &stats);
   for (profile::NameId id = 0; id < tree.name_count(); ++id) check_name(tree.name(id), chars);
 
+  // The same text with a line length limit, against the text without the lines over it.
+  const size_t limit = 2 * chars;
+  std::string kept;
+  uint64_t over = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    if (line.size() > limit) {
+      ++over;
+    } else {
+      kept.append(line).push_back('\n');
+    }
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+  }
+  profile::ReadStats limited_stats, kept_stats;
+  profile::FrameTree limited = parse(text, merge, reverse, &limited_stats, limit);
+  profile::FrameTree reference = parse(kept, merge, reverse, &kept_stats);
+  if (limited_stats.overlong != over) die("line limit: wrong count of lines over it", text);
+  if (limited_stats.lines != kept_stats.lines || limited_stats.ignored != kept_stats.ignored ||
+      profile::to_folded(limited) != profile::to_folded(reference)) {
+    die("line limit: not the tree of the text without the long lines", text, kept);
+  }
+  if ((limited_stats.overflow_line != 0) != (kept_stats.overflow_line != 0)) {
+    die("line limit: overflow differs", text, kept);
+  }
+
+  if (stats.overflow_line != 0) return 0;  // the counts are wrong from here; the CLI stops
+  // Whole counts are exact: the total is the sum of the self counts (no rounding anywhere).
+  if (!tree.fractional()) {
+    uint64_t sum = 0, base_sum = 0;
+    bool wrapped = false;  // the sum passed 2^64 - 1, which the reader did not say
+    for (profile::NodeId i = 0; i < tree.size(); ++i) {
+      wrapped |= __builtin_add_overflow(sum, tree.self(i).whole, &sum);
+      wrapped |= __builtin_add_overflow(base_sum, tree.base_self(i).whole, &base_sum);
+    }
+    if (wrapped || sum != tree.total().whole) {
+      die("whole total is not the sum of the self counts", text);
+    }
+    if (base_sum != tree.base_total(profile::kRoot).whole) {
+      die("whole base total is not the sum of the base self counts", text);
+    }
+  }
+
   profile::FilterOptions options;
   options.group_threads = true;
   profile::FrameTree grouped = profile::apply_filters(tree, options);
@@ -122,6 +172,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string first = profile::to_folded(grouped);
   profile::FrameTree again = parse(first, profile::Merge::kAll, false, &stats);
   if (stats.ignored != 0) die("our folded output has unparsable lines", first);
+  if (stats.overflow_line != 0) {
+    // --reverse can make a leaf like "x 99999999999999999999" that reads back as a second
+    // count, too large. Otherwise we never write one.
+    if (!reverse) die("our folded output has a count too large", first);
+    return 0;
+  }
   if (!same_total(again.total(), grouped.total())) die("round trip changed the total", first);
   std::string second = profile::to_folded(again);
   // A flame chart may write one path several times (merged on reading), and --reverse can

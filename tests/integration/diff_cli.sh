@@ -44,6 +44,30 @@ grep -q '^### hearth diff' "$t/s.md" && ok || bad "Markdown heading missing"
 # Our two-count output draws with hearth flame (and flamegraph.pl reads the same format).
 expect_exit 0 "folded-out renders" -- "$hearth" flame "$t/d.folded" -o "$t/f.svg"
 
+# A deep recursion in both: the picture keeps the top frames, stderr says what was left out.
+seq 0 30000 | awk '{ printf "%sf%d", (NR > 1 ? ";" : ""), $1 } END { print " 5" }' > "$t/deep.folded"
+seq 0 30000 | awk '{ printf "%sf%d", (NR > 1 ? ";" : ""), $1 } END { print " 7" }' > "$t/deep2.folded"
+expect_exit 0 "deep recursion" -- "$hearth" diff "$t/deep.folded" "$t/deep2.folded" -o "$t/deep.svg"
+grep -qF "hearth diff: $t/deep.svg: 30,000 frames, 2 deeper than 29,999 left out (--max-frames 30000)" "$t/err" \
+  && ok || bad "deep recursion message: $(cat "$t/err")"
+grep -q '<title>f29998 (7 samples' "$t/deep.svg" && ok || bad "deep recursion: f29998 not drawn"
+# Exact counts in the summaries; a sum past 2^64 - 1 stops with one line.
+printf 'a;b 9223372036854775807\n' > "$t/big.folded"
+printf 'a;b 9223372036854775806\na;c 3\n' > "$t/big2.folded"
+expect_exit 0 "counts of 2^63" -- "$hearth" diff "$t/big.folded" "$t/big2.folded" --summary "$t/big.json"
+grep -q '"samples": 9223372036854775809}' "$t/big.json" && ok || bad "JSON samples not exact"
+grep -qF '(9,223,372,036,854,775,807 samples) -> NEW big2.folded (9,223,372,036,854,775,809 samples)' "$t/out" \
+  && ok || bad "summary samples not exact: $(head -1 "$t/out")"
+printf 'a;b 18446744073709551615\na;c 1\n' > "$t/overflow.folded"
+expect_exit 2 "counts past 2^64 - 1" -- "$hearth" diff "$t/big.folded" "$t/overflow.folded" -o "$t/o.svg"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -qF "hearth diff: line 2 of $t/overflow.folded: the counts add up to more than" "$t/err" \
+  && ok || bad "overflow message: $(cat "$t/err")"
+[ ! -e "$t/o.svg" ] && ok || bad "overflow left an output"
+printf 'a;b 1\nnot a stack\n' > "$t/onebad.folded"
+expect_exit 0 "one bad line" -- "$hearth" diff "$t/onebad.folded" "$t/big.folded"
+grep -qF "hearth diff: ignored 1 line that is not \`frame;frame;... COUNT\` (line 2 of $t/onebad.folded)" "$t/err" \
+  && ok || bad "one ignored line: $(cat "$t/err")"
+
 # Bad usage and input: exit 2, one line each, nothing written.
 expect_exit 2 "one input" -- "$hearth" diff "$pair/base.folded"
 grep -q '^hearth diff: expected two profiles' "$t/err" && ok || bad "one input message: $(cat "$t/err")"

@@ -44,6 +44,47 @@ w2=$(od -An -tu1 -j16 -N4 "$t/b.png" | awk '{print $1*16777216+$2*65536+$3*256+$
 # Bad lines are counted and reported, good ones still drawn.
 expect_exit 0 "bad lines skipped" -- "$hearth" flame "$inputs/edge.folded" -o "$t/e.svg"
 grep -q 'ignored 2 lines' "$t/err" && ok || bad "ignored-lines report: $(cat "$t/err")"
+# One bad line: "1 line that is", not "that are".
+printf 'a;b 1\nno count here\n' > "$t/onebad.folded"
+expect_exit 0 "one bad line" -- "$hearth" flame "$t/onebad.folded" -o "$t/onebad.svg"
+grep -qF "hearth flame: ignored 1 line that is not \`frame;frame;... COUNT\` (line 2 of $t/onebad.folded)" "$t/err" \
+  && ok || bad "one ignored line: $(cat "$t/err")"
+grep -qF 'ignored 2 lines that are not' <("$hearth" flame "$inputs/edge.folded" -o "$t/e2.svg" 2>&1) \
+  && ok || bad "two ignored lines"
+# A deep recursion (one stack of 30,001 frames): the top 29,999 frames are drawn under "all",
+# and stderr says what was left out in plain numbers.
+seq 0 30000 | awk '{ printf "%sf%d", (NR > 1 ? ";" : ""), $1 } END { print " 5" }' > "$t/deep.folded"
+expect_exit 0 "deep recursion" -- "$hearth" flame "$t/deep.folded" -o "$t/deep.svg"
+grep -qF "hearth flame: wrote $t/deep.svg: 30,000 frames, 2 deeper than 29,999 left out (--max-frames 30000)" "$t/err" \
+  && ok || bad "deep recursion message: $(cat "$t/err")"
+grep -q '<title>f29998 (5 samples' "$t/deep.svg" && ok || bad "deep recursion: f29998 not drawn"
+grep -q '<title>f29999 (' "$t/deep.svg" && bad "deep recursion: more than --max-frames drawn" || ok
+expect_exit 0 "--max-frames 1" -- "$hearth" flame "$t/deep.folded" --max-frames 1 -o "$t/deep1.svg"
+grep -qF "wrote $t/deep1.svg: 1 frame, the 30,001 below \"all\" left out (--max-frames 1)" "$t/err" \
+  && ok || bad "--max-frames 1 message: $(cat "$t/err")"
+# A 5 MB line (600,000 frames) is read, not ignored.
+seq 0 599999 | awk '{ printf "%sfunc%d", (NR > 1 ? ";" : ""), $1 % 9973 } END { print " 3" }' > "$t/long.folded"
+expect_exit 0 "600,000 frames in one line" -- "$hearth" flame "$t/long.folded" -o "$t/longline.svg"
+grep -q 'ignored' "$t/err" && bad "long line ignored: $(cat "$t/err")" || ok
+grep -q '<title>all (3 samples' "$t/longline.svg" && ok || bad "long line: no samples drawn"
+# Whole counts are exact (a double showed ...808), and so are sums.
+printf 'a;b 9223372036854775807\n' > "$t/big.folded"
+expect_exit 0 "count of 2^63 - 1" -- "$hearth" flame "$t/big.folded" -o "$t/big.svg"
+grep -q '<title>b (9,223,372,036,854,775,807 samples, 100.00%)' "$t/big.svg" && ok \
+  || bad "2^63 - 1 not exact: $(grep -o '<title>b ([^<]*' "$t/big.svg")"
+printf 'a;b 9007199254740993\na;c 1\n' > "$t/sum.folded"
+"$hearth" flame "$t/sum.folded" -o "$t/sum.svg" 2>/dev/null
+grep -q '<title>a (9,007,199,254,740,994 samples' "$t/sum.svg" && ok || bad "sum past 2^53 not exact"
+# Counts that add up past 2^64 - 1: one line saying where, exit 2, nothing written.
+printf 'a;b 18446744073709551615\na;c 1\n' > "$t/overflow.folded"
+expect_exit 2 "counts past 2^64 - 1" -- "$hearth" flame "$t/overflow.folded" -o "$t/overflow.svg"
+[ "$(wc -l < "$t/err")" = 1 ] && grep -qF "hearth flame: line 2 of $t/overflow.folded: the counts add up to more than 18,446,744,073,709,551,615" "$t/err" \
+  && ok || bad "overflow message: $(cat "$t/err")"
+[ ! -e "$t/overflow.svg" ] && ok || bad "overflow left an output"
+# Fractional counts still work.
+printf 'a;b 0.5\na;c 1.25\n' > "$t/frac.folded"
+expect_exit 0 "fractional counts" -- "$hearth" flame "$t/frac.folded" -o "$t/frac.svg"
+grep -q 'data-total="1.75"' "$t/frac.svg" && ok || bad "fractional total: $(grep -o 'data-total="[^"]*"' "$t/frac.svg")"
 # Empty and all-zero input: a clear error, exit 2, no output file.
 : > "$t/empty.folded"
 expect_exit 2 "empty input" -- "$hearth" flame "$t/empty.folded" -o "$t/empty.svg"

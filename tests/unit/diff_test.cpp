@@ -124,8 +124,8 @@ TEST(DiffStats, CriticalZ) {
 
 TEST(DiffModel, SharesChangesAndFunctions) {
   auto m = diff_of("t;a;b 50\nt;a;c 50\n", "t;a;b 75\nt;a;c 25\nt;d 100\n");
-  EXPECT_EQ(m.base_total, 100);
-  EXPECT_EQ(m.new_total, 200);
+  EXPECT_EQ(m.base_total.value, 100);
+  EXPECT_EQ(m.new_total.value, 200);
   const Item* b = function(m, "b");
   ASSERT_TRUE(b);
   EXPECT_DOUBLE_EQ(b->inclusive.base_share, 50);
@@ -138,8 +138,8 @@ TEST(DiffModel, SharesChangesAndFunctions) {
   EXPECT_DOUBLE_EQ(a->self.new_share, 0);
   const Item* d = path(m, "t;d");
   ASSERT_TRUE(d);
-  EXPECT_EQ(d->inclusive.base, 0);
-  EXPECT_EQ(d->inclusive.next, 100);
+  EXPECT_EQ(d->inclusive.base.value, 0);
+  EXPECT_EQ(d->inclusive.next.value, 100);
   EXPECT_EQ(function(m, "all"), nullptr);  // the root is not a function
 }
 
@@ -147,8 +147,8 @@ TEST(DiffModel, RecursionCountsOnceInclusive) {
   auto m = diff_of("f;g;f;h 10\nf 10\n", "f;g;f;h 10\nf 10\n");
   const Item* f = function(m, "f");
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->inclusive.base, 20);  // not 30: the nested f is the same samples
-  EXPECT_EQ(f->self.base, 10);
+  EXPECT_EQ(f->inclusive.base.value, 20);  // not 30: the nested f is the same samples
+  EXPECT_EQ(f->self.base.value, 10);
   EXPECT_DOUBLE_EQ(f->inclusive.base_share, 100);
 }
 
@@ -274,8 +274,8 @@ TEST(DiffReport, FoldedOutIsDifffoldedFormat) {
   // And our reader takes it back as a differential profile.
   FrameTree t = tree_of(diff_folded(raw));
   EXPECT_TRUE(t.differential());
-  EXPECT_EQ(t.total(), 40);
-  EXPECT_EQ(t.base_total(profile::kRoot), 20);
+  EXPECT_EQ(t.total().value, 40);
+  EXPECT_EQ(t.base_total(profile::kRoot).value, 20);
 }
 
 TEST(DiffReport, JsonIsEscapedAndComplete) {
@@ -377,6 +377,55 @@ TEST(DiffPicture, FramesTitlesOutlinesAndMissingStrip) {
   EXPECT_TRUE(old_drawn);
   ASSERT_TRUE(layer(sb, "missing"));
   EXPECT_TRUE(layer(sb, "missing")->rects[0].title.starts_with("[w];a;fresh (100 samples"));
+}
+
+// A deep recursion in both profiles: the frames tied at the --max-frames cut are kept from the
+// root down, as in `hearth flame` (only "all" was drawn).
+TEST(DiffPicture, MaxFramesKeepsTiedFramesFromTheRootDown) {
+  std::string chain;
+  for (int i = 0; i < 300; ++i) {
+    chain += i > 0 ? ";f" : "f";
+    chain += std::to_string(i);
+  }
+  auto m = diff_of(chain + " 5\n", chain + " 7\nother 1\n");
+  PictureStats st;
+  for (bool base_widths : {false, true}) {
+    scene::Scene s = layout_diff(m, {.base_widths = base_widths, .max_frames = 100}, &st);
+    EXPECT_EQ(st.flame.frames, 100u);
+    EXPECT_EQ(st.flame.max_depth, 99);
+    const scene::Layer* frames = layer(s, "frames");
+    ASSERT_TRUE(frames);
+    ASSERT_EQ(frames->rects.size(), 100u);
+    for (size_t i = 0; i < 99; ++i) {
+      std::string_view t = frames->rects[i + 1].title;
+      std::string want = std::to_string(i);
+      EXPECT_EQ(t.substr(0, t.find(' ')), want.insert(0, 1, 'f'));
+    }
+    EXPECT_EQ(st.flame.deep, 201u);
+    EXPECT_EQ(st.flame.narrow, 1u);  // "other"
+  }
+}
+
+// Sample counts are whole numbers, exact in every output.
+TEST(DiffReport, LargeCountsAreExact) {
+  auto m = diff_of("a;b 9223372036854775807\n", "a;b 9223372036854775806\na;c 3\n");
+  EXPECT_EQ(m.base_total.whole, 9223372036854775807u);
+  EXPECT_EQ(m.new_total.whole, 9223372036854775809u);
+  std::string j = summary_json(m, {.base_name = "b", .new_name = "n"});
+  EXPECT_NE(j.find("\"file\": \"b\", \"samples\": 9223372036854775807}"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"file\": \"n\", \"samples\": 9223372036854775809}"), std::string::npos);
+  EXPECT_NE(j.find("{\"base\": 9223372036854775807, \"new\": 9223372036854775806,"),
+            std::string::npos);
+  std::string text = summary_text(m, {.base_name = "b", .new_name = "n"});
+  EXPECT_NE(text.find("(9,223,372,036,854,775,807 samples) -> NEW n "
+                      "(9,223,372,036,854,775,809 samples)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(diff_folded(diff_of("a 9223372036854775807\n", "a 9223372036854775807\n")),
+            "a 9223372036854775807 9223372036854775807\n");
+  scene::Scene s = layout_diff(m, {}, nullptr);
+  EXPECT_TRUE(
+      layer(s, "frames")->rects[2].title.starts_with("b (9,223,372,036,854,775,806 samples"));
 }
 
 TEST(DiffCli, ValidationReportsEveryProblem) {

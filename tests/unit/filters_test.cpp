@@ -97,12 +97,12 @@ TEST(Filters, GrepKeepsWholeStacksThatContainAMatch) {
             "[worker-1 tid=1];run;compute;sqrt 4\n"
             "[worker-2 tid=2];run;compute;sqrt 1\n"
             "java-27409/28741;Interpreter;sqrt 7\n");
-  EXPECT_EQ(out.total(), 4 + 1 + 7);
+  EXPECT_EQ(out.total().value, 4 + 1 + 7);
 }
 
 TEST(Filters, GrepMatchAboveTheLeafKeepsEveryStackBelowIt) {
   FrameTree out = apply_filters(parse(kThreads), grep("^run$"));
-  EXPECT_EQ(out.total(), 4 + 2 + 3 + 1);
+  EXPECT_EQ(out.total().value, 4 + 2 + 3 + 1);
   // A match in a thread root keeps the root's own count too.
   FrameTree main_only = apply_filters(parse(kThreads), grep("main"));
   EXPECT_EQ(to_folded(main_only), "[main] 1\n[main];main;parse 5\n");
@@ -129,8 +129,13 @@ TEST(Filters, GrepTotalsEqualTheMatchingLines) {
       if (hit) matching += std::string(l) + "\n";
     }
     FrameTree out = apply_filters(in, grep(re));
-    EXPECT_EQ(out.total(), parse(matching).total());
-    EXPECT_EQ(to_folded(out), to_folded(parse(matching)));
+    EXPECT_EQ(out.total().value, parse(matching).total().value);
+    // The input has a real number ("b;c 1.5"), so what is kept is a profile of real numbers
+    // ("7.0"), and the matching lines alone may not be ("7").
+    auto as_read = [](const FrameTree& t) {
+      return std::regex_replace(to_folded(t), std::regex(R"(\.0\n)"), "\n");
+    };
+    EXPECT_EQ(as_read(out), as_read(parse(matching)));
   }
 }
 
@@ -139,8 +144,8 @@ TEST(Filters, OnlyThreads) {
   EXPECT_EQ(to_folded(out),
             "[worker-1 tid=1];run;compute;sqrt 4\n"
             "[worker-1 tid=1];run;io;read 2\n");
-  EXPECT_EQ(out.total(), 6);
-  EXPECT_EQ(apply_filters(parse(kThreads), only_threads("^nothing$")).total(), 0);
+  EXPECT_EQ(out.total().value, 6);
+  EXPECT_EQ(apply_filters(parse(kThreads), only_threads("^nothing$")).total().value, 0);
 }
 
 TEST(Filters, GroupThreadsMergesPools) {
@@ -152,7 +157,7 @@ TEST(Filters, GroupThreadsMergesPools) {
             "[worker-*];run;compute 3\n"
             "[worker-*];run;compute;sqrt 5\n"
             "[worker-*];run;io;read 2\n");
-  EXPECT_EQ(out.total(), parse(kThreads).total());
+  EXPECT_EQ(out.total().value, parse(kThreads).total().value);
   // A depth-1 frame that is no thread root keeps its name.
   EXPECT_EQ(to_folded(apply_filters(parse("main-1;x 2\nfoo;bar 1\n"), group_threads())),
             "foo;bar 1\nmain-1;x 2\n");
@@ -164,7 +169,7 @@ TEST(Filters, Combined) {
   o.group_threads = true;
   FrameTree out = apply_filters(parse(kThreads), o);
   EXPECT_EQ(to_folded(out), "[worker-*];run;compute;sqrt 5\n");
-  EXPECT_EQ(out.total(), 5);
+  EXPECT_EQ(out.total().value, 5);
 }
 
 TEST(Filters, FlameChartKeepsTimeOrder) {
@@ -190,20 +195,20 @@ TEST(Filters, DifferentialKeepsBaseCounts) {
       "[worker-2 tid=2];c 6\n");
   FrameTree grouped = apply_filters(in, group_threads());
   ASSERT_TRUE(grouped.differential());
-  EXPECT_EQ(grouped.total(), in.total());
-  EXPECT_EQ(grouped.base_total(kRoot), in.base_total(kRoot));
+  EXPECT_EQ(grouped.total().value, in.total().value);
+  EXPECT_EQ(grouped.base_total(kRoot).value, in.base_total(kRoot).value);
   EXPECT_EQ(to_folded(grouped), "[worker-*];a 6 4\n[worker-*];b 5 5\n[worker-*];c 6 6\n");
 
   FrameTree only_a = apply_filters(in, grep("^a$"));
-  EXPECT_EQ(only_a.total(), 3 + 1);
-  EXPECT_EQ(only_a.base_total(kRoot), 2 + 4);
+  EXPECT_EQ(only_a.total().value, 3 + 1);
+  EXPECT_EQ(only_a.base_total(kRoot).value, 2 + 4);
 }
 
 TEST(Filters, DifferentialNodeWithOnlyABaseCountSurvives) {
   FrameTree in = parse("a;gone 5 0\na;kept 1 1\n");
   FrameTree out = apply_filters(in, grep("gone"));
-  EXPECT_EQ(out.total(), 0);
-  EXPECT_EQ(out.base_total(kRoot), 5);
+  EXPECT_EQ(out.total().value, 0);
+  EXPECT_EQ(out.base_total(kRoot).value, 5);
   EXPECT_EQ(to_folded(out), "a;gone 5 0\n");
 }
 

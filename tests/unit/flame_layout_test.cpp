@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 #include "render/profile/folded_reader.h"
 #include "render/svg/svg_writer.h"
 
@@ -89,6 +93,114 @@ TEST(FlameLayout, MaxFramesKeepsTheWidest) {
   EXPECT_NE(find(s, "f40 "), nullptr);
   EXPECT_EQ(find(s, "f39 "), nullptr);
   EXPECT_GT(st.min_width_px, 0.1);
+}
+
+// One stack: "f0;f1;...;f(N-1) COUNT".
+std::string chain(int frames, int count) {
+  std::string s;
+  for (int i = 0; i < frames; ++i) {
+    s += i > 0 ? ";f" : "f";
+    s += std::to_string(i);
+  }
+  return s + " " + std::to_string(count) + "\n";
+}
+
+// A deep recursion: every frame as wide as the next. The frames tied at the --max-frames cut
+// are kept from the root down (all of them were left out, and only "all" was drawn).
+TEST(FlameLayout, MaxFramesKeepsTiedFramesFromTheRootDown) {
+  FlameStats st;
+  auto s = layout_flame(tree_of(chain(30001, 5)), {}, &st);  // max_frames 30000
+  EXPECT_EQ(st.frames, 30000u);
+  EXPECT_EQ(s.layers[0].rects.size(), 30000u);
+  EXPECT_EQ(st.max_depth, 29999);
+  EXPECT_NE(find(s, "f29998 "), nullptr);  // depth 29,999
+  EXPECT_EQ(find(s, "f29999 "), nullptr);
+  EXPECT_EQ(st.pruned, 2u);
+  EXPECT_EQ(st.narrow, 0u);
+  EXPECT_EQ(st.deep, 2u);
+  EXPECT_EQ(st.deep_below, 29999);
+  EXPECT_TRUE(st.max_frames_cut);
+  EXPECT_DOUBLE_EQ(st.min_width_px, 1180);
+}
+
+// Wider frames first; of those as wide as the cut, the shallowest.
+TEST(FlameLayout, MaxFramesTiesAfterTheWiderFrames) {
+  FlameOptions o;
+  o.max_frames = 5;  // all, a, b, and two of c, d, e, f (each 4 wide)
+  FlameStats st;
+  auto s = layout_flame(tree_of("a;b 10\nc;d;e;f 4\n"), o, &st);
+  std::vector<std::string> names;
+  for (const auto& r : s.layers[0].rects) names.push_back(r.title.substr(0, r.title.find(' ')));
+  EXPECT_EQ(names, (std::vector<std::string>{"all", "a", "b", "c", "d"}));
+  EXPECT_EQ(st.deep, 2u);
+  EXPECT_EQ(st.deep_below, 2);
+  EXPECT_EQ(st.narrow, 0u);
+  // Under the budget nothing is cut for it.
+  o.max_frames = 7;
+  layout_flame(tree_of("a;b 10\nc;d;e;f 4\n"), o, &st);
+  EXPECT_EQ(st.frames, 7u);
+  EXPECT_FALSE(st.max_frames_cut);
+  EXPECT_EQ(st.pruned, 0u);
+}
+
+// Over random trees full of ties: exactly the budget is drawn, a drawn frame's parent is
+// drawn, and no frame left out is wider than one drawn, or as wide and shallower.
+TEST(FlameLayout, MaxFramesKeepsAConnectedWidestSet) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    int stacks = 1 + static_cast<int>(rng() % 30);
+    for (int k = 0; k < stacks; ++k) {
+      int depth = 1 + static_cast<int>(rng() % 12);
+      for (int d = 0; d < depth; ++d) {
+        if (d > 0) text += ';';
+        text += static_cast<char>('a' + rng() % 3);
+      }
+      text += ' ';
+      text += static_cast<char>('1' + rng() % 3);
+      text += '\n';
+    }
+    profile::FrameTree t = tree_of(text);
+    FlameOptions o;
+    o.min_width = 0;
+    o.max_frames = 1 + rng() % 40;
+    std::vector<uint8_t> drawn(t.size(), 0);
+    o.decorate = [&](profile::NodeId id, scene::Rect*) { drawn[id] = 1; };
+    FlameStats st;
+    layout_flame(t, o, &st);
+    size_t want = std::min<size_t>(o.max_frames, t.size());
+    ASSERT_EQ(st.frames, want) << text;
+    ASSERT_EQ(st.pruned, t.size() - want);
+    auto width = [&](profile::NodeId n) { return t.total(n).value; };
+    for (profile::NodeId n = 1; n < t.size(); ++n) {
+      if (drawn[n]) {
+        ASSERT_TRUE(drawn[t.node(n).parent]) << text;
+        continue;
+      }
+      for (profile::NodeId d = 1; d < t.size(); ++d) {
+        if (!drawn[d]) continue;
+        ASSERT_LE(width(n), width(d)) << text;
+        if (width(n) == width(d)) {
+          ASSERT_GE(t.depth(n), t.depth(d)) << text;
+        }
+      }
+    }
+  }
+}
+
+// Counts are whole numbers, shown exactly.
+TEST(FlameLayout, LargeCountsAreExactInTitles) {
+  auto s = layout_flame(tree_of("a;b 9223372036854775807\n"), {}, nullptr);
+  EXPECT_EQ(find(s, "all ")->title, "all (9,223,372,036,854,775,807 samples, 100%)");
+  EXPECT_EQ(find(s, "b ")->title, "b (9,223,372,036,854,775,807 samples, 100.00%)");
+  std::string total;
+  for (const auto& [k, v] : s.data) {
+    if (k == "total") total = v;
+  }
+  EXPECT_EQ(total, "9223372036854775807");
+  // Fractional counts as before: rounded in titles, as flamegraph.pl does.
+  auto f = layout_flame(tree_of("a 0.5\nb 2\n"), {}, nullptr);
+  EXPECT_EQ(find(f, "all ")->title, "all (2 samples, 100%)");
 }
 
 TEST(FlameLayout, ThreadRootsGetAClassColourAndLegendEntry) {

@@ -30,9 +30,9 @@ void expect_round_trip(std::string_view text) {
   ReadStats stats;
   FrameTree second = parse(folded, Merge::kAll, &stats);
   EXPECT_EQ(stats.ignored, 0u) << folded;
-  EXPECT_EQ(second.total(), first.total()) << folded;
+  EXPECT_EQ(second.total().value, first.total().value) << folded;
   EXPECT_EQ(second.differential(), first.differential());
-  EXPECT_EQ(second.base_total(kRoot), first.base_total(kRoot));
+  EXPECT_EQ(second.base_total(kRoot).value, first.base_total(kRoot).value);
   EXPECT_EQ(second.size(), first.size()) << folded;
   EXPECT_EQ(to_folded(second), folded);
 }
@@ -68,7 +68,9 @@ TEST(FoldedWriter, CountsAsIntegersWhenWhole) {
   EXPECT_EQ(format_count(0.5), "0.5");
   EXPECT_EQ(format_count(2.25), "2.25");
   EXPECT_EQ(format_count(999999999999999), "999999999999999");
-  EXPECT_EQ(to_folded(parse("a 0.5\na 0.25\nb 3.0\n")), "a 0.75\nb 3\n");
+  EXPECT_EQ(to_folded(parse("a 1\nb 3\n")), "a 1\nb 3\n");
+  // A fractional profile's counts keep a dot, so they read back as real numbers.
+  EXPECT_EQ(to_folded(parse("a 0.5\na 0.25\nb 3.0\nc 2\n")), "a 0.75\nb 3.0\nc 2.0\n");
 }
 
 TEST(FoldedWriter, RoundTripFractionalCounts) {
@@ -80,6 +82,23 @@ TEST(FoldedWriter, RoundTripFractionalCounts) {
 TEST(FoldedWriter, RoundTripLargeCounts) {
   expect_round_trip("a 1000000000000000\nb 3\n");
 }
+// Whole counts are written exactly, up to 2^64 - 1; a fractional profile's as real numbers,
+// so they read back as the doubles they are (2^64 as an integer would be too large).
+TEST(FoldedWriter, RoundTripHugeCounts) {
+  expect_round_trip("a 18446744073709551615\n");
+  EXPECT_EQ(to_folded(parse("a 18446744073709551615\nb 9223372036854775807 3\n")),
+            "a 18446744073709551615 18446744073709551615\nb 9223372036854775807 3\n");
+  expect_round_trip("a 18446744073709551615.5\nb 0.5\n");
+  EXPECT_EQ(to_folded(parse("a 18446744073709551615.5\nb 0.5\n")),
+            "a 18446744073709551616.0\nb 0.5\n");
+  // Integers of a fractional profile that, as doubles, round up past 2^64 together.
+  expect_round_trip("a 9223372036854775807\nb 9223372036854775807\nc 0.5\n");
+  EXPECT_EQ(format_count(whole_count(kMaxWholeCount)), "18446744073709551615");
+  EXPECT_EQ(format_count(fractional_count(0x1p64)), "18446744073709551616.0");
+  EXPECT_EQ(format_count(fractional_count(2.5)), "2.5");
+  EXPECT_EQ(format_count(fractional_count(3)), "3.0");
+}
+
 TEST(FoldedWriter, RoundTripTinyCounts) {
   expect_round_trip("a 0.0000001\nb 3\n");
 }
