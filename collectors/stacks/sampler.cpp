@@ -29,10 +29,6 @@ constexpr uint64_t kNameRefreshRounds = 16;
 constexpr std::chrono::milliseconds kIdleCheck{10};
 // Skipped threads named in the summary, at most.
 constexpr size_t kMaxSkippedNamed = 64;
-// bpf: threads on a CPU are looked at again this many times, this long apart, before they are
-// stopped: most leave the CPU within microseconds.
-constexpr int kOnCpuRetries = 3;
-constexpr std::chrono::microseconds kOnCpuRetryWait{50};
 // bpf: extra passes in one round for stacks deeper than their copy (each doubles the copy).
 constexpr int kMaxDeeperPasses = 6;
 
@@ -400,7 +396,11 @@ struct Sampler::State {
       bpf->forget(it->first);
       it = slots.erase(it);
     }
-    RETURN_IF_ERROR(retry_running(&to_stop));
+    // Threads on a CPU are stopped now, not looked at again later: most would have left the CPU
+    // by then, and leaving it is going to sleep, mostly; a later look, taken because a thread
+    // was running, would tilt the states towards sleep (4-6 points of R on a duty-cycle
+    // target, against the scheduler's own account).
+    std::sort(to_stop.begin(), to_stop.end());
     StopStats stats;
     if (!to_stop.empty()) stats = stop_running(to_stop);
     summary.capture_ms.push_back(
@@ -412,31 +412,6 @@ struct Sampler::State {
     }
     RETURN_IF_ERROR(unwind_copies());
     finish_round(stats);
-    return {};
-  }
-
-  // Threads that were on a CPU often leave it within microseconds (a wakeup's work done):
-  // copy them then, without a stop. Those still running after the retries remain in TO_STOP.
-  Result<void> retry_running(std::vector<pid_t>* to_stop) {
-    std::sort(to_stop->begin(), to_stop->end());
-    for (int retry = 0; retry < kOnCpuRetries && !to_stop->empty(); ++retry) {
-      std::this_thread::sleep_for(kOnCpuRetryWait);
-      std::vector<pid_t> still;
-      ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
-        if (!std::binary_search(to_stop->begin(), to_stop->end(), t.tid)) {
-          // Taken already. If it ran since and was copied again, the program now remembers
-          // a copy we did not take: make the next round read it anew.
-          if (t.copied()) bpf->forget(t.tid);
-          return;
-        }
-        bool skip = false;
-        if (take(t, &skip)) still.push_back(t.tid);
-      }));
-      (void)visited;
-      // Threads gone since the first pass are no longer visited: nothing to stop there.
-      std::sort(still.begin(), still.end());
-      *to_stop = std::move(still);
-    }
     return {};
   }
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -177,7 +178,10 @@ TARGET_FRAME int leaf_epoll(int) {
   epoll_ctl(ep, EPOLL_CTL_ADD, g_pipe[0], &ev);
   g_at_leaf.fetch_add(1);
   epoll_event out[1];
-  int n = epoll_wait(ep, out, 1, -1);  // nobody writes
+  int n;
+  do {
+    n = epoll_wait(ep, out, 1, -1);  // nobody writes; a ptrace stop ends it with EINTR
+  } while (n < 0 && errno == EINTR);
   NO_TAIL;
   return n;
 }
