@@ -359,6 +359,31 @@ TEST(StacksCliJit, NodeFunctionsAreNamedFromItsPerfMap) {
   std::remove(script.c_str());
 }
 
+// A thread that cannot stop (uninterruptible sleep: vfork's wait) is skipped by the ptrace
+// method, and the summary names it: tid, name, state, what it waits in, why.
+TEST(StacksCliSkipped, ASkippedThreadIsNamed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto t = Target::start("stack_target-fp",
+                         {"--threads", "2", "--depth", "2", "--spin", "0", "--dstate", "1500"});
+  ASSERT_TRUE(t);
+  bool named = false;
+  std::string err;
+  // The thread is in D 1.5 s of every ~1.5 s; a few snapshots make a skip certain enough.
+  for (int attempt = 0; attempt < 10 && !named; ++attempt) {
+    HearthRun r = hearth({"stacks", "--method", "ptrace", "-p", std::to_string(t->pid()), "-n",
+                          "1", "--stop-timeout", "5", "-o", "/dev/null"});
+    ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+    err = r.err;
+    for (const std::string& line : lines_of(r.err)) {
+      if (line.find("hearth stacks: skipped thread ") == 0 &&
+          line.find(" (dstate) D") != std::string::npos &&
+          line.find("did not stop in time") != std::string::npos)
+        named = true;
+    }
+  }
+  EXPECT_TRUE(named) << err;
+}
+
 TEST(StacksCliErrors, WrongPidIsOneClearLine) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
   HearthRun r = hearth({"stacks", "-p", "999999999", "-n", "1", "-o", "-"});
