@@ -45,7 +45,8 @@ std::string unnamed_hint(const stacks::UnnamedFrames& frames) {
     if (i > 0) modules += i + 1 == shown ? " and " : ", ";
     modules += frames.by_module[i].first;
   }
-  if (frames.by_module.size() > shown) modules += " (and " + std::to_string(frames.by_module.size() - shown) + " more)";
+  if (frames.by_module.size() > shown)
+    modules += " (and " + std::to_string(frames.by_module.size() - shown) + " more)";
   char pct[16];
   std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * share);
   return std::string(pct) + " of the frames have no name, most in " + modules +

@@ -386,7 +386,8 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
         break;
       case Phase::kOff: {
         // Woken and still waiting for a CPU at the end: runnable from its wakeup on.
-        uint64_t woken = t.wake_pending && t.wake_ts >= t.since && t.wake_ts <= end ? t.wake_ts : end;
+        uint64_t woken =
+            t.wake_pending && t.wake_ts >= t.since && t.wake_ts <= end ? t.wake_ts : end;
         uint64_t d = woken - t.since;
         t.off_ns[idx(t.off_state)] += d;
         t.off_ns[idx(OffState::kRunnable)] += end - woken;

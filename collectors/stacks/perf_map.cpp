@@ -34,7 +34,8 @@ void JitSymbols::add(uint64_t start, uint64_t end, std::string name) {
   if (it != ranges_.begin()) {
     auto before = std::prev(it);
     if (before->second.end > start) {
-      if (before->second.end > end) ranges_.emplace(end, Range{before->second.end, before->second.name});
+      if (before->second.end > end)
+        ranges_.emplace(end, Range{before->second.end, before->second.name});
       before->second.end = start;
     }
   }
@@ -61,8 +62,8 @@ void JitSymbols::add_text(std::string_view text) {
     const size_t b = a == std::string_view::npos ? a : line.find(' ', a + 1);
     uint64_t start = 0, size = 0;
     if (b == std::string_view::npos || !parse_hex(line.substr(0, a), &start) ||
-        !parse_hex(line.substr(a + 1, b - a - 1), &size) || size == 0 ||
-        start + size < start || b + 1 >= line.size()) {
+        !parse_hex(line.substr(a + 1, b - a - 1), &size) || size == 0 || start + size < start ||
+        b + 1 >= line.size()) {
       ++bad_lines_;
       continue;
     }

@@ -22,8 +22,8 @@
 #include <utility>
 
 #include "collectors/proc/threads.h"
-#include "common/shutdown.h"
 #include "common/check.h"
+#include "common/shutdown.h"
 
 namespace hearth::stacks {
 using namespace ptrace_internal;

@@ -14,9 +14,9 @@
 #include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/remote_memory.h"
-#include "common/shutdown.h"
 #include "collectors/stacks/symbolizer.h"
 #include "collectors/stacks/unwinder.h"
+#include "common/shutdown.h"
 
 namespace hearth::stacks {
 namespace {

@@ -80,13 +80,13 @@ struct SamplerSummary {
 // Frames of the samples so far that have no name: "[module+0x…]" (a module without symbols for
 // that address: stripped, and no debug file found). Counted per thread sample, user frames only.
 struct UnnamedFrames {
-  uint64_t frames = 0;   // user frames in all thread samples
-  uint64_t unnamed = 0;  // of those, "[module+0x…]"
+  uint64_t frames = 0;                                      // user frames in all thread samples
+  uint64_t unnamed = 0;                                     // of those, "[module+0x…]"
   std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
-  uint64_t samples = 0;     // thread samples
-  uint64_t unknown = 0;     // of those, with a frame outside every file ("[unknown]": JIT code
-                            // with no perf map entry)
-  bool perf_map = false;    // the target's perf map was found
+  uint64_t samples = 0;                                     // thread samples
+  uint64_t unknown = 0;   // of those, with a frame outside every file ("[unknown]": JIT code
+                          // with no perf map entry)
+  bool perf_map = false;  // the target's perf map was found
   std::string perf_map_path;
 };
 

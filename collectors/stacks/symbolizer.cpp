@@ -359,8 +359,8 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
   if (!called) return it->second;  // an indirect call, or no call-site information
   GElf_Off offset = 0;
   GElf_Sym sym{};
-  const char* name = dwfl_module_addrinfo(callee_mod, callee, &offset, &sym, nullptr, nullptr,
-                                          nullptr);
+  const char* name =
+      dwfl_module_addrinfo(callee_mod, callee, &offset, &sym, nullptr, nullptr, nullptr);
   if (name == nullptr || (sym.st_size != 0 ? offset >= sym.st_size : offset >= kMaxSizelessOffset))
     return it->second;
   auto& index = s.symbol_indexes[callee_mod];

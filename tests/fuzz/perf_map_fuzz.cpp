@@ -33,8 +33,10 @@ bool parse(std::string_view l, Line* out) {
     if (s.empty()) return false;
     *v = 0;
     for (char c : s) {
-      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (d < 0 || (*v >> 60) != 0) return false;  // not hex, or past 64 bits
       *v = *v * 16 + static_cast<uint64_t>(d);
     }

@@ -370,8 +370,8 @@ TEST(StacksCliSkipped, ASkippedThreadIsNamed) {
   std::string err;
   // The thread is in D 1.5 s of every ~1.5 s; a few snapshots make a skip certain enough.
   for (int attempt = 0; attempt < 10 && !named; ++attempt) {
-    HearthRun r = hearth({"stacks", "--method", "ptrace", "-p", std::to_string(t->pid()), "-n",
-                          "1", "--stop-timeout", "5", "-o", "/dev/null"});
+    HearthRun r = hearth({"stacks", "--method", "ptrace", "-p", std::to_string(t->pid()), "-n", "1",
+                          "--stop-timeout", "5", "-o", "/dev/null"});
     ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
     err = r.err;
     for (const std::string& line : lines_of(r.err)) {

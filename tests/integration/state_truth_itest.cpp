@@ -86,8 +86,8 @@ TEST_P(StateTruth, SampledStatesMatchTheSchedulersTimeShares) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
 
-  pid_t sched = start_hearth({"sched", "-p", pid, "-d", "5", "-o", dir + "/sched"},
-                             dir + "/sched.err");
+  pid_t sched =
+      start_hearth({"sched", "-p", pid, "-d", "5", "-o", dir + "/sched"}, dir + "/sched.err");
   std::this_thread::sleep_for(1s);  // the tracer is recording (its set-up takes milliseconds)
   HearthRun stacks = run_hearth(
       {"stacks", "-p", pid, "--state", "-F", "50", "-d", "3", "-o", dir + "/stacks.folded"});
@@ -102,8 +102,9 @@ TEST_P(StateTruth, SampledStatesMatchTheSchedulersTimeShares) {
   uint64_t samples = 0;
   const double by_samples = sampled_running_share(slurp(dir + "/stacks.folded"), &samples);
   ASSERT_GT(samples, 500u) << stacks.err;
-  std::printf("  %s: R in %.1f%% of %llu samples; on a CPU or runnable %.1f%% of the time (sched)\n",
-              GetParam().c_str(), by_samples, static_cast<unsigned long long>(samples), by_time);
+  std::printf(
+      "  %s: R in %.1f%% of %llu samples; on a CPU or runnable %.1f%% of the time (sched)\n",
+      GetParam().c_str(), by_samples, static_cast<unsigned long long>(samples), by_time);
   EXPECT_NEAR(by_samples, by_time, 10.0) << stacks.err;
   std::filesystem::remove_all(dir);
 }

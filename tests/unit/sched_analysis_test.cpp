@@ -320,10 +320,10 @@ TEST(SchedAnalysis, WokenThreadIsRunnableUntilItRuns) {
   a.seed(seed(1, 'R'));
   a.seed(seed(2, 'R'));
   a.add(sw(kStart + 100, 0, 1, "S", 2));  // 1 sleeps; 2 runs
-  a.add(waking(kStart + 300, 1));          // 1 is woken, 2 keeps the CPU
+  a.add(waking(kStart + 300, 1));         // 1 is woken, 2 keeps the CPU
   a.add(sw(kStart + 700, 0, 2, "R", 1));  // 1 runs at last
   a.add(sw(kStart + 800, 0, 1, "S", 2));  // sleeps again, woken by nothing within the window
-  a.add(waking(kStart + 900, 1));          // woken, still waiting at the end
+  a.add(waking(kStart + 900, 1));         // woken, still waiting at the end
   SchedModel m = a.finish(kStart + 1000);
   const ThreadStates* t = row(m, 1);
   ASSERT_NE(t, nullptr);
