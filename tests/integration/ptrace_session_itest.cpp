@@ -488,11 +488,15 @@ TEST(PtraceSession, StopEachVisitsEveryThreadAndReportsStalls) {
     ASSERT_EQ(stats->stalls.size(), threads);
     // One at a time, not all-stop: at a typical visit the visited thread is (nearly) alone in
     // its stop. A thread slow to stop stays interrupted while the walk goes on and lands later,
-    // and one resumed a moment ago may still show 't', so a few visits see more; all-stop would
+    // and one resumed a moment ago may still show 't', so a few visits see more (a fresh clone
+    // once saw 11 of 23 at one visit: several spinners' stops landing together); all-stop would
     // show every thread stopped at every visit.
     std::sort(stopped_at_visit.begin(), stopped_at_visit.end());
     EXPECT_LE(stopped_at_visit[stopped_at_visit.size() / 2], 3u);
-    EXPECT_LT(stopped_at_visit.back(), threads / 2);
+    const auto crowded = std::count_if(stopped_at_visit.begin(), stopped_at_visit.end(),
+                                       [&](size_t n) { return n >= threads / 2; });
+    EXPECT_LT(static_cast<size_t>(crowded) * 4, stopped_at_visit.size())
+        << "visits seeing half the threads stopped: " << crowded;
     // Each thread's stall is its own, not the walk's: the typical one is under half of it
     // (all-stop: every stall is about the whole window); the sample's stall is the longest.
     std::vector<uint64_t> stalls;
