@@ -89,6 +89,31 @@ class Capture : public testing::Test {
   HearthRun probe_;
 };
 
+// Takes one snapshot of PID with each method and compares the stacks of the threads whose root
+// starts with one of SLEEPERS (frames, user and kernel, identical; kernel frames present).
+// Returns how many threads were compared.
+int compare_sleepers(pid_t target, const std::vector<std::string>& sleepers) {
+  const std::string pid = std::to_string(target);
+  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
+  HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
+  EXPECT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
+  EXPECT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
+  auto a = stacks_by_thread(bpf.out), b = stacks_by_thread(ptrace.out);
+  int compared = 0;
+  for (const auto& [root, frames] : a) {
+    if (std::none_of(sleepers.begin(), sleepers.end(),
+                     [&](const std::string& s) { return root.starts_with(s); }))
+      continue;
+    SCOPED_TRACE(root);
+    EXPECT_TRUE(b.contains(root));
+    EXPECT_EQ(frames, b[root]);
+    EXPECT_NE(frames.find("_[k]"), std::string::npos) << "no kernel frames";
+    EXPECT_EQ(frames.find("[unknown]"), std::string::npos);
+    ++compared;
+  }
+  return compared;
+}
+
 // A thread that sleeps through both captures has one stack at both moments: the bpf copy
 // (registers the kernel saved, stack pages read without a stop, kernel stack from the same
 // visit) must unwind and symbolize to exactly what a ptrace stop gives. Condition variable,
@@ -97,24 +122,8 @@ TEST_F(Capture, SleepersGiveTheSameStacksAsAPtraceStop) {
   if (!bpf_available()) GTEST_SKIP() << probe_.err;
   auto t = Target::start("stack_target-nofp", {"--threads", "8", "--depth", "6", "--spin", "2"});
   ASSERT_TRUE(t);
-  std::string pid = std::to_string(t->pid());
-  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
-  HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
-  ASSERT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
-  ASSERT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
-  auto a = stacks_by_thread(bpf.out), b = stacks_by_thread(ptrace.out);
-  int compared = 0;
-  for (const auto& [root, frames] : a) {
-    bool sleeper = root.starts_with("[cond-") || root.starts_with("[mutex-") ||
-                   root.starts_with("[holder ") || root.starts_with("[stack_target-no ");
-    if (!sleeper) continue;
-    SCOPED_TRACE(root);
-    ASSERT_TRUE(b.contains(root));
-    EXPECT_EQ(frames, b[root]);
-    EXPECT_NE(frames.find("_[k]"), std::string::npos) << "no kernel frames";
-    ++compared;
-  }
-  EXPECT_EQ(compared, 3 + 3 + 1 + 1);
+  EXPECT_EQ(compare_sleepers(t->pid(), {"[cond-", "[mutex-", "[holder ", "[stack_target-no "}),
+            3 + 3 + 1 + 1);
 }
 
 // The same on the unwinding test's target, with and without frame pointers: threads asleep in
@@ -126,27 +135,9 @@ TEST_P(CaptureKinds, EverySleeperGivesTheSameStackBothWays) {
   if (!bpf_available()) GTEST_SKIP() << probe_.err;
   auto t = Target::start("unwind_target-" + GetParam(), {});
   ASSERT_TRUE(t);
-  std::string pid = std::to_string(t->pid());
-  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
-  HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
-  ASSERT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
-  ASSERT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
-  auto a = stacks_by_thread(bpf.out), b = stacks_by_thread(ptrace.out);
-  int compared = 0;
-  for (const auto& [root, frames] : a) {
-    bool sleeper = false;
-    for (const char* name : {"[u-mutex ", "[u-cond ", "[u-read ", "[u-epoll ", "[u-signal ",
-                             "[u-deep ", "[unwind_target-"})
-      sleeper |= root.starts_with(name);
-    if (!sleeper) continue;
-    SCOPED_TRACE(root);
-    ASSERT_TRUE(b.contains(root));
-    EXPECT_EQ(frames, b[root]);
-    EXPECT_NE(frames.find("_[k]"), std::string::npos) << "no kernel frames";
-    EXPECT_EQ(frames.find("[unknown]"), std::string::npos);
-    ++compared;
-  }
-  EXPECT_EQ(compared, 7);
+  EXPECT_EQ(compare_sleepers(t->pid(), {"[u-mutex ", "[u-cond ", "[u-read ", "[u-epoll ",
+                                        "[u-signal ", "[u-deep ", "[unwind_target-"}),
+            7);
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, CaptureKinds, testing::Values("fp", "nofp"));
