@@ -213,6 +213,29 @@ std::vector<Stopped> stopped_by_thread(const fs::path& states_tsv) {
   return rows;
 }
 
+// A 3 s recording of a small target (6 workers, 2 spinning) with EXTRA options, its report.json
+// read; both the sampler and the scheduler must have run.
+struct CostRun {
+  fs::path dir;
+  HearthRun run;
+  json meta;
+};
+void record_for_cost(const std::string& dir_name, const std::vector<std::string>& extra,
+                     CostRun* out) {
+  auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
+  ASSERT_TRUE(target);
+  out->dir = fresh_dir(dir_name);
+  std::vector<std::string> args = {
+      "record", "-p", std::to_string(target->pid()), "-d", "3", "-o", out->dir, "--no-mmv"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  out->run = run_hearth(args);
+  ASSERT_TRUE(exited_with(out->run, 0)) << out->run.err;
+  expect_released(*target);
+  out->meta = json::parse(read_all(out->dir / "report.json"));
+  ASSERT_EQ(out->meta["collectors"]["stacks"]["status"], "ok") << out->meta.dump(2);
+  ASSERT_EQ(out->meta["collectors"]["sched"]["status"], "ok") << out->meta.dump(2);
+}
+
 // With --method ptrace every thread is stopped in every sample, one at a time: the scheduler sees
 // each of those stops (prev_state "t") and about as long as the sampler measured them.
 //
@@ -227,17 +250,11 @@ std::vector<Stopped> stopped_by_thread(const fs::path& states_tsv) {
 // (the target gets no signals, starts no thread), and misses only those made before its
 // tracing started (up to a sample or two at the window's start).
 TEST(Record, WithPtraceTheSchedulerSeesTheSamplersStopsAndTheirLength) {
-  auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
-  ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("ptrace-cost");
-  HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "3", "-o", dir,
-                            "--no-mmv", "--method", "ptrace"});
-  ASSERT_TRUE(exited_with(r, 0)) << r.err;
-  expect_released(*target);
-  json meta = json::parse(read_all(dir / "report.json"));
+  CostRun c;
+  ASSERT_NO_FATAL_FAILURE(record_for_cost("ptrace-cost", {"--method", "ptrace"}, &c));
+  const fs::path& dir = c.dir;
+  const json& meta = c.meta;
   const json& st = meta["collectors"]["stacks"];
-  ASSERT_EQ(st["status"], "ok") << meta.dump(2);
-  ASSERT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta.dump(2);
   EXPECT_EQ(st["method"], "ptrace");
   EXPECT_EQ(st["stopped"], st["stacks"]) << st.dump(2);
   ASSERT_TRUE(meta.contains("sampling_cost")) << meta.dump(2);
@@ -280,17 +297,11 @@ TEST(Record, WithPtraceTheSchedulerSeesTheSamplersStopsAndTheirLength) {
 // busy time slice (~10 ms) to run again, would be 2 × 10 Hz × 10 ms over 9 threads ≈ 2.2%, which
 // the pass's checks (a thread on a CPU is looked at again before it is stopped) keep far off.
 TEST(Record, WithBpfTheSchedulerSeesFewStopsAndASmallShare) {
-  auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
-  ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("bpf-cost");
-  HearthRun r =
-      run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "3", "-o", dir, "--no-mmv"});
-  ASSERT_TRUE(exited_with(r, 0)) << r.err;
-  expect_released(*target);
-  json meta = json::parse(read_all(dir / "report.json"));
+  CostRun c;
+  ASSERT_NO_FATAL_FAILURE(record_for_cost("bpf-cost", {}, &c));
+  const HearthRun& r = c.run;
+  const json& meta = c.meta;
   const json& st = meta["collectors"]["stacks"];
-  ASSERT_EQ(st["status"], "ok") << meta.dump(2);
-  ASSERT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta.dump(2);
   if (st["method"] != "bpf") GTEST_SKIP() << "no BPF here: " << st.dump();
   ASSERT_TRUE(meta.contains("sampling_cost")) << meta.dump(2);
   const json& cost = meta["sampling_cost"];
