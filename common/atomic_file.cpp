@@ -12,25 +12,12 @@
 #include <string_view>
 #include <utility>
 
+#include "common/file_io.h"
+
 namespace hearth {
 namespace {
 
 constexpr size_t kBufferBytes = 1 << 20;
-
-// write(2) until done or a real error; returns 0 or errno.
-int write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      int e = errno;
-      if (e == EINTR) continue;
-      return e;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
-}
 
 // The directory a file at PATH goes into: "." for a bare name.
 std::string directory_of(const std::string& path) {
@@ -74,7 +61,6 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   f.buffer_.reserve(kBufferBytes);
   if (path == "-") {
     f.is_stdout_ = true;
-    f.fd_ = STDOUT_FILENO;
     return f;
   }
   // An existing path that is not a regular file (/dev/null, a FIFO, a terminal) is written in
@@ -87,7 +73,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
       int e = errno;
       return fail_errno("cannot write " + path, e);
     }
-    f.fd_ = fd;
+    f.owned_.reset(fd);
     f.in_place_ = true;
     return f;
   }
@@ -96,7 +82,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     // linkat() names the file through /proc/self/fd (linkat with AT_EMPTY_PATH would need
     // CAP_DAC_READ_SEARCH): without /proc, it could never get a name, so use the fallback.
     if (::access(fd_path(unnamed).c_str(), F_OK) == 0) {
-      f.fd_ = unnamed;
+      f.owned_.reset(unnamed);
       f.unnamed_ = true;
       return f;
     }
@@ -118,52 +104,40 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);  // best effort: a failure leaves a private file, still correct
-  f.fd_ = fd;
+  f.owned_.reset(fd);
   f.tmp_path_ = std::move(tmpl);
   return f;
 }
 
-AtomicFile::AtomicFile(AtomicFile&& other) noexcept {
-  *this = std::move(other);
-}
-
-AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
-  if (this != &other) {
-    discard();
-    path_ = std::move(other.path_);
-    tmp_path_ = std::move(other.tmp_path_);
-    fd_ = std::exchange(other.fd_, -1);
-    is_stdout_ = other.is_stdout_;
-    in_place_ = other.in_place_;
-    unnamed_ = other.unnamed_;
-    write_errno_ = other.write_errno_;
-    buffer_ = std::move(other.buffer_);
-  }
-  return *this;
-}
+AtomicFile::AtomicFile(AtomicFile&&) noexcept = default;
 
 AtomicFile::~AtomicFile() {
   discard();
 }
 
 void AtomicFile::discard() {
-  if (fd_ >= 0 && !is_stdout_) {
-    ::close(fd_);  // frees an unnamed file
+  if (owned_.valid()) {
+    owned_.reset();  // frees an unnamed file
     if (!in_place_ && !unnamed_) ::unlink(tmp_path_.c_str());
   }
-  fd_ = -1;
+  done_ = true;
+}
+
+int AtomicFile::fd() const {
+  if (done_) return -1;
+  return is_stdout_ ? STDOUT_FILENO : owned_.get();
 }
 
 void AtomicFile::flush_buffer() {
-  if (fd_ < 0 || buffer_.empty()) return;
-  if (write_errno_ == 0) write_errno_ = write_all(fd_, buffer_.data(), buffer_.size());
+  if (fd() < 0 || buffer_.empty()) return;
+  if (write_errno_ == 0) write_errno_ = write_all(fd(), buffer_.data(), buffer_.size());
   buffer_.clear();
 }
 
 void AtomicFile::write(std::string_view bytes) {
   if (buffer_.size() + bytes.size() > kBufferBytes) flush_buffer();
   if (bytes.size() >= kBufferBytes) {
-    if (write_errno_ == 0 && fd_ >= 0) write_errno_ = write_all(fd_, bytes.data(), bytes.size());
+    if (write_errno_ == 0 && fd() >= 0) write_errno_ = write_all(fd(), bytes.data(), bytes.size());
     return;
   }
   buffer_.append(bytes);
@@ -177,11 +151,11 @@ Result<void> AtomicFile::commit() {
     return fail_errno("cannot write " + path_, e);
   }
   if (is_stdout_) {
-    fd_ = -1;
+    done_ = true;
     return {};
   }
   if (in_place_) {
-    int rc = ::close(std::exchange(fd_, -1));
+    int rc = owned_.close();
     int e = errno;
     if (rc != 0) return fail_errno("cannot write " + path_, e);
     return {};
@@ -191,7 +165,7 @@ Result<void> AtomicFile::commit() {
     discard();  // closes the descriptor: the file lives on under PATH, or is freed
     return linked;
   }
-  if (::close(std::exchange(fd_, -1)) != 0) {
+  if (owned_.close() != 0) {
     int e = errno;
     ::unlink(tmp_path_.c_str());
     return fail_errno("cannot write " + path_, e);
@@ -205,7 +179,7 @@ Result<void> AtomicFile::commit() {
 }
 
 Result<void> AtomicFile::link_into_place() {
-  const std::string from = fd_path(fd_);
+  const std::string from = fd_path(owned_.get());
   // Nothing at PATH yet: the file appears there whole, in one step.
   if (::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
   int e = errno;

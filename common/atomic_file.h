@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace hearth {
 
@@ -25,8 +26,10 @@ class AtomicFile {
   // FIFO) is written in place.
   static Result<AtomicFile> create(const std::string& path);
 
+  // Moving hands the file over; the moved-from object then owns nothing. No move assignment:
+  // overwriting an open file would have to discard it first.
   AtomicFile(AtomicFile&& other) noexcept;
-  AtomicFile& operator=(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&& other) = delete;
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();
@@ -43,12 +46,14 @@ class AtomicFile {
   AtomicFile() = default;
   void flush_buffer();
   void discard();
+  int fd() const;  // where bytes go: standard output, the file, or -1 once done
 
   Result<void> link_into_place();
 
   std::string path_;
   std::string tmp_path_;  // the named fallback's temporary file; "" for an unnamed file
-  int fd_ = -1;
+  UniqueFd owned_;        // the file written (none for standard output)
+  bool done_ = false;     // committed or discarded: nothing more is written
   bool is_stdout_ = false;
   bool in_place_ = false;  // not a regular file (a device, a FIFO): written directly
   bool unnamed_ = false;   // an O_TMPFILE file: no name until commit()

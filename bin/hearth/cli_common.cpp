@@ -6,8 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 
+#include "common/file_io.h"
 #include "common/output_guard.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/flame/names.h"
@@ -57,7 +58,7 @@ bool may_trace() {
   constexpr int kCapSysAdmin = 21;
   constexpr int kCapPerfmon = 38;
   if (::geteuid() == 0) return true;
-  std::ifstream status("/proc/self/status");
+  std::istringstream status(read_file("/proc/self/status").value_or(std::string()));
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;

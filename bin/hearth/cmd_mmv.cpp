@@ -17,16 +17,11 @@
 #include "collectors/mmv/mmv_watch.h"
 #include "collectors/mmv/tsv_writer.h"
 #include "common/atomic_file.h"
+#include "common/clock.h"
 #include "common/shutdown.h"
 
 namespace hearth::cli {
 namespace {
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 void print_line(const std::string& line) {
   std::fprintf(stderr, "hearth mmv: %s\n", line.c_str());
@@ -149,9 +144,7 @@ int run_mmv(const MmvArgs& a) {
     while (!shutdown_requested()) {
       uint64_t now = monotonic_ns();
       if (now >= next) break;
-      uint64_t wait = std::min<uint64_t>(next - now, 100000000);  // re-check signals each 0.1 s
-      timespec ts{static_cast<time_t>(wait / 1000000000), static_cast<long>(wait % 1000000000)};
-      nanosleep(&ts, nullptr);
+      sleep_ns(std::min<uint64_t>(next - now, 100000000));  // re-check signals each 0.1 s
     }
     if (shutdown_requested()) break;
   }

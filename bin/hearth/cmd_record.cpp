@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -32,6 +31,7 @@
 #include "collectors/sched/tsv_writer.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
+#include "common/file_io.h"
 #include "common/shutdown.h"
 #include "common/version.h"
 #include "render/report/report.h"
@@ -50,9 +50,9 @@ std::string trim(std::string s) {
   return s;
 }
 
+// The file's bytes, or "" when it can't be read (the process is gone).
 std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return read_file(path).value_or(std::string());
 }
 
 std::string cmdline_of(pid_t pid) {

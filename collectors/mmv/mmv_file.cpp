@@ -13,11 +13,11 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <utility>
 
 #include "collectors/mmv/mmv_layout.h"
 #include "collectors/mmv/sigbus_guard.h"
+#include "common/file_io.h"
 
 namespace hearth::mmv {
 namespace {
@@ -65,13 +65,13 @@ Result<std::string> read_whole(int fd, uint64_t size, const std::string& path) {
 Result<MmvFile> MmvFile::open(const std::string& path) {
   MmvFile f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (f.fd_ < 0) {
+  f.fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!f.fd_) {
     int e = errno;
     return fail_errno("cannot open " + path, e);
   }
   struct stat st {};
-  if (::fstat(f.fd_, &st) != 0) {
+  if (::fstat(f.fd_.get(), &st) != 0) {
     int e = errno;
     return fail_errno("cannot stat " + path, e);
   }
@@ -81,20 +81,20 @@ Result<MmvFile> MmvFile::open(const std::string& path) {
   }
   f.dev_ = st.st_dev;
   f.ino_ = st.st_ino;
-  ASSIGN_OR_RETURN(std::string bytes, read_whole(f.fd_, static_cast<uint64_t>(st.st_size), path));
+  ASSIGN_OR_RETURN(std::string bytes,
+                   read_whole(f.fd_.get(), static_cast<uint64_t>(st.st_size), path));
   Result<Layout> layout = parse_layout(bytes);
   if (!layout) return fail(path + ": " + layout.error().message, layout.error().errnum);
   f.layout_ = std::move(*layout);
   if (f.layout_.min_size > bytes.size()) return fail(path + ": internal size mismatch");
 
   if (!f.layout_.slots.empty()) {
-    f.map_size_ = bytes.size();
-    void* m = ::mmap(nullptr, f.map_size_, PROT_READ, MAP_SHARED, f.fd_, 0);
+    void* m = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_SHARED, f.fd_.get(), 0);
     if (m == MAP_FAILED) {
       int e = errno;
       return fail_errno("cannot map " + path, e);
     }
-    f.map_ = static_cast<const unsigned char*>(m);
+    f.map_ = MappedRegion(m, bytes.size());
   }
   for (size_t i = 0; i < f.layout_.slots.size(); ++i) {
     if (f.layout_.metrics[f.layout_.slots[i].metric].type == Type::kString) {
@@ -107,37 +107,9 @@ Result<MmvFile> MmvFile::open(const std::string& path) {
   return f;
 }
 
-MmvFile::MmvFile(MmvFile&& o) noexcept {
-  *this = std::move(o);
-}
-
-MmvFile& MmvFile::operator=(MmvFile&& o) noexcept {
-  if (this == &o) return *this;
-  close();
-  path_ = std::move(o.path_);
-  fd_ = std::exchange(o.fd_, -1);
-  map_ = std::exchange(o.map_, nullptr);
-  map_size_ = std::exchange(o.map_size_, 0);
-  dev_ = o.dev_;
-  ino_ = o.ino_;
-  layout_ = std::move(o.layout_);
-  string_slots_ = std::move(o.string_slots_);
-  words_ = std::move(o.words_);
-  copies_ = std::move(o.copies_);
-  string_ok_ = std::move(o.string_ok_);
-  return *this;
-}
-
-MmvFile::~MmvFile() {
-  close();
-}
-
-void MmvFile::close() {
-  if (map_) ::munmap(const_cast<unsigned char*>(map_), map_size_);
-  map_ = nullptr;
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
+MmvFile::MmvFile(MmvFile&&) noexcept = default;
+MmvFile& MmvFile::operator=(MmvFile&&) noexcept = default;
+MmvFile::~MmvFile() = default;
 
 SnapshotStatus MmvFile::snapshot(Snapshot* out) {
   struct stat st {};
@@ -145,14 +117,14 @@ SnapshotStatus MmvFile::snapshot(Snapshot* out) {
     return errno == ENOENT ? SnapshotStatus::kGone : SnapshotStatus::kRetry;
   }
   if (st.st_dev != dev_ || st.st_ino != ino_) return SnapshotStatus::kReplaced;
-  if (::fstat(fd_, &st) != 0) return SnapshotStatus::kRetry;
+  if (::fstat(fd_.get(), &st) != 0) return SnapshotStatus::kRetry;
   if (static_cast<uint64_t>(st.st_size) < layout_.min_size) return SnapshotStatus::kReplaced;
   out->time_ns = realtime_ns();
   out->samples.assign(layout_.slots.size(), Sample{});
   out->torn_strings = 0;
   if (layout_.slots.empty()) return SnapshotStatus::kOk;  // nothing mapped, nothing to read
 
-  const unsigned char* base = map_;
+  const auto* base = static_cast<const unsigned char*>(map_.get());
   uint64_t g1 = 0, g1_after = 0, g2_after = 0;
   auto copy = [&] {
     g1 = __atomic_load_n(reinterpret_cast<const uint64_t*>(base + 8), __ATOMIC_ACQUIRE);
@@ -255,9 +227,9 @@ SnapshotStatus MmvFile::snapshot(Snapshot* out) {
 bool MmvFile::writer_gone() const {
   if (!(layout_.flags & kFlagProcess) || layout_.pid <= 0) return false;
   if (::kill(layout_.pid, 0) != 0 && errno == ESRCH) return true;
-  std::ifstream stat("/proc/" + std::to_string(layout_.pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;  // no /proc: trust kill()
+  auto stat = read_file("/proc/" + std::to_string(layout_.pid) + "/stat");
+  if (!stat || stat->empty()) return false;  // no /proc: trust kill()
+  const std::string& line = *stat;
   size_t paren = line.rfind(')');
   if (paren == std::string::npos || paren + 2 >= line.size()) return false;
   char state = line[paren + 2];

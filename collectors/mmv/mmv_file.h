@@ -27,6 +27,7 @@
 
 #include "collectors/mmv/mmv_model.h"
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace hearth::mmv {
 
@@ -72,12 +73,10 @@ class MmvFile {
 
  private:
   MmvFile() = default;
-  void close();
 
   std::string path_;
-  int fd_ = -1;
-  const unsigned char* map_ = nullptr;
-  size_t map_size_ = 0;
+  UniqueFd fd_;
+  MappedRegion map_;  // the whole file, read-only; none when there are no values
   dev_t dev_ = 0;
   ino_t ino_ = 0;
   Layout layout_;

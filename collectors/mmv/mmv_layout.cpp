@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "common/hex.h"
+
 namespace hearth::mmv {
 namespace {
 
@@ -28,7 +30,6 @@ std::string shown(std::string_view name) {
   if (name.size() > 80) out += "...";
   return out;
 }
-
 
 // On-disk sizes (man 5 mmv).
 constexpr size_t kTocSize = 16;
@@ -71,12 +72,6 @@ struct Section {
     return (off - offset) / entry;
   }
 };
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Text of at most MAX bytes at OFF, cut at the first NUL (writers such as Parfait may fill the
 // field without one). OFF 0 means "no text". Error when OFF is outside the file.

@@ -9,14 +9,10 @@
 #include <fstream>
 #include <set>
 
+#include "common/clock.h"
+
 namespace hearth::mmv {
 namespace {
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 std::string base_name(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -136,7 +132,7 @@ std::set<std::string> source_files(const std::vector<Source>& sources) {
 }
 
 void Watcher::poll(SeriesSink& sink) {
-  const uint64_t t = now_ns();
+  const uint64_t t = realtime_ns();
   const std::set<std::string> seen = source_files(sources_);
   // Files no longer listed (a directory's file deleted): close their series.
   for (auto it = open_.begin(); it != open_.end();) {

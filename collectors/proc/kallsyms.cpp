@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "collectors/proc/threads.h"
+#include "common/file_io.h"
 
 namespace hearth::proc {
 

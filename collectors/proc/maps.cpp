@@ -4,6 +4,7 @@
 #include <string>
 
 #include "collectors/proc/threads.h"
+#include "common/file_io.h"
 
 namespace hearth::proc {
 namespace {

@@ -10,25 +10,10 @@
 #include <string>
 #include <utility>
 
+#include "common/file_io.h"
+
 namespace hearth::proc {
 namespace {
-
-constexpr size_t kChunkBytes = 64 * 1024;
-
-// Owns a file descriptor; closes it on destruction.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Owns a DIR*.
 class Dir {
@@ -44,14 +29,6 @@ class Dir {
  private:
   DIR* dir_;
 };
-
-// Thin layer: raw results, errno left for the caller to copy.
-int open_read_only(const std::string& path) {
-  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-}
-ssize_t read_some(int fd, char* buffer, size_t size) {
-  return ::read(fd, buffer, size);
-}
 
 std::string task_path(pid_t pid, pid_t tid, const char* file) {
   return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + file;
@@ -72,32 +49,6 @@ std::string_view trim(std::string_view s) {
 }
 
 }  // namespace
-
-Result<void> read_chunks(const std::string& path,
-                         const std::function<void(std::string_view chunk)>& consume) {
-  Fd fd(open_read_only(path));
-  if (fd.get() < 0) {
-    int e = errno;
-    return fail_errno("cannot read " + path, e);
-  }
-  char buffer[kChunkBytes];
-  for (;;) {
-    ssize_t n = read_some(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      int e = errno;
-      if (e == EINTR) continue;
-      return fail_errno("cannot read " + path, e);
-    }
-    if (n == 0) return {};
-    consume(std::string_view(buffer, static_cast<size_t>(n)));
-  }
-}
-
-Result<std::string> read_file(const std::string& path) {
-  std::string out;
-  RETURN_IF_ERROR(read_chunks(path, [&out](std::string_view chunk) { out.append(chunk); }));
-  return out;
-}
 
 Result<std::vector<pid_t>> list_threads(pid_t pid) {
   std::string path = "/proc/" + std::to_string(pid) + "/task";

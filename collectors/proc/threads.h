@@ -60,14 +60,4 @@ Result<pid_t> parse_tracer_pid(std::string_view status);
 // prefix, the +offset/size suffix and the module are dropped. Blank lines are skipped.
 std::vector<std::string> parse_kernel_stack(std::string_view text);
 
-// --- File reading shared by the proc readers. ---
-
-// Feeds the whole file to CONSUME in chunks of at most 64 KiB, from a stack buffer (no
-// allocation). /proc files report size 0, so this reads until EOF.
-Result<void> read_chunks(const std::string& path,
-                         const std::function<void(std::string_view chunk)>& consume);
-
-// The whole file as a string.
-Result<std::string> read_file(const std::string& path);
-
 }  // namespace hearth::proc

@@ -14,6 +14,7 @@
 
 #include "collectors/proc/threads.h"
 #include "collectors/sched/tracefs_instance.h"
+#include "common/file_io.h"
 
 namespace hearth::sched {
 namespace {
@@ -68,7 +69,7 @@ struct Decoder::Impl {
     tep_set_long_size(tep_, static_cast<int>(sizeof(long)));
     tep_set_page_size(tep_, static_cast<int>(::sysconf(_SC_PAGESIZE)));
     tep_set_file_bigendian(tep_, tep_is_local_bigendian(tep_) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-    auto header = proc::read_file(std::string(kTracingDir) + "/events/header_page");
+    auto header = read_file(std::string(kTracingDir) + "/events/header_page");
     if (!header)
       return fail("cannot read the ring buffer's page format: " + header.error().message);
     tep_parse_header_page(tep_, header->data(), header->size(), static_cast<int>(sizeof(long)));
@@ -79,7 +80,7 @@ struct Decoder::Impl {
                                                           {kNewTaskSystem, kNewTaskEvent}};
     for (const auto& [system, name] : events) {
       auto format =
-          proc::read_file(std::string(kTracingDir) + "/events/" + system + "/" + name + "/format");
+          read_file(std::string(kTracingDir) + "/events/" + system + "/" + name + "/format");
       if (!format) continue;  // reported below when we need it
       tep_parse_event(tep_, format->data(), format->size(), system);
     }

@@ -18,20 +18,11 @@
 #include "collectors/sched/decoder.h"
 #include "collectors/sched/fork_watcher.h"
 #include "collectors/sched/spool.h"
+#include "common/clock.h"
+#include "common/file_io.h"
 
 namespace hearth::sched {
 namespace {
-
-uint64_t now_mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void sleep_ns(uint64_t ns) {
-  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
-  nanosleep(&ts, nullptr);  // EINTR (a shutdown signal) just ends the nap early
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -40,22 +31,20 @@ std::string trim(std::string s) {
 
 // ---- Per-CPU readers: trace_pipe_raw, non-blocking. ----
 
+struct CloseCpu {
+  void operator()(tracefs_cpu* tcpu) const { tracefs_cpu_close(tcpu); }
+};
+
 struct CpuReader {
   int cpu = 0;
-  tracefs_cpu* tcpu = nullptr;
+  std::unique_ptr<tracefs_cpu, CloseCpu> tcpu;
   std::vector<char> page;
 };
 
+// Move-only (through the readers' owners): closes every reader on destruction or close().
 class Readers {
  public:
-  ~Readers() { close(); }
-
-  void close() {
-    for (CpuReader& r : readers_) {
-      if (r.tcpu != nullptr) tracefs_cpu_close(r.tcpu);
-      r.tcpu = nullptr;
-    }
-  }
+  void close() { readers_.clear(); }
 
   Result<void> open(tracefs_instance* inst, int only_cpu) {
     long ncpus = ::sysconf(_SC_NPROCESSORS_CONF);
@@ -65,7 +54,7 @@ class Readers {
       if (tcpu == nullptr) continue;  // offline or absent CPU
       CpuReader r;
       r.cpu = cpu;
-      r.tcpu = tcpu;
+      r.tcpu.reset(tcpu);
       int size = tracefs_cpu_read_size(tcpu);
       r.page.resize(static_cast<size_t>(size > 0 ? size : 4096));
       readers_.push_back(std::move(r));
@@ -83,7 +72,7 @@ class Readers {
     uint64_t total = 0;
     for (CpuReader& r : readers_) {
       for (;;) {
-        int n = tracefs_cpu_read(r.tcpu, r.page.data(), true);
+        int n = tracefs_cpu_read(r.tcpu.get(), r.page.data(), true);
         if (n <= 0) break;  // EAGAIN: nothing more now
         spool->append(r.cpu, r.page.data(), static_cast<size_t>(n));
         total += static_cast<uint64_t>(n);
@@ -105,7 +94,7 @@ class TaskDirectory {
     auto it = tgid_.find(tid);
     if (it != tgid_.end()) return it->second;
     pid_t found = -1;
-    auto status = proc::read_file("/proc/" + std::to_string(tid) + "/status");
+    auto status = read_file("/proc/" + std::to_string(tid) + "/status");
     if (status) {
       size_t pos = status->find("\nTgid:");
       if (pos != std::string::npos) {
@@ -125,7 +114,7 @@ class TaskDirectory {
     if (it != comm_.end()) return it->second;
     std::string name;
     if (tid > 0) {
-      auto c = proc::read_file("/proc/" + std::to_string(tid) + "/comm");
+      auto c = read_file("/proc/" + std::to_string(tid) + "/comm");
       if (c) name = trim(*c);
     }
     return comm_.emplace(tid, std::move(name)).first->second;
@@ -260,7 +249,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
     }
     tids.insert(tids.end(), list->begin(), list->end());
     for (pid_t tid : *list) initial_tgid[tid] = pid;
-    auto comm = proc::read_file("/proc/" + std::to_string(pid) + "/comm");
+    auto comm = read_file("/proc/" + std::to_string(pid) + "/comm");
     h.targets.push_back({pid, comm ? trim(*comm) : ""});
   }
   h.inherit = o.inherit && !o.all;
@@ -342,7 +331,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
       if (children.empty()) return;
       select(children);
       // How long after its fork each child was selected (both clocks CLOCK_MONOTONIC).
-      const uint64_t now = now_mono_ns();
+      const uint64_t now = monotonic_ns();
       std::lock_guard<std::mutex> lock(selection_mutex);
       for (uint64_t ts : forked_at) result.follow_latency_ns.push_back(now > ts ? now - ts : 0);
     });
@@ -376,7 +365,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
     }
     select(seeded);  // threads born between the listing above and the seeds
   }
-  const uint64_t start_ns = now_mono_ns();
+  const uint64_t start_ns = monotonic_ns();
   RETURN_IF_ERROR(instance.start());
 
   // The window: only raw pages move (into the spool); decoding waits until it is over.
@@ -385,14 +374,14 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   constexpr uint64_t kRescanNs = 250000000ull;
   uint64_t next_rescan = start_ns + kRescanNs;
   for (;;) {
-    uint64_t now = now_mono_ns();
+    uint64_t now = monotonic_ns();
     if (o.stop_requested && o.stop_requested()) {
       result.interrupted = true;
       break;
     }
     if (now >= deadline) break;
     sleep_ns(std::min(poll_ns, deadline - now));
-    uint64_t round = now_mono_ns();
+    uint64_t round = monotonic_ns();
     readers.drain(&spool);
     if (round >= next_rescan) {
       // Learn the process of tasks while they live (decoding happens after the window, when
@@ -421,7 +410,7 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
       next_rescan = round + kRescanNs;
     }
   }
-  const uint64_t end_ns = now_mono_ns();
+  const uint64_t end_ns = monotonic_ns();
   RETURN_IF_ERROR(instance.stop());
   if (watcher) watcher->stop();
   result.selection = instance.describe_selection();

@@ -10,24 +10,12 @@
 #include <map>
 
 #include "collectors/sched/tracefs_c.h"
+#include "common/file_io.h"
 
 namespace hearth::sched {
 namespace {
 
 constexpr size_t kBufferBytes = 4 << 20;
-
-int write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
-}
 
 // One CPU's records during replay.
 struct Cursor {
@@ -44,12 +32,12 @@ struct Cursor {
 
 Result<Spool> Spool::create(const std::string& dir) {
   Spool s;
-  s.fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (s.fd_ < 0) {
+  s.fd_.reset(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!s.fd_) {
     // Filesystems without O_TMPFILE: a named file, unlinked right away.
     std::string path = dir + "/.hearth-sched-spool-XXXXXX";
-    s.fd_ = ::mkostemp(path.data(), O_CLOEXEC);
-    if (s.fd_ < 0) {
+    s.fd_.reset(::mkostemp(path.data(), O_CLOEXEC));
+    if (!s.fd_) {
       int e = errno;
       return fail_errno("cannot create a temporary file in " + dir, e);
     }
@@ -59,33 +47,9 @@ Result<Spool> Spool::create(const std::string& dir) {
   return s;
 }
 
-Spool::Spool(Spool&& o) noexcept
-    : fd_(o.fd_),
-      buffer_(std::move(o.buffer_)),
-      bytes_(o.bytes_),
-      write_errno_(o.write_errno_),
-      max_chunk_(o.max_chunk_),
-      chunks_(std::move(o.chunks_)) {
-  o.fd_ = -1;
-}
-
-Spool& Spool::operator=(Spool&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    buffer_ = std::move(o.buffer_);
-    bytes_ = o.bytes_;
-    write_errno_ = o.write_errno_;
-    max_chunk_ = o.max_chunk_;
-    chunks_ = std::move(o.chunks_);
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-Spool::~Spool() {
-  if (fd_ >= 0) ::close(fd_);
-}
+Spool::Spool(Spool&&) noexcept = default;
+Spool& Spool::operator=(Spool&&) noexcept = default;
+Spool::~Spool() = default;
 
 void Spool::append(int cpu, const void* data, size_t size) {
   if (size == 0 || size > UINT32_MAX) return;
@@ -98,7 +62,7 @@ void Spool::append(int cpu, const void* data, size_t size) {
 
 Result<void> Spool::flush() {
   if (!buffer_.empty() && write_errno_ == 0)
-    write_errno_ = write_all(fd_, buffer_.data(), buffer_.size());
+    write_errno_ = write_all(fd_.get(), buffer_.data(), buffer_.size());
   buffer_.clear();
   if (write_errno_ != 0) return fail_errno("cannot write the event spool", write_errno_);
   return {};
@@ -114,7 +78,7 @@ Result<uint64_t> Spool::replay(Decoder& decoder, const std::function<void(SchedE
     c.data = nullptr;
     while (c.data == nullptr && c.next < c.chunks.size()) {
       const Chunk& ch = chunks_[c.chunks[c.next++]];
-      ssize_t n = ::pread(fd_, c.page.data(), ch.size, static_cast<off_t>(ch.offset));
+      ssize_t n = ::pread(fd_.get(), c.page.data(), ch.size, static_cast<off_t>(ch.offset));
       if (n != static_cast<ssize_t>(ch.size)) {
         int e = n < 0 ? errno : EIO;
         return fail_errno("cannot read the event spool", e);

@@ -22,6 +22,7 @@
 #include "collectors/sched/decoder.h"
 #include "collectors/sched/events.h"
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace hearth::sched {
 
@@ -56,7 +57,7 @@ class Spool {
     uint32_t size;
     uint64_t offset;
   };
-  int fd_ = -1;  // owned
+  UniqueFd fd_;
   std::string buffer_;
   uint64_t bytes_ = 0;
   int write_errno_ = 0;

@@ -20,6 +20,7 @@
 
 #include "collectors/proc/threads.h"
 #include "collectors/sched/task_filter.h"
+#include "common/file_io.h"
 
 namespace hearth::sched {
 namespace {
@@ -134,7 +135,7 @@ std::vector<std::string> remove_stale_instances() {
     if (owner <= 0) continue;
     if (owner == ::getpid()) continue;
     // Alive: that pid exists and is a hearth (a reused pid of another program is not).
-    auto comm = proc::read_file("/proc/" + std::to_string(owner) + "/comm");
+    auto comm = read_file("/proc/" + std::to_string(owner) + "/comm");
     if (comm && comm->rfind("hearth", 0) == 0) continue;
     tracefs_instance* inst = tracefs_instance_alloc(nullptr, name.c_str());
     if (inst == nullptr) continue;
@@ -147,7 +148,9 @@ std::vector<std::string> remove_stale_instances() {
 
 Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) {
   TracefsInstance self;
-  RETURN_IF_ERROR(ensure_tracefs_mounted(&self.mounted_by_us_));
+  bool mounted = false;
+  RETURN_IF_ERROR(ensure_tracefs_mounted(&mounted));
+  if (mounted) self.mount_.reset(kTracingDir);
   // libtracefs finds the mount through /proc/mounts; point it at ours explicitly.
   tracefs_set_tracing_dir(const_cast<char*>(kTracingDir));
   remove_stale_instances();
@@ -155,12 +158,12 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
   self.name_ =
       std::string(kPrefix) + std::to_string(::getpid()) + "-" + random_hex() + options.name_suffix;
   self.options_ = options;
-  self.instance_ = tracefs_instance_create(self.name_.c_str());
+  self.instance_.reset(tracefs_instance_create(self.name_.c_str()));
   if (self.instance_ == nullptr) {
     int e = errno;
     return fail(with_hint("cannot create tracefs instance " + self.name_, e), e);
   }
-  tracefs_instance* inst = self.instance_;
+  tracefs_instance* inst = self.instance_.get();
   // A new instance starts with tracing on: turn it off before anything is enabled.
   if (tracefs_trace_off(inst) < 0) {
     int e = errno;
@@ -205,47 +208,25 @@ Result<TracefsInstance> TracefsInstance::create(const InstanceOptions& options) 
   return self;
 }
 
-TracefsInstance::TracefsInstance(TracefsInstance&& other) noexcept
-    : instance_(std::exchange(other.instance_, nullptr)),
-      name_(std::move(other.name_)),
-      mounted_by_us_(std::exchange(other.mounted_by_us_, false)),
-      selection_(other.selection_),
-      tids_(std::move(other.tids_)),
-      filter_ranges_(std::move(other.filter_ranges_)),
-      options_(std::move(other.options_)) {}
-
-TracefsInstance& TracefsInstance::operator=(TracefsInstance&& other) noexcept {
-  if (this != &other) {
-    destroy();
-    instance_ = std::exchange(other.instance_, nullptr);
-    name_ = std::move(other.name_);
-    mounted_by_us_ = std::exchange(other.mounted_by_us_, false);
-    selection_ = other.selection_;
-    tids_ = std::move(other.tids_);
-    filter_ranges_ = std::move(other.filter_ranges_);
-    options_ = std::move(other.options_);
-  }
-  return *this;
+void TracefsInstance::Teardown::operator()(tracefs_instance* inst) const {
+  teardown(inst);
 }
 
-TracefsInstance::~TracefsInstance() {
-  destroy();
+void TracefsInstance::Unmount::operator()(const char* dir) const {
+  // Leave the machine as we found it; EBUSY (someone else uses tracefs now) leaves it mounted.
+  ::umount2(dir, 0);
 }
+
+TracefsInstance::TracefsInstance(TracefsInstance&&) noexcept = default;
+TracefsInstance::~TracefsInstance() = default;
 
 void TracefsInstance::destroy() {
-  if (instance_ != nullptr) {
-    teardown(instance_);
-    instance_ = nullptr;
-  }
-  if (mounted_by_us_) {
-    // Leave the machine as we found it; EBUSY (someone else uses tracefs now) leaves it mounted.
-    ::umount2(kTracingDir, 0);
-    mounted_by_us_ = false;
-  }
+  instance_.reset();  // first: the mount holds it
+  mount_.reset();
 }
 
 Result<void> TracefsInstance::start() {
-  if (tracefs_trace_on(instance_) < 0) {
+  if (tracefs_trace_on(instance_.get()) < 0) {
     int e = errno;
     return fail(with_hint("cannot turn tracing on in " + name_, e), e);
   }
@@ -253,7 +234,7 @@ Result<void> TracefsInstance::start() {
 }
 
 Result<void> TracefsInstance::stop() {
-  if (tracefs_trace_off(instance_) < 0) {
+  if (tracefs_trace_off(instance_.get()) < 0) {
     int e = errno;
     return fail(with_hint("cannot turn tracing off in " + name_, e), e);
   }
@@ -279,7 +260,7 @@ Result<void> TracefsInstance::add_tids(const std::vector<pid_t>& tids) {
 Result<void> TracefsInstance::write_filter(const char* event, const std::string& expr,
                                            const char* system) {
   const std::string text = expr.empty() ? "0" : expr;  // "0" removes the filter
-  if (tracefs_event_file_write(instance_, system, event, "filter", text.c_str()) < 0) {
+  if (tracefs_event_file_write(instance_.get(), system, event, "filter", text.c_str()) < 0) {
     int e = errno;
     return fail(with_hint("cannot set the filter of " + std::string(system) + ":" + event + " in " +
                               name_ + " to '" + text + "'",
@@ -320,11 +301,11 @@ int TracefsInstance::ncpus() {
 
 Result<void> TracefsInstance::move_to_pid_list() {
   // event-fork before the pid list: the kernel follows forks from the first listed task on.
-  if (tracefs_option_enable(instance_, TRACEFS_OPTION_EVENT_FORK) < 0) {
+  if (tracefs_option_enable(instance_.get(), TRACEFS_OPTION_EVENT_FORK) < 0) {
     int e = errno;
     return fail(with_hint("cannot enable options/event-fork in " + name_, e), e);
   }
-  RETURN_IF_ERROR(write_file(instance_, "set_event_pid", ""));
+  RETURN_IF_ERROR(write_file(instance_.get(), "set_event_pid", ""));
   RETURN_IF_ERROR(write_pid_list(tids_));
   const bool had_filters = selection_ == Selection::kEventFilter;
   selection_ = Selection::kPidList;
@@ -345,7 +326,7 @@ Result<void> TracefsInstance::write_pid_list(const std::vector<pid_t>& tids) {
   std::string chunk;
   auto flush = [&]() -> Result<void> {
     if (chunk.empty()) return {};
-    if (tracefs_instance_file_append(instance_, "set_event_pid", chunk.c_str()) < 0) {
+    if (tracefs_instance_file_append(instance_.get(), "set_event_pid", chunk.c_str()) < 0) {
       int e = errno;
       return fail(with_hint("cannot add threads to set_event_pid of " + name_, e), e);
     }
@@ -381,7 +362,7 @@ Result<std::vector<CpuLoss>> TracefsInstance::losses() const {
   for (int cpu = 0; cpu < ncpus; ++cpu) {
     std::string file = "per_cpu/cpu" + std::to_string(cpu) + "/stats";
     int size = 0;
-    char* text = tracefs_instance_file_read(instance_, file.c_str(), &size);
+    char* text = tracefs_instance_file_read(instance_.get(), file.c_str(), &size);
     if (text == nullptr) continue;  // offline or absent CPU
     std::string_view t(text, static_cast<size_t>(size));
     CpuLoss l;

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,9 @@ class TracefsInstance {
   static Result<TracefsInstance> create(const InstanceOptions& options);
 
   TracefsInstance(TracefsInstance&& other) noexcept;
-  TracefsInstance& operator=(TracefsInstance&& other) noexcept;
+  // No move assignment: members are assigned in declaration order, which would unmount before
+  // removing the old instance.
+  TracefsInstance& operator=(TracefsInstance&& other) = delete;
   TracefsInstance(const TracefsInstance&) = delete;
   TracefsInstance& operator=(const TracefsInstance&) = delete;
   ~TracefsInstance();
@@ -95,7 +98,7 @@ class TracefsInstance {
   // Per-CPU losses from per_cpu/cpuN/stats, for the CPUs that have a stats file.
   Result<std::vector<CpuLoss>> losses() const;
 
-  tracefs_instance* get() const { return instance_; }
+  tracefs_instance* get() const { return instance_.get(); }
   const std::string& name() const { return name_; }
 
  private:
@@ -110,9 +113,16 @@ class TracefsInstance {
   Result<void> write_pid_list(const std::vector<pid_t>& tids);
   Result<void> move_to_pid_list();
 
-  tracefs_instance* instance_ = nullptr;  // owned
+  struct Teardown {  // tracing off, events off, the instance removed and freed
+    void operator()(tracefs_instance* inst) const;
+  };
+  struct Unmount {  // the tracefs mount this instance made
+    void operator()(const char* dir) const;
+  };
+  // Declared in this order so the instance goes before the mount that holds it.
+  std::unique_ptr<const char, Unmount> mount_;
+  std::unique_ptr<tracefs_instance, Teardown> instance_;
   std::string name_;
-  bool mounted_by_us_ = false;
   Selection selection_ = Selection::kEveryTask;
   std::vector<pid_t> tids_;              // sorted, unique: every task ever selected
   std::vector<TidRange> filter_ranges_;  // what the event filters select now

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "collectors/proc/threads.h"
+#include "common/file_io.h"
 
 namespace hearth::stacks {
 namespace {
@@ -80,7 +81,7 @@ const std::string* JitSymbols::lookup(uint64_t addr) const {
 
 std::string PerfMap::path_for(pid_t pid) {
   pid_t inner = pid;
-  if (auto status = proc::read_file("/proc/" + std::to_string(pid) + "/status")) {
+  if (auto status = read_file("/proc/" + std::to_string(pid) + "/status")) {
     // "NSpid:\t4242\t17": the pid in each namespace, the process's own last.
     const size_t at = status->find("\nNSpid:");
     if (at != std::string::npos) {

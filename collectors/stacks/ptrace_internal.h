@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "collectors/stacks/ptrace_session.h"
+#include "common/clock.h"
 
 namespace hearth::stacks::ptrace_internal {
 
@@ -79,12 +80,6 @@ inline int set_policy(int policy, int priority) {
   return ::sched_setscheduler(0, policy, &param);
 }
 
-inline uint64_t now_ns() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // Waiting for threads to stop. Sleep rather than spin or sched_yield(): the tracees often need
 // our CPU to reach their stop (a woken sleeper, a preempted spinner), and a yielding or
 // spinning tracer keeps it until the next scheduler tick (4 ms here). Short sleeps first, then
@@ -131,7 +126,7 @@ struct PtraceSession::Window {
         stats(st),
         release(r),
         restore_policy(s.enter_realtime()),
-        start_ns(ptrace_internal::now_ns()) {
+        start_ns(monotonic_ns()) {
     stats.realtime = stats.realtime || restore_policy >= 0;
   }
   ~Window() {

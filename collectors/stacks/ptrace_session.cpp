@@ -17,12 +17,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "collectors/proc/threads.h"
 #include "common/check.h"
+#include "common/file_io.h"
 #include "common/shutdown.h"
 
 namespace hearth::stacks {
@@ -34,7 +36,7 @@ std::string describe_process(pid_t pid) {
 }
 
 std::string permission_hint() {
-  auto scope = proc::read_file("/proc/sys/kernel/yama/ptrace_scope");
+  auto scope = read_file("/proc/sys/kernel/yama/ptrace_scope");
   std::string value = scope ? scope->substr(0, scope->find('\n')) : "";
   if (value == "3") {
     return "ptrace is disabled by /proc/sys/kernel/yama/ptrace_scope=3 (only a reboot lowers it)";
@@ -66,23 +68,13 @@ PtraceSession::PtraceSession(pid_t pid, uint64_t start_time)
   (void)::prctl(PR_SET_TIMERSLACK, kTimerSlackNs, 0, 0, 0);
 }
 
-PtraceSession::PtraceSession(PtraceSession&& other) noexcept {
-  *this = std::move(other);
-}
+// A moved-from session holds no tracees (its slots are moved away): its detach() does nothing.
+PtraceSession::PtraceSession(PtraceSession&&) noexcept = default;
 
 PtraceSession& PtraceSession::operator=(PtraceSession&& other) noexcept {
   if (this != &other) {
-    (void)detach(kDetachTimeout);
-    pid_ = std::exchange(other.pid_, 0);
-    start_time_ = other.start_time_;
-    tracer_tid_ = other.tracer_tid_;
-    realtime_ = other.realtime_;
-    exited_ = other.exited_;
-    released_ = other.released_;
-    exec_pending_ = other.exec_pending_;
-    slots_ = std::exchange(other.slots_, {});
-    waiting_ = std::exchange(other.waiting_, {});
-    counters_ = other.counters_;
+    std::destroy_at(this);  // detaches
+    std::construct_at(this, std::move(other));
   }
   return *this;
 }
@@ -376,10 +368,10 @@ Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
     for (Slot& slot : slots_) gave_up_now |= slot.state == State::kStopPending && !slot.poll_only;
     // Threads given up on stop when they wake or get a CPU: keep detaching them as they land
     // for a while, rather than leave them stopped until someone looks.
-    const uint64_t start = now_ns();
-    while (gave_up_now && now_ns() - start < timeout_ns) {
+    const uint64_t start = monotonic_ns();
+    while (gave_up_now && monotonic_ns() - start < timeout_ns) {
       if (!service() || slots_.empty()) break;
-      backoff(now_ns() - start);
+      backoff(monotonic_ns() - start);
     }
   }
   std::erase_if(slots_,

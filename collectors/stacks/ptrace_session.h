@@ -110,6 +110,7 @@ class PtraceSession {
                                               const AttachOptions& options = {});
 
   PtraceSession(PtraceSession&& other) noexcept;
+  // Detaches the tracees held (as the destructor does), then takes OTHER's.
   PtraceSession& operator=(PtraceSession&& other) noexcept;
   PtraceSession(const PtraceSession&) = delete;
   PtraceSession& operator=(const PtraceSession&) = delete;

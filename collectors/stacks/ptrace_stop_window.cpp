@@ -81,7 +81,7 @@ void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_n
     // ESRCH: killed while stopped; a later service() reaps its exit.
     slot.state = (r == 0 && slot.listen_on_resume) ? State::kListening : State::kRunning;
   }
-  uint64_t now = now_ns();
+  uint64_t now = monotonic_ns();
   stats.stalls.push_back({slot.tid, now - slot.interrupt_ns});
   stats.total_stall_ns = now - sample_start_ns;
 }
@@ -130,7 +130,7 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& slot = slots_[i];
       if (slot.state == State::kZombie) continue;
-      slot.interrupt_ns = now_ns();
+      slot.interrupt_ns = monotonic_ns();
       if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
         slot.state = State::kGone;
         stats.vanished.push_back(slot.tid);
@@ -154,7 +154,7 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
         must_wait += slots_[i].state != State::kStopPending;
       }
       waiting_.resize(keep);
-      uint64_t now = now_ns();
+      uint64_t now = monotonic_ns();
       if (must_wait == 0 || now >= runnable_deadline) break;
       if (!runnable_only && now >= deadline) {
         // Past the timeout, a snapshot still waits for a thread that is merely waiting for a
@@ -231,7 +231,7 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
         }
         continue;
       }
-      uint64_t waited = now_ns() - slot.interrupt_ns;
+      uint64_t waited = monotonic_ns() - slot.interrupt_ns;
       bool give_up = slot.poll_only || waited >= bounds.limit_ns;
       if (!give_up && waited >= bounds.d_check_ns && !slot.d_checked) {
         // Uninterruptible sleep can last any time: don't wait for it. A zombie leader (its
@@ -259,7 +259,7 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
     }
     slot.d_checked = false;
     note_state(slot);  // before its interrupt: it is not stopped yet, so no one waits
-    slot.interrupt_ns = now_ns();
+    slot.interrupt_ns = monotonic_ns();
     if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
       slot.state = State::kGone;
       stats.vanished.push_back(slot.tid);
@@ -272,14 +272,14 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
     for (;;) {
       poll_awaited();
       bool mine = !waiting_.empty() && waiting_.back() == i;  // the order is kept
-      uint64_t waited = now_ns() - slot.interrupt_ns;
+      uint64_t waited = monotonic_ns() - slot.interrupt_ns;
       if (!mine || waited >= kWalkTurnNs) break;
       backoff(waited);
     }
   }
-  const uint64_t tail_start = now_ns();
+  const uint64_t tail_start = monotonic_ns();
   while (!waiting_.empty()) {
-    backoff(now_ns() - tail_start);
+    backoff(monotonic_ns() - tail_start);
     poll_awaited();
   }
 }

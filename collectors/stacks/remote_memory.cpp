@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "common/hex.h"
+
 namespace hearth::stacks {
 namespace {
 
@@ -27,12 +29,6 @@ bool same_mapping(const proc::Mapping& a, const proc::Mapping& b) {
   return a.start == b.start && a.end == b.end && a.offset == b.offset && a.read == b.read &&
          a.write == b.write && a.exec == b.exec && a.shared == b.shared && a.inode == b.inode &&
          a.dev == b.dev && a.path == b.path && a.deleted == b.deleted;
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 const proc::Mapping* find_in(const std::vector<proc::Mapping>& maps, uint64_t addr) {
@@ -52,29 +48,12 @@ Result<RemoteMemory> RemoteMemory::open(pid_t pid) {
     const int err = errno;
     return fail_errno("cannot open " + path, err);
   }
-  return RemoteMemory(pid, fd);
+  return RemoteMemory(pid, UniqueFd(fd));
 }
 
-RemoteMemory::RemoteMemory(RemoteMemory&& other) noexcept {
-  *this = std::move(other);
-}
-
-RemoteMemory& RemoteMemory::operator=(RemoteMemory&& other) noexcept {
-  if (this == &other) return *this;
-  if (fd_ >= 0) ::close(fd_);
-  pid_ = std::exchange(other.pid_, -1);
-  fd_ = std::exchange(other.fd_, -1);
-  maps_ = std::move(other.maps_);
-  pages_ = std::move(other.pages_);
-  last_page_ = std::exchange(other.last_page_, ~uint64_t{0});
-  last_data_ = std::exchange(other.last_data_, nullptr);
-  stats_ = std::exchange(other.stats_, {});
-  return *this;
-}
-
-RemoteMemory::~RemoteMemory() {
-  if (fd_ >= 0) ::close(fd_);
-}
+RemoteMemory::RemoteMemory(RemoteMemory&&) noexcept = default;
+RemoteMemory& RemoteMemory::operator=(RemoteMemory&&) noexcept = default;
+RemoteMemory::~RemoteMemory() = default;
 
 bool RemoteMemory::cacheable(const proc::Mapping& m) {
   if (m.write || !m.read) return false;
@@ -120,7 +99,7 @@ ssize_t RemoteMemory::pread_all(void* out, size_t len, uint64_t addr) {
   }
   ssize_t n;
   do {
-    n = ::pread(fd_, out, len, static_cast<off_t>(addr));
+    n = ::pread(fd_.get(), out, len, static_cast<off_t>(addr));
   } while (n < 0 && errno == EINTR);
   if (n > 0) stats_.bytes_read += static_cast<uint64_t>(n);
   return n;
@@ -150,7 +129,7 @@ void RemoteMemory::fill(const proc::Mapping& m, uint64_t lo, uint64_t hi) {
     }
     ssize_t n;
     do {
-      n = ::preadv(fd_, iov, static_cast<int>(count), static_cast<off_t>(page));
+      n = ::preadv(fd_.get(), iov, static_cast<int>(count), static_cast<off_t>(page));
     } while (n < 0 && errno == EINTR);
     const size_t full = n > 0 ? static_cast<size_t>(n) / kPageSize : 0;
     if (n > 0) stats_.bytes_read += static_cast<uint64_t>(n);

@@ -16,6 +16,7 @@
 
 #include "collectors/proc/maps.h"
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace hearth::stacks {
 
@@ -91,7 +92,7 @@ class RemoteMemory {
   const RemoteMemoryStats& stats() const { return stats_; }
 
  private:
-  RemoteMemory(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+  RemoteMemory(pid_t pid, UniqueFd fd) : pid_(pid), fd_(std::move(fd)) {}
 
   // A cached page, or nullptr data when the kernel refused to read it (e.g. past the end of the
   // file under a mapping): remembered so a bad address costs one syscall, not one per read.
@@ -108,7 +109,7 @@ class RemoteMemory {
   void clear_cache();
 
   pid_t pid_ = -1;
-  int fd_ = -1;
+  UniqueFd fd_;
   std::vector<proc::Mapping> maps_;  // sorted by start
   std::unordered_map<uint64_t, Page> pages_;
   uint64_t last_page_ = ~uint64_t{0};  // one-entry lookup cache: most reads hit the same page

@@ -22,6 +22,7 @@
 #include "collectors/stacks/call_sites.h"
 #include "collectors/stacks/perf_map.h"
 #include "collectors/stacks/unwinder.h"
+#include "common/hex.h"
 
 namespace hearth::stacks {
 namespace {
@@ -39,12 +40,6 @@ struct ModuleName {
   std::string key;       // build-id in hex, or dev:inode:path when the file has none
   std::string basename;  // for "[basename+0xOFFSET]"
 };
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string basename_of(const std::string& path) {
   if (path == "[vdso]") return "vdso";
@@ -160,7 +155,7 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     s.jit_cache.clear();
   }
   struct Pending {  // a module to report, with its file already open
-    int fd;
+    UniqueFd fd;
     std::string path;
     uint64_t bias;
   };
@@ -170,7 +165,7 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
   for (const proc::Mapping& m : maps) {
     const bool vdso = m.path == "[vdso]";
     if (!m.exec || m.path.empty() || (m.path[0] != '/' && !vdso)) continue;
-    int fd = -1;
+    UniqueFd fd;
     std::vector<char> image;
     Elf* elf = nullptr;
     if (vdso) {
@@ -179,8 +174,8 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
         elf = elf_memory(image.data(), image.size());
       }
     } else if (auto opened = open_mapped_file(pid, m)) {
-      fd = *opened;
-      elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+      fd = std::move(*opened);
+      elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
     }
     std::string key = m.dev + ":" + std::to_string(m.inode) + ":" + m.path;
     const void* id_bits = nullptr;
@@ -200,21 +195,17 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
       elf_end(elf);
     }
     if (vdso && has_bias) {  // libdwfl reads files: give it the image as an anonymous one
-      fd = memfd_create("hearth-vdso", MFD_CLOEXEC);
-      if (fd >= 0 && write(fd, image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
-        ::close(fd);
-        fd = -1;
+      fd.reset(memfd_create("hearth-vdso", MFD_CLOEXEC));
+      if (fd && write(fd.get(), image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
+        fd.reset();
       }
     }
     ranges.push_back({m.start, m.end, m.offset, s.module_id(key, m.path)});
     // One libdwfl module per object, however many executable mappings it has.
     auto id = std::make_pair(bias, key);
-    if (fd < 0 || !has_bias || current.contains(id)) {
-      if (fd >= 0) ::close(fd);
-      continue;
-    }
+    if (!fd || !has_bias || current.contains(id)) continue;
     current.insert(id);
-    modules.push_back({id, Pending{fd, m.path, bias}});
+    modules.push_back({id, Pending{std::move(fd), m.path, bias}});
   }
   // libdwfl cannot re-report a module with a new file, so unless every module we have stays,
   // start over with a new Dwfl. Cached names are keyed by build-id and survive.
@@ -224,7 +215,6 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     if (s.dwfl != nullptr) dwfl_end(s.dwfl);
     s.dwfl = dwfl_begin(&s.callbacks);
     if (s.dwfl == nullptr) {
-      for (auto& [id, p] : modules) ::close(p.fd);
       return fail(std::string("cannot start libdwfl: ") + dwfl_errmsg(-1));
     }
     s.reported.clear();
@@ -235,16 +225,13 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     dwfl_report_begin_add(s.dwfl);
   }
   for (auto& [id, p] : modules) {
-    if (s.reported.contains(id)) {
-      ::close(p.fd);
-      continue;
-    }
+    if (s.reported.contains(id)) continue;
     const char* name = p.path.c_str();
     // add_p_vaddr: the module sits at bias + p_vaddr, like the dynamic loader put it.
-    if (dwfl_report_elf(s.dwfl, name, name, p.fd, p.bias, true) == nullptr) {
-      ::close(p.fd);  // not consumed on failure; its frames stay "[module+0x…]"
-      continue;
-    }
+    // libdwfl takes the descriptor only when it reports the module; on failure it stays ours
+    // (and is closed) and the module's frames stay "[module+0x…]".
+    if (dwfl_report_elf(s.dwfl, name, name, p.fd.get(), p.bias, true) == nullptr) continue;
+    p.fd.release();
     s.reported.insert(id);
   }
   if (dwfl_report_end(s.dwfl, nullptr, nullptr) != 0) {

@@ -297,11 +297,10 @@ std::optional<ElfUnwindInfo> Unwinder::State::load(const proc::Mapping& m) {
   if (auto it = files.find(key); it != files.end()) return it->second;
   std::optional<ElfUnwindInfo> info;
   if (auto fd = open_mapped_file(memory->pid(), m)) {
-    if (Elf* elf = elf_begin(*fd, ELF_C_READ_MMAP, nullptr)) {
+    if (Elf* elf = elf_begin(fd->get(), ELF_C_READ_MMAP, nullptr)) {
       info = read_unwind_info(elf);
       elf_end(elf);
     }
-    ::close(*fd);
   }
   files.emplace(key, info);
   return info;
@@ -481,7 +480,7 @@ std::optional<uint64_t> elf_load_bias(Elf* elf, const proc::Mapping& m) {
   return bias_from(loads, m);
 }
 
-Result<int> open_mapped_file(pid_t pid, const proc::Mapping& m) {
+Result<UniqueFd> open_mapped_file(pid_t pid, const proc::Mapping& m) {
   char map_files[96];
   std::snprintf(map_files, sizeof map_files, "/proc/%d/map_files/%llx-%llx", pid,
                 static_cast<unsigned long long>(m.start), static_cast<unsigned long long>(m.end));
@@ -492,8 +491,8 @@ Result<int> open_mapped_file(pid_t pid, const proc::Mapping& m) {
     // A replaced file under the same path is not the mapped one: only map_files can be trusted
     // for a deleted mapping.
     if (m.deleted && &path != &candidates[0]) break;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) return fd;
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd) return fd;
     err = errno;
   }
   return fail_errno("cannot open " + m.path + " mapped by " + std::to_string(pid), err);

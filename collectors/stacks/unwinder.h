@@ -22,6 +22,7 @@
 #include "collectors/proc/maps.h"
 #include "collectors/stacks/remote_memory.h"
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace hearth::stacks {
 
@@ -101,6 +102,6 @@ std::optional<uint64_t> elf_load_bias(Elf* elf, const proc::Mapping& m);
 // Opens the file behind mapping m read-only: /proc/PID/map_files/START-END first (works for
 // deleted files and other mount namespaces), else /proc/PID/root/PATH, else PATH. Returns the
 // fd (owned by the caller) or the error of the last attempt.
-Result<int> open_mapped_file(pid_t pid, const proc::Mapping& m);
+Result<UniqueFd> open_mapped_file(pid_t pid, const proc::Mapping& m);
 
 }  // namespace hearth::stacks

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -29,6 +28,7 @@
 #include "render/svg/xml.h"
 #include "templates/templates.h"
 
+#include "common/file_io.h"
 #include "common/url.h"
 
 namespace hearth::report {
@@ -533,8 +533,8 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   json meta = json::object();
   std::string meta_path = path_in(o.dir, kReportJson);
   if (exists(meta_path)) {
-    std::ifstream in(meta_path);
-    json parsed = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    json parsed = json::parse(read_file(meta_path).value_or(std::string()), nullptr,
+                              /*allow_exceptions=*/false);
     if (parsed.is_discarded() || !parsed.is_object()) {
       page.problems.push_back(std::string(kReportJson) + ": not a JSON object; summary left out");
     } else {

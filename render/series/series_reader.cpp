@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/text_fields.h"
 
 namespace hearth::series {
@@ -380,18 +381,7 @@ Result<SeriesFile> parse_series_tsv(std::string_view text, const std::string& pa
 }
 
 Result<SeriesFile> read_series_tsv(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
-    const int e = errno;  // before the message's allocation
-    return fail_errno("cannot read " + path, e);
-  }
-  std::string text;
-  char buf[65536];
-  size_t n;
-  errno = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
-  int err = errno;  // fread on a directory fails with EISDIR
-  if (std::ferror(f.get())) return fail_errno("cannot read " + path, err != 0 ? err : EIO);
+  ASSIGN_OR_RETURN(std::string text, read_file(path));
   return parse_series_tsv(text, path);
 }
 

@@ -15,7 +15,7 @@
 namespace hearth::serve {
 namespace {
 
-using SharedFile = std::shared_ptr<const ScopedFd>;
+using SharedFile = std::shared_ptr<const UniqueFd>;
 
 // Sends up to kSliceBytes of the file's bytes [pos, pos + len) to SINK (at least one byte).
 // False if the file cannot be read or has shrunk below pos (the promised length cannot be
@@ -112,9 +112,9 @@ bool is_compressible_type(const std::string& content_type) {
          t == "application/javascript" || t == "application/xml" || t == "application/xhtml+xml";
 }
 
-void respond_with_file(const httplib::Request& req, httplib::Response& res, ScopedFd file,
+void respond_with_file(const httplib::Request& req, httplib::Response& res, UniqueFd file,
                        uint64_t size, const std::string& content_type) {
-  auto shared = std::make_shared<const ScopedFd>(std::move(file));
+  auto shared = std::make_shared<const UniqueFd>(std::move(file));
   RangePlan plan;  // the whole file unless a usable Range field says otherwise
   if (req.method == "GET" && !req.has_header("If-Range") &&
       req.get_header_value_count(kRangeField) == 1) {

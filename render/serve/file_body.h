@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "render/serve/scoped_fd.h"
+#include "common/unique_fd.h"
 
 namespace hearth::serve {
 
@@ -30,7 +30,7 @@ bool is_compressible_type(const std::string& content_type);
 // kRangeField (connection.h) and honoured for GET only, and not when If-Range is present (this
 // server sends no validators, so no If-Range can match). RES owns FILE from now on. Should the
 // file shrink before it is sent, the connection is closed short of the promised length.
-void respond_with_file(const httplib::Request& req, httplib::Response& res, ScopedFd file,
+void respond_with_file(const httplib::Request& req, httplib::Response& res, UniqueFd file,
                        uint64_t size, const std::string& content_type);
 
 }  // namespace hearth::serve

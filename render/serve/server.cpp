@@ -14,12 +14,12 @@
 #include <mutex>
 #include <thread>
 
+#include "common/unique_fd.h"
 #include "render/serve/access.h"
 #include "render/serve/connection.h"
 #include "render/serve/file_body.h"
 #include "render/serve/listing.h"
 #include "render/serve/safe_path.h"
-#include "render/serve/scoped_fd.h"
 
 namespace hearth::serve {
 namespace {
@@ -125,7 +125,7 @@ struct ReportServer::Impl {
   enum class Access { kAllowed, kDenied, kRedirected };
 
   const ServeOptions options;
-  ScopedFd root;
+  UniqueFd root;
   int port = 0;
   BoundedServer server;
 
@@ -170,7 +170,7 @@ struct ReportServer::Impl {
       if (e == EACCES || e == EPERM) return plain(res, 403, "forbidden: not readable");
       return plain(res, 500, "cannot open: " + opened.error().message);
     }
-    ScopedFd fd(*opened);
+    UniqueFd fd(*opened);
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return plain(res, 500, "cannot stat");
     if (S_ISDIR(st.st_mode)) return handle_directory(req, res, *rel, fd);
@@ -180,7 +180,7 @@ struct ReportServer::Impl {
   }
 
   void handle_directory(const httplib::Request& req, httplib::Response& res, const std::string& rel,
-                        const ScopedFd& dir) const {
+                        const UniqueFd& dir) const {
     if (!req.path.ends_with("/")) {
       // Built from the normalized path: "//host" stays on this server.
       res.status = 301;
@@ -195,7 +195,7 @@ struct ReportServer::Impl {
       res.set_content(index_page(req.path, list_directory(dir.get())), "text/html; charset=utf-8");
       return;
     }
-    ScopedFd index(*idx);
+    UniqueFd index(*idx);
     struct stat st {};
     if (::fstat(index.get(), &st) != 0 || !S_ISREG(st.st_mode))
       return plain(res, 403, "forbidden: not a regular file");
@@ -211,7 +211,7 @@ ReportServer::~ReportServer() {
 
 Result<std::unique_ptr<ReportServer>> ReportServer::create(const ServeOptions& options) {
   auto impl = std::make_unique<Impl>(options);
-  impl->root = ScopedFd(::open(options.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  impl->root = UniqueFd(::open(options.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (impl->root.get() < 0) {
     int e = errno;
     if (e == ENOTDIR) return fail(options.dir + ": not a directory", e);

@@ -1,0 +1,56 @@
+#include "common/file_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "common/unique_fd.h"
+
+namespace hearth {
+namespace {
+
+constexpr size_t kChunkBytes = 64 * 1024;
+
+}  // namespace
+
+Result<void> read_chunks(const std::string& path,
+                         const std::function<void(std::string_view chunk)>& consume) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    const int e = errno;  // before the message's allocation
+    return fail_errno("cannot read " + path, e);
+  }
+  char buffer[kChunkBytes];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      const int e = errno;
+      if (e == EINTR) continue;
+      return fail_errno("cannot read " + path, e);
+    }
+    if (n == 0) return {};
+    consume(std::string_view(buffer, static_cast<size_t>(n)));
+  }
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::string out;
+  RETURN_IF_ERROR(read_chunks(path, [&out](std::string_view chunk) { out.append(chunk); }));
+  return out;
+}
+
+int write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace hearth
