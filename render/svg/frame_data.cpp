@@ -104,9 +104,12 @@ void append_frame_data(std::string* out, const scene::Layer& layer) {
     if (!col->empty()) col->push_back(',');
     col->append(v);
   };
+  // One height for all, as written (heights computed at different depths may differ in their
+  // last bits).
+  const std::string height = format_px(layer.rects[0].h);
   for (size_t i = 0; i < layer.rects.size(); ++i) {
     const scene::Rect& r = layer.rects[i];
-    HEARTH_CHECK(r.attrs.empty() && !r.hover_only && r.h == layer.rects[0].h);
+    HEARTH_CHECK(r.attrs.empty() && !r.hover_only && format_px(r.h) == height);
     column(&x, format_px(r.x));
     column(&y, format_px(r.y));
     column(&w, format_px(scene::round_px(r.x + r.w) - scene::round_px(r.x)));
@@ -125,8 +128,8 @@ void append_frame_data(std::string* out, const scene::Layer& layer) {
       strokes.append(",\"" + scene::to_hex(r.stroke) + "\"," + format_px(r.stroke_width));
     }
   }
-  out->append("{\"v\":1,\"lazy\":" + format_px(lazy_width(layer)) +
-              ",\"h\":" + format_px(layer.rects[0].h) + ",\n\"strings\":");
+  out->append("{\"v\":1,\"lazy\":" + format_px(lazy_width(layer)) + ",\"h\":" + height +
+              ",\n\"strings\":");
   strings.append_json(out);
   out->append(",\n\"fills\":");
   fills.append_json(out);
