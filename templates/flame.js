@@ -1,15 +1,15 @@
 // hearth flamegraph script: hover details, click to zoom, regex search, URL state, thread
 // legend, keyboard navigation. Embedded in every flamegraph SVG inside a CDATA section, so it
 // must never contain the CDATA terminator. It relies on templates/FLAME_DOM.md and on nothing
-// else; the SVG is a complete picture without it.
+// else; the SVG is a picture without it (of every frame, or of those at least `lazy` px wide).
 //
-// Performance contract: everything per frame is read once at start-up into typed arrays; a
-// zoom or a search only writes the DOM (never reads layout, never measures text) and only
-// where a value actually changes. At start-up the frames (in pre-order) are regrouped into
-// blocks of BLOCK consecutive frames, `#frames > g.blk > g` (nothing drawn changes): a zoom
-// hides each block that holds neither the zoomed subtree (one contiguous run) nor one of its
-// ancestors with a single class change, and only the few blocks at the edges are handled frame
-// by frame. With 25,000 frames that roughly halves what a zoom costs the browser.
+// Performance contract: every frame is read at start-up from the frame data (`#frames-data`,
+// one JSON text) into typed arrays, never from the DOM. Only frames that are drawn have
+// elements: those the SVG wrote (all of them, or those at least `lazy` px wide) and those the
+// script creates when a zoom makes a frame that wide or a search matches it; an element is
+// hidden (class "hide"), never removed, when its frame stops being drawn. A zoom or a search
+// writes the DOM only where a value changes, never reads layout and never measures text. The
+// elements stay in pre-order in #frames (created ones are inserted at their place).
 (function () {
   "use strict";
 
@@ -17,27 +17,30 @@
   const SEARCH_FILL = "rgb(230,0,230)";
   const SURROGATE = /[\uD800-\uDFFF]/;
 
-  const BLOCK = 64;
   // Rounded corners make every rect a path for the browser: with more frames than this the
   // script turns them off (class "many" on #frames) to keep a zoom fast.
   const MANY_FRAMES = 3000;
 
   // State values per frame, mirroring the frame's own class in the DOM.
   const SHOWN = 0;
-  const HIDDEN = 1;   // class "hide"
+  const HIDDEN = 1;   // class "hide", or no element
   const PARENT = 2;   // class "parent": an ancestor of the zoomed frame, dimmed, full width
 
   let svg, framesG, details, unzoomBtn, searchBtn, icBtn, matchedEl;
   let xpad, fullWidth, charWidth, nameType;
   let n = 0;
-  let els, rects, texts;              // per frame: <g>, <rect>, <text> or null
-  let names, titles, xAttr, yAttr;    // per frame: strings
+  let lazy = 0;                       // px; narrower frames have no element unless matched
+  let frameH = 15;                    // rect height, px
+  let els, rects, texts;              // per frame: <g>, <rect>, <text>, or null
+  let names, suffixes, fills;         // per frame: strings (title = name + suffix)
+  let classes, strokes;               // per frame: class attribute, [stroke, width]; sparse
   let ox, ow, oy, count;              // per frame: original geometry (px) and sample count
+  let xAttr, yAttr;                   // per frame: x and y as written (for the URL)
   let depth, parent, end, prevSame, nextSame;  // tree, in pre-order; end = one past subtree
+  let written;                        // per frame: 1 when the SVG wrote its element
   let origLabel, curLabel, forms;     // label text as written / as shown; shortened names
   let curX, curW, state;              // what the DOM shows now
-  let blocks = [], blockShown, blockWant;  // per block: <g class="blk">, shown now, wanted
-  let origFill, matched;              // search highlight
+  let matched, filled;                // search: frame matches / its element has SEARCH_FILL
   let textDy = 12;                    // label baseline below the rect's top, px
   let zoomed = 0;                     // index of the zoomed frame; 0 = not zoomed
   let focused = -1;                   // keyboard focus
@@ -117,7 +120,14 @@
   function init() {
     svg = document.querySelector("svg.hearth") || document.documentElement;
     framesG = document.getElementById("frames");
-    if (!framesG) return;
+    const dataEl = document.getElementById("frames-data");
+    if (!framesG || !dataEl) return;
+    let data;
+    try {
+      data = JSON.parse(dataEl.textContent);
+    } catch (e) {
+      return;  // a damaged file: the static picture stays
+    }
     details = document.getElementById("details");
     unzoomBtn = document.getElementById("unzoom");
     searchBtn = document.getElementById("search");
@@ -136,22 +146,23 @@
     if (!isFinite(svgWidth)) svgWidth = 1200;
     fullWidth = svgWidth - 2 * xpad;
 
-    els = [];
-    for (let c = framesG.firstElementChild; c; c = c.nextElementSibling) {
-      if (c.localName === "g") els.push(c);
-    }
-    n = els.length;
+    n = data.x.length;
     if (n === 0) return;
-    rects = new Array(n);
-    texts = new Array(n);
+    lazy = data.lazy > 0 ? data.lazy : 0;
+    frameH = data.h;
+    els = new Array(n).fill(null);
+    rects = new Array(n).fill(null);
+    texts = new Array(n).fill(null);
     names = new Array(n);
-    titles = new Array(n);
+    suffixes = new Array(n);
+    fills = new Array(n);
+    classes = new Array(n).fill("");
+    strokes = new Array(n).fill(null);
     xAttr = new Array(n);
     yAttr = new Array(n);
-    origLabel = new Array(n);
-    curLabel = new Array(n);
+    origLabel = new Array(n).fill("");
+    curLabel = new Array(n).fill("");
     forms = new Array(n);
-    origFill = new Array(n);
     ox = new Float64Array(n);
     ow = new Float64Array(n);
     oy = new Float64Array(n);
@@ -165,39 +176,63 @@
     nextSame = new Int32Array(n);
     state = new Uint8Array(n);
     matched = new Uint8Array(n);
+    filled = new Uint8Array(n);
+    written = new Uint8Array(n);
 
+    const strings = data.strings;
+    const countOf = new Map();  // suffix index -> count
+    for (let i = 0; i < n; i++) {
+      names[i] = strings[data.name[i]];
+      const si = data.suffix[i];
+      suffixes[i] = strings[si];
+      let c = countOf.get(si);
+      if (c === undefined) {
+        const t = strings[si];
+        c = t.startsWith(" (") ? parseFloat(t.slice(2).replace(/,/g, "")) : NaN;
+        countOf.set(si, c);
+      }
+      count[i] = c;
+      fills[i] = data.fills[data.fill[i]];
+      xAttr[i] = String(data.x[i]);
+      yAttr[i] = String(data.y[i]);
+      ox[i] = curX[i] = data.x[i];
+      ow[i] = curW[i] = data.w[i];
+      oy[i] = data.y[i];
+    }
+    for (let k = 0; k + 1 < data.class.length; k += 2) classes[data.class[k]] = data.class[k + 1];
+    for (let k = 0; k + 2 < data.stroke.length; k += 3) {
+      strokes[data.stroke[k]] = [data.stroke[k + 1], String(data.stroke[k + 2])];
+    }
+
+    // The elements as written: the frames at least `lazy` px wide (all when lazy is 0), in order.
+    let g = framesG.firstElementChild;
     let textDyKnown = false;
     for (let i = 0; i < n; i++) {
-      const g = els[i];
-      let title = null, rect = null, text = null;
-      for (let c = g.firstElementChild; c; c = c.nextElementSibling) {
-        const tag = c.localName;
-        if (tag === "title") title = c;
-        else if (tag === "rect") rect = c;
-        else if (tag === "text") text = c;
+      if (lazy > 0 && !(ow[i] >= lazy)) {
+        state[i] = HIDDEN;
+        continue;
       }
-      const t = title ? title.textContent : "";
-      const open = t.lastIndexOf(" (");
-      titles[i] = t;
-      names[i] = open >= 0 ? t.slice(0, open) : t;
-      count[i] = open >= 0 ? parseFloat(t.slice(open + 2).replace(/,/g, "")) : NaN;
-      rects[i] = rect;
-      texts[i] = text;
-      xAttr[i] = rect ? rect.getAttribute("x") : "0";
-      yAttr[i] = rect ? rect.getAttribute("y") : "0";
-      ox[i] = curX[i] = round(parseFloat(xAttr[i]) || 0);
-      ow[i] = curW[i] = round(rect ? num(rect, "width", 0) : 0);
-      oy[i] = parseFloat(yAttr[i]) || 0;
-      origLabel[i] = curLabel[i] = text ? text.textContent : "";
-      if (text && !textDyKnown) {
-        const ty = parseFloat(text.getAttribute("y"));
-        if (isFinite(ty)) {
-          textDy = ty - oy[i];
-          textDyKnown = true;
+      while (g && g.localName !== "g") g = g.nextElementSibling;
+      if (!g) return;  // the elements do not match the data: leave the static picture alone
+      els[i] = g;
+      written[i] = 1;
+      for (let c = g.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.localName === "rect") rects[i] = c;
+        else if (c.localName === "text") texts[i] = c;
+      }
+      if (texts[i]) {
+        origLabel[i] = curLabel[i] = texts[i].textContent;
+        if (!textDyKnown) {
+          const ty = parseFloat(texts[i].getAttribute("y"));
+          if (isFinite(ty)) {
+            textDy = ty - oy[i];
+            textDyKnown = true;
+          }
         }
       }
+      g = g.nextElementSibling;
     }
-    if (!textDyKnown) textDy = frameHeight * 0.66;
+    if (!textDyKnown) textDy = frameH / 2 + 3;
 
     // Depth from y; parent, subtree end and same-depth neighbours from the pre-order.
     let maxDepth = 0;
@@ -227,30 +262,15 @@
       }
     }
 
-    makeBlocks();
     if (n > MANY_FRAMES) framesG.classList.add("many");
     initThreads();
     bindEvents();
     restoreFromUrl();
   }
 
-  // Before the first render, so moving the frames costs no extra style or layout work.
-  function makeBlocks() {
-    const nb = Math.ceil(n / BLOCK);
-    blockShown = new Uint8Array(nb).fill(1);
-    blockWant = new Uint8Array(nb);
-    for (let b = 0; b < nb; b++) {
-      const blk = document.createElementNS(SVG_NS, "g");
-      blk.setAttribute("class", "blk");
-      framesG.insertBefore(blk, els[b * BLOCK]);
-      const last = Math.min(n, (b + 1) * BLOCK);
-      for (let i = b * BLOCK; i < last; i++) blk.appendChild(els[i]);
-      blocks.push(blk);
-    }
-  }
-
-  function isHidden(i) {
-    return state[i] === HIDDEN || !blockShown[(i / BLOCK) | 0];
+  // Whether frame I is drawn now (it has an element, not hidden).
+  function isShown(i) {
+    return state[i] !== HIDDEN;
   }
 
   function initThreads() {
@@ -277,7 +297,7 @@
   }
 
   function frameDetails(i) {
-    return nameType + " " + titles[i];
+    return nameType + " " + names[i] + suffixes[i];
   }
 
   function restingDetails() {
@@ -298,6 +318,34 @@
 
   // ---- zoom ----
 
+  // Creates frame I's element, <g><title/><rect/></g> as the SVG writes it, before BEFORE (the
+  // element of the next frame in pre-order that has one, or null), so #frames stays in
+  // pre-order. Geometry and label are set by place().
+  function create(i, before) {
+    const g = document.createElementNS(SVG_NS, "g");
+    if (classes[i]) g.setAttribute("class", classes[i]);
+    g.setAttribute("data-i", String(i));
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = names[i] + suffixes[i];
+    g.appendChild(title);
+    const rect = document.createElementNS(SVG_NS, "rect");
+    rect.setAttribute("x", String(curX[i]));
+    rect.setAttribute("y", yAttr[i]);
+    rect.setAttribute("width", String(curW[i]));
+    rect.setAttribute("height", String(frameH));
+    rect.setAttribute("fill", matched[i] ? SEARCH_FILL : fills[i]);
+    filled[i] = matched[i];
+    if (strokes[i]) {
+      rect.setAttribute("stroke", strokes[i][0]);
+      rect.setAttribute("stroke-width", strokes[i][1]);
+    }
+    g.appendChild(rect);
+    framesG.insertBefore(g, before);
+    els[i] = g;
+    rects[i] = rect;
+    if (frameIndex) frameIndex.set(g, i);
+  }
+
   // Writes frame I's geometry and label if they changed. ORIGINAL: back to the written label.
   function place(i, x, w, original) {
     const rect = rects[i];
@@ -312,7 +360,7 @@
       rect.setAttribute("width", String(w));
       curW[i] = w;
     }
-    const label = original ? origLabel[i] : labelFor(i, w);
+    const label = original && written[i] ? origLabel[i] : labelFor(i, w);
     if (label !== curLabel[i]) {
       if (!text) {
         text = document.createElementNS(SVG_NS, "text");
@@ -339,43 +387,28 @@
       if (z > 0 && e.frame === thread) e.el.classList.add("active");
       else e.el.classList.remove("active");
     }
-    if (focused >= 0 && isHidden(focused)) setFocus(z);
+    if (focused >= 0 && !isShown(focused)) setFocus(z);
     updateUrl();
   }
 
   // The subtree [z, end[z]) is rescaled to the full width, ancestors are dimmed at full width,
-  // every other frame is hidden: by its block when the whole block goes, else by its own class.
-  // Frames in hidden blocks are not touched; their state is brought up to date when their
-  // block is shown again.
+  // every other frame is hidden. In the subtree, a frame is drawn when it is at least `lazy` px
+  // wide at the new scale or matches the search; an element is created for a frame drawn for
+  // the first time. Also called after a search, to draw matches that had no element.
   function applyZoom(z) {
     zoomed = z;
     if (!isAncestor) isAncestor = new Uint8Array(n);
     const zEnd = end[z];
-    blockWant.fill(0);
-    for (let b = (z / BLOCK) | 0; b <= ((zEnd - 1) / BLOCK | 0); b++) blockWant[b] = 1;
-    for (let a = parent[z]; a >= 0; a = parent[a]) {
-      isAncestor[a] = 1;
-      blockWant[(a / BLOCK) | 0] = 1;
-    }
-    for (let b = 0; b < blocks.length; b++) {
-      if (blockWant[b] === blockShown[b]) continue;
-      if (blockWant[b]) blocks[b].classList.remove("hide");
-      else blocks[b].classList.add("hide");
-      blockShown[b] = blockWant[b];
-    }
+    for (let a = parent[z]; a >= 0; a = parent[a]) isAncestor[a] = 1;
     const zx = ox[z];
     const scale = z === 0 ? 1 : fullWidth / ow[z];
     const fullX = round(xpad);
     const fullW = round(fullWidth);
-    for (let i = 0; i < n; i++) {
-      if (!blockShown[(i / BLOCK) | 0]) {
-        i += BLOCK - 1 - (i % BLOCK);
-        continue;
-      }
+    let next = null;  // the element of the nearest frame after i that has one
+    for (let i = n - 1; i >= 0; i--) {
       let st;
       let x = 0, w = 0;
       if (i >= z && i < zEnd) {
-        st = SHOWN;
         if (z === 0) {
           x = ox[i];
           w = ow[i];
@@ -383,6 +416,7 @@
           x = round(xpad + (ox[i] - zx) * scale);
           w = round(ow[i] * scale);
         }
+        st = lazy === 0 || w >= lazy || matched[i] ? SHOWN : HIDDEN;
       } else if (isAncestor[i]) {
         st = PARENT;
         x = fullX;
@@ -390,6 +424,14 @@
       } else {
         st = HIDDEN;
       }
+      if (st !== HIDDEN && !els[i]) {
+        curX[i] = x;
+        curW[i] = w;
+        create(i, next);
+        state[i] = SHOWN;  // no class yet: "parent" is added below
+      }
+      if (!els[i]) continue;
+      next = els[i];
       const old = state[i];
       if (st !== old) {
         const cl = els[i].classList;
@@ -406,14 +448,12 @@
 
   // ---- search ----
 
-  function clearHighlight() {
+  // Gives every element the fill its match state asks for.
+  function paintMatches() {
     for (let i = 0; i < n; i++) {
-      if (matched[i]) {
-        const f = origFill[i];
-        if (f === null) rects[i].removeAttribute("fill");
-        else rects[i].setAttribute("fill", f);
-        matched[i] = 0;
-      }
+      if (!rects[i] || filled[i] === matched[i]) continue;
+      rects[i].setAttribute("fill", matched[i] ? SEARCH_FILL : fills[i]);
+      filled[i] = matched[i];
     }
   }
 
@@ -427,21 +467,27 @@
         re = null;
       }
     }
-    clearHighlight();
     let sum = 0;
     let coveredUntil = 0;  // matches nested in an earlier match's subtree count once
-    if (re) {
-      for (let i = 0; i < n; i++) {
-        if (!rects[i] || !re.test(names[i])) continue;
-        if (origFill[i] === undefined) origFill[i] = rects[i].getAttribute("fill");
-        rects[i].setAttribute("fill", SEARCH_FILL);
-        matched[i] = 1;
-        if (i >= coveredUntil) {
-          sum += count[i];
-          coveredUntil = end[i];
-        }
+    let changed = false;
+    for (let i = 0; i < n; i++) {
+      const m = re && re.test(names[i]) ? 1 : 0;
+      if (m !== matched[i]) {
+        matched[i] = m;
+        changed = true;
+      }
+      if (m && i >= coveredUntil) {
+        sum += count[i];
+        coveredUntil = end[i];
       }
     }
+    // Matches narrower than `lazy` px are drawn too, and stop being drawn when they no longer
+    // match.
+    if (changed && lazy > 0) {
+      applyZoom(zoomed);
+      if (focused >= 0 && !isShown(focused)) setFocus(zoomed);
+    }
+    paintMatches();
     if (searchBtn) {
       searchBtn.textContent = searchTerm ? "Reset Search" : "Search";
       if (searchTerm) searchBtn.classList.add("show");
@@ -524,7 +570,7 @@
   function frameOf(node) {
     if (!frameIndex) {
       frameIndex = new Map();
-      for (let i = 0; i < n; i++) frameIndex.set(els[i], i);
+      for (let i = 0; i < n; i++) if (els[i]) frameIndex.set(els[i], i);
     }
     for (; node && node !== framesG; node = node.parentNode) {
       const i = frameIndex.get(node);
@@ -547,7 +593,7 @@
 
   function moveFocus(key) {
     const f = focused;
-    if (f < 0 || isHidden(f)) {
+    if (f < 0 || !isShown(f)) {
       setFocus(zoomed);
       return;
     }
@@ -556,15 +602,15 @@
       t = parent[f];
     } else if (key === "ArrowDown") {
       for (let c = f + 1; c < end[f]; c = end[c]) {
-        if (!isHidden(c)) {
+        if (isShown(c)) {
           t = c;
           break;
         }
       }
     } else if (key === "ArrowRight") {
-      for (t = nextSame[f]; t >= 0 && isHidden(t); t = nextSame[t]);
+      for (t = nextSame[f]; t >= 0 && !isShown(t); t = nextSame[t]);
     } else if (key === "ArrowLeft") {
-      for (t = prevSame[f]; t >= 0 && isHidden(t); t = prevSame[t]);
+      for (t = prevSame[f]; t >= 0 && !isShown(t); t = prevSame[t]);
     }
     if (t >= 0) setFocus(t);
   }

@@ -227,6 +227,9 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
 
   scene::Layer frames;
   frames.id = "frames";
+  frames.as_data = true;
+  frames.lazy_px = o.lazy_px;
+  frames.lazy_after = o.lazy_after;
   frames.rects.reserve(placed.size());
   std::vector<size_t> thread_frames;  // indexes into frames.rects
   for (const Placed& p : placed) {

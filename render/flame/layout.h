@@ -36,6 +36,11 @@ struct FlameOptions {
   // At most this many frames are drawn ("all" included; 0: no limit): the narrowest are left
   // out, and of those as wide as the narrowest one kept, the deepest.
   size_t max_frames = 30000;
+  // The SVG writes frames narrower than lazy_px as data only (its script draws them when a zoom
+  // makes them wider) once there are more than lazy_after frames: the browser then parses,
+  // styles and paints a few thousand elements rather than tens of thousands at first.
+  double lazy_px = 1;        // px
+  size_t lazy_after = 3000;  // frames
   // Called for every frame drawn (the root "all" too), after its geometry, label, title and
   // fill are set and before the thread legend copies them: a caller (hearth diff) may change
   // the title, fill and outline. The title must keep the form `NAME (COUNT …` (FLAME_DOM.md).

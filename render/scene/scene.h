@@ -3,6 +3,7 @@
 // left, y down. A Scene is plain data: backends must not need to know which layout made it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -70,6 +71,14 @@ struct Layer {
   std::string id;
   std::vector<Rect> rects;  // paint order
   std::vector<Polyline> lines;  // painted after the rects, in order
+  // Interactive backends only (static ones draw every rect): when `as_data`, the rects are also
+  // written as compact data for the script, and, with more than `lazy_after` rects, only those
+  // at least `lazy_px` wide are written as elements: the script draws the others when a zoom
+  // makes them that wide (templates/FLAME_DOM.md). All rects must then have one height, no
+  // `attrs` and no `hover_only`.
+  bool as_data = false;
+  double lazy_px = 0;     // px
+  size_t lazy_after = 0;  // rects
 };
 
 struct Scene {

@@ -6,6 +6,7 @@
 #include "common/check.h"
 #include "render/scene/color.h"
 #include "render/scene/format.h"
+#include "render/svg/frame_data.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
 
@@ -166,10 +167,22 @@ std::string to_svg(const scene::Scene& s) {
              "\" fill=\"url(#background)\"/>\n");
   for (const scene::Text& t : s.texts) write_text(&out, t, s.font_size);
   for (const scene::Layer& l : s.layers) {
+    double lazy = 0;
+    if (l.as_data && !l.rects.empty()) {
+      HEARTH_CHECK(!l.id.empty());
+      out.append("<metadata");
+      attr(&out, "id", l.id + "-data");
+      out.push_back('>');
+      append_frame_data(&out, l);
+      out.append("</metadata>\n");
+      lazy = lazy_width(l);
+    }
     out.append("<g");
     if (!l.id.empty()) attr(&out, "id", l.id);
     out.append(">\n");
-    for (const scene::Rect& r : l.rects) write_rect(&out, r);
+    for (const scene::Rect& r : l.rects) {
+      if (written_as_element(r, lazy)) write_rect(&out, r);
+    }
     for (const scene::Polyline& p : l.lines) write_polyline(&out, p);
     out.append("</g>\n");
   }

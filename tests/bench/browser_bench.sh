@@ -5,13 +5,14 @@
 # the exit status says whether the benchmark ran, never whether a goal was met.
 #
 # usage: tests/bench/browser_bench.sh [--runs 5] [--flamegraph-pl PATH] [--inferno PATH]
-#            [--hearth PATH] [--inputs "synth gen"] [--search REGEX] [--depth D | --frame TITLE]
+#            [--hearth PATH] [--inputs "synth gen gen100k"] [--search REGEX] [--depth D | --frame TITLE]
 #            [--data-dir DIR] [--json FILE]
 #
 # Inputs (cached in build/bench-data/, remade when their generator changes): "synth" is
 # `node tests/browser/synth.mjs 1700` (~25k frames), "gen" is `gen_folded --stacks 10000
-# --seed 1` (~16k frames). SVGs go to build/bench-data/browser/, the raw timings to
-# build/bench-data/browser/results.json.
+# --seed 1` (~16k frames), "gen100k" the same with 100,000 stacks (~23k frames drawn; a 180 MB
+# input: flamegraph.pl takes ~20 s to render it). SVGs go to build/bench-data/browser/, the
+# raw timings to build/bench-data/browser/results.json.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,7 @@ hearth=$root/build/bin/hearth/hearth
 flamegraph_pl=""
 inferno=""
 runs=5
-inputs="synth gen"
+inputs="synth gen gen100k"
 data_dir=$root/build/bench-data
 json=""
 bench_args=()
@@ -90,8 +91,9 @@ synth_input() {
 }
 
 # The same cache as flame_bench.sh: gen_folded and its outputs keyed by a hash of its source.
+# gen_input STACKS
 gen_input() {
-  local src=$root/tests/bench/gen_folded.cpp hash gen f
+  local stacks=$1 src=$root/tests/bench/gen_folded.cpp hash gen f
   hash=$(sha256sum "$src" | cut -c1-8)
   gen=$data_dir/gen_folded-$hash
   if [[ ! -x $gen ]]; then
@@ -100,11 +102,11 @@ gen_input() {
     "${CXX:-c++}" -O2 -std=c++20 -o "$gen.tmp" "$src"
     mv "$gen.tmp" "$gen"
   fi
-  f=$data_dir/stacks-10000-s1-$hash.folded
+  f=$data_dir/stacks-$stacks-s1-$hash.folded
   if [[ ! -s $f ]]; then
-    find "$data_dir" -maxdepth 1 -name 'stacks-10000-s1-*.folded' ! -name "${f##*/}" -delete
-    echo "browser_bench: generating 10000 stacks" >&2
-    "$gen" --stacks 10000 --seed 1 >"$f.tmp"
+    find "$data_dir" -maxdepth 1 -name "stacks-$stacks-s1-*.folded" ! -name "${f##*/}" -delete
+    echo "browser_bench: generating $stacks stacks" >&2
+    "$gen" --stacks "$stacks" --seed 1 >"$f.tmp"
     mv "$f.tmp" "$f"
   fi
   echo "$f"
@@ -116,8 +118,9 @@ args=()
 for name in $inputs; do
   case $name in
     synth) in=$(synth_input); label="synth-1700" ;;
-    gen) in=$(gen_input); label="gen-10k" ;;
-    *) die "unknown input '$name' (synth, gen)" ;;
+    gen) in=$(gen_input 10000); label="gen-10k" ;;
+    gen100k) in=$(gen_input 100000); label="gen-100k" ;;
+    *) die "unknown input '$name' (synth, gen, gen100k)" ;;
   esac
   args+=(--input "$label")
   echo "browser_bench: $label: rendering $(basename "$in")" >&2

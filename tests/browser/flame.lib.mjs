@@ -126,23 +126,53 @@ export async function readMeta(page) {
   });
 }
 
-// Frames are the parents of the rects under #frames, in document order: flame.js regroups them
-// at run time (#frames > g.blk > g); the SVG as written has them as children of #frames.
+// In the page: the frame index of every <g> child of #frames, in document order. By the
+// contract (FLAME_DOM.md, "Frame data"), the elements the SVG wrote are the frames at least
+// `lazy` px wide (all of them when lazy is 0), in pre-order; those flame.js created carry data-i.
+const FRAME_INDEXES = `(() => {
+  const data = JSON.parse(document.getElementById("frames-data").textContent);
+  const written = [];
+  for (let i = 0; i < data.w.length; i++) if (!(data.lazy > 0) || data.w[i] >= data.lazy) written.push(i);
+  let k = 0;
+  return Array.from(document.querySelectorAll("#frames > g"),
+    (g) => (g.hasAttribute("data-i") ? Number(g.getAttribute("data-i")) : written[k++]));
+})()`;
+
+// Every frame of the frame data, in pre-order, with what its element (if any) shows: frames
+// without an element are `absent` (and hidden), with their geometry and fill from the data.
 // (Serialised as one JSON string: playwright's own transfer of 25,000 objects is 10x slower.)
 export async function readFrames(page) {
-  const json = await page.evaluate(() => {
+  const json = await page.evaluate(`(() => {
     const frames = document.getElementById("frames");
+    const data = JSON.parse(document.getElementById("frames-data").textContent);
+    const index = ${FRAME_INDEXES};
     const hidden = (e) => {
       for (; e && e !== frames; e = e.parentNode) if (getComputedStyle(e).display === "none") return true;
       return false;
     };
-    return JSON.stringify(Array.from(document.querySelectorAll("#frames rect"), (r) => r.parentNode).map((g) => {
-      const kids = Array.from(g.children, (c) => c.localName);
+    const cls = new Map();
+    for (let k = 0; k + 1 < data.class.length; k += 2) cls.set(data.class[k], data.class[k + 1]);
+    const out = data.x.map((x, i) => ({
+      absent: true, hidden: true, kids: "", label: "", tx: NaN,
+      title: data.strings[data.name[i]] + data.strings[data.suffix[i]],
+      x, y: data.y[i], w: data.w[i], xAttr: String(x), yAttr: String(data.y[i]),
+      fill: data.fills[data.fill[i]], cls: cls.get(i) || "", lazy: data.lazy,
+    }));
+    const gs = frames.querySelectorAll(":scope > g");
+    for (let k = 0; k < gs.length; k++) {
+      const g = gs[k];
+      const i = index[k];
       const r = g.querySelector("rect");
       const t = g.querySelector("text");
       const title = g.querySelector("title");
-      return {
-        kids: kids.join(","),
+      if (!(i >= 0 && i < out.length) || !out[i].absent) {
+        out.push({ stray: true, title: title ? title.textContent : "" });
+        continue;
+      }
+      Object.assign(out[i], {
+        absent: false,
+        created: g.hasAttribute("data-i"),
+        kids: Array.from(g.children, (c) => c.localName).join(","),
         title: title ? title.textContent : "",
         x: r ? parseFloat(r.getAttribute("x")) : NaN,
         y: r ? parseFloat(r.getAttribute("y")) : NaN,
@@ -154,10 +184,31 @@ export async function readFrames(page) {
         label: t ? t.textContent : "",
         tx: t ? parseFloat(t.getAttribute("x")) : NaN,
         hidden: hidden(g),
-      };
-    }));
-  });
-  return JSON.parse(json);
+      });
+    }
+    return JSON.stringify(out);
+  })()`);
+  const fr = JSON.parse(json);
+  const stray = fr.filter((f) => f.stray);
+  check(stray.length === 0, `every element in #frames is a frame of the data, once (${stray.length} are not: ${stray.slice(0, 3).map((f) => f.title).join("; ")})`);
+  return fr.filter((f) => !f.stray);
+}
+
+// The <rect> of frame I (which must have an element), for playwright's mouse.
+export async function rectOf(page, i) {
+  const k = await page.evaluate(`${FRAME_INDEXES}.indexOf(${i})`);
+  check(k >= 0, `frame #${i} has an element`);
+  return page.locator("#frames > g > rect").nth(k);
+}
+
+// The frame index of the <g> with class focus, or -1.
+export async function focusedFrame(page) {
+  return page.evaluate(`(() => {
+    const index = ${FRAME_INDEXES};
+    const gs = Array.from(document.querySelectorAll("#frames > g"));
+    const k = gs.findIndex((g) => g.classList.contains("focus"));
+    return k < 0 ? -1 : index[k];
+  })()`);
 }
 
 export function hasClass(f, c) {
@@ -176,7 +227,9 @@ export function checkStatic(fr, meta) {
   let bad = [];
   for (let i = 0; i < fr.length; i++) {
     const f = fr[i];
-    if (!/^title,rect(,text)?$/.test(f.kids)) bad.push(`#${i} children ${f.kids}`);
+    // Elements for the frames at least `lazy` px wide, or all; the others are data only.
+    if (f.absent !== (f.lazy > 0 && !(f.w >= f.lazy))) bad.push(`#${i} (${f.w} px) ${f.absent ? "has no element" : "has an element"}, lazy ${f.lazy}`);
+    if (!f.absent && !/^title,rect(,text)?$/.test(f.kids)) bad.push(`#${i} children ${f.kids}`);
     if (!titleRe.test(f.title)) bad.push(`#${i} title ${JSON.stringify(f.title)}`);
     if (!near(f.depthExact, f.depth, 0.01)) bad.push(`#${i} y not on the frame grid`);
     if (i > 0) {
@@ -198,8 +251,16 @@ export function checkStatic(fr, meta) {
   }
 }
 
-// After a zoom to frame z: geometry, classes, labels of every frame.
-export function checkZoomed(fr, orig, z, meta, what) {
+// Whether a frame WIDTH px wide is drawn by the contract: yes, no, or "either" when it is so
+// close to the lazy width that the script's rounding decides.
+function drawnAt(width, lazy) {
+  if (!(lazy > 0) || width >= lazy + 0.01) return true;
+  return width <= lazy - 0.01 ? false : "either";
+}
+
+// After a zoom to frame z: geometry, classes, labels of every frame. Frames of the subtree are
+// drawn when at least `lazy` px wide at the new scale, or when RE (the search) matches them.
+export function checkZoomed(fr, orig, z, meta, what, re = null) {
   const full = meta.width - 2 * meta.xpad;
   const scale = full / orig[z].w;
   const anc = new Set(ancestors(orig, z));
@@ -210,8 +271,10 @@ export function checkZoomed(fr, orig, z, meta, what) {
     if (inside) {
       const ex = meta.xpad + (orig[i].x - orig[z].x) * scale;
       const ew = orig[i].w * scale;
-      if (f.hidden || hasClass(f, "parent")) bad.push(`#${i} in subtree not shown plainly`);
-      if (!near(f.x, ex, 0.5) || !near(f.w, ew, 0.5)) bad.push(`#${i} at ${f.x}+${f.w}, want ${ex}+${ew}`);
+      const drawn = re && re.test(orig[i].name) ? true : drawnAt(ew, f.lazy);
+      if (drawn === true && (f.hidden || hasClass(f, "parent"))) bad.push(`#${i} in subtree not shown plainly`);
+      if (drawn === false && !f.hidden) bad.push(`#${i} drawn ${ew.toFixed(2)} px wide, narrower than ${f.lazy} px`);
+      if (!f.hidden && (!near(f.x, ex, 0.5) || !near(f.w, ew, 0.5))) bad.push(`#${i} at ${f.x}+${f.w}, want ${ex}+${ew}`);
     } else if (anc.has(i)) {
       if (f.hidden || !hasClass(f, "parent")) bad.push(`#${i} ancestor not dimmed`);
       if (!near(f.x, meta.xpad, 0.5) || !near(f.w, full, 0.5)) bad.push(`#${i} ancestor not full width`);
@@ -232,6 +295,10 @@ export function checkRestored(fr, orig, what) {
   for (let i = 0; i < fr.length; i++) {
     const f = fr[i];
     const o = orig[i];
+    if (o.absent) {
+      if (!f.hidden) bad.push(`#${i} (${o.w} px, no element at first) is drawn`);
+      continue;
+    }
     if (f.hidden || hasClass(f, "parent") || hasClass(f, "hide")) bad.push(`#${i} still hidden/dimmed`);
     if (f.x !== o.x || f.w !== o.w) bad.push(`#${i} at ${f.x}+${f.w}, was ${o.x}+${o.w}`);
     if (f.label !== o.label) bad.push(`#${i} label ${JSON.stringify(f.label)} was ${JSON.stringify(o.label)}`);
@@ -240,7 +307,7 @@ export function checkRestored(fr, orig, what) {
 }
 
 export async function clickFrame(page, i) {
-  await page.locator("#frames rect").nth(i).click();
+  await (await rectOf(page, i)).click();
 }
 
 // Answers the next window.prompt with TERM, then clicks SELECTOR (or presses KEY).
@@ -256,12 +323,22 @@ export async function searchVia(page, term, { selector = "#search", key = null }
   return asked;
 }
 
-export function checkSearch(fr, orig, re, matchedText, what) {
+// Fills after a search for RE (null: none) while zoomed into frame Z: every match in view is
+// drawn in SEARCH_FILL, also those too narrow to be drawn otherwise; the share counts every
+// frame of the data, drawn or not.
+export function checkSearch(fr, orig, re, matchedText, what, z = 0) {
   const bad = [];
+  let narrow = 0;
   for (let i = 0; i < fr.length; i++) {
-    const want = re && re.test(orig[i].name) ? SEARCH_FILL : orig[i].fill;
-    if (fr[i].fill !== want) bad.push(`#${i} fill ${fr[i].fill} want ${want}`);
+    const hit = re && re.test(orig[i].name);
+    const want = hit ? SEARCH_FILL : orig[i].fill;
+    if (hit && i >= z && i < orig[z].end) {
+      if (fr[i].hidden) bad.push(`#${i} matches but is not drawn`);
+      else if (orig[i].absent) narrow++;
+    }
+    if (!fr[i].absent && fr[i].fill !== want) bad.push(`#${i} fill ${fr[i].fill} want ${want}`);
   }
+  if (narrow) info(`${what}: ${narrow} matches narrower than ${fr[0].lazy} px drawn`);
   check(bad.length === 0, `${what}: fills (${bad.length} problems): ${bad.slice(0, 5).join("; ")}`);
   if (!re) return;
   const { pct, pieces } = matchedShare(orig, re);
@@ -295,7 +372,7 @@ export async function flameChecks(page, { url, source }) {
   const wide = (i) => orig[i].w > 30;
   const hoverIdx = orig.findIndex((f, i) => f.depth >= 2 && wide(i));
   if (check(hoverIdx > 0, "a frame wide enough to hover")) {
-    await page.locator("#frames rect").nth(hoverIdx).hover();
+    await (await rectOf(page, hoverIdx)).hover();
     check((await text(page, "#details")) === `${meta.nametype} ${orig[hoverIdx].title}`,
       `hover shows "${meta.nametype} TITLE" in #details (got ${JSON.stringify(await text(page, "#details"))})`);
     await page.mouse.move(1, 1);
@@ -329,15 +406,20 @@ export async function flameChecks(page, { url, source }) {
       checkZoomed(await readFrames(page), orig, anc[0], meta, "click on a dimmed ancestor");
     }
     // A deeper zoom creates labels for frames that had none.
-    const unlabelled = orig.findIndex((f, i) => i > z && i < orig[z].end && f.label === "");
+    // (Preferably one the SVG wrote as data only: its element is created by a zoom.)
+    const now = await readFrames(page);
+    const cands = orig.map((f, i) => i).filter((i) => i > z && i < orig[z].end && orig[i].label === "" && !now[i].hidden);
+    const unlabelled = cands.find((i) => orig[i].absent) ?? (cands.length ? cands[0] : -1);
     if (unlabelled > 0) {
-      await page.evaluate((i) => {
-        document.querySelectorAll("#frames rect")[i]
-          .dispatchEvent(new MouseEvent("click", { bubbles: true }));
-      }, unlabelled);
+      await (await rectOf(page, unlabelled)).dispatchEvent("click");
       const fr2 = await readFrames(page);
       checkZoomed(fr2, orig, unlabelled, meta, "zoom into an unlabelled frame");
       check(fr2[unlabelled].label !== "", "a frame without a label gets one when zoomed");
+      if (orig[unlabelled].absent) {
+        const created = fr2.filter((f) => f.created && !f.hidden).length;
+        check(fr2[unlabelled].created, `frame #${unlabelled}, data only at first, has an element after the zoom`);
+        info(`zoom into #${unlabelled} (${orig[unlabelled].w} px at first): ${created} frames drawn from the data`);
+      }
     }
 
     await page.click("#unzoom");
@@ -395,8 +477,8 @@ export async function flameChecks(page, { url, source }) {
     if (z > 0) {
       await page.goto(`${url}?x=${orig[z].xAttr}&y=${orig[z].yAttr}&s=${encodeURIComponent(escapeRegExp(term))}`);
       const fr = await readFrames(page);
-      checkZoomed(fr, orig, z, meta, "zoom restored from the URL");
-      checkSearch(fr, orig, re, await text(page, "#matched"), "search restored with zoom");
+      checkZoomed(fr, orig, z, meta, "zoom restored from the URL", re);
+      checkSearch(fr, orig, re, await text(page, "#matched"), "search restored with zoom", z);
       check(await displayed(page, "#unzoom"), "#unzoom visible after restoring a zoom");
     }
   }
@@ -404,8 +486,7 @@ export async function flameChecks(page, { url, source }) {
   // Keyboard.
   await page.goto(url);
   await page.mouse.move(1, 1);
-  const focusedIdx = () => page.evaluate(() =>
-    Array.from(document.querySelectorAll("#frames rect")).findIndex((r) => r.parentNode.classList.contains("focus")));
+  const focusedIdx = () => focusedFrame(page);
   await page.keyboard.press("ArrowDown");
   check((await focusedIdx()) === 0, "first arrow key focuses the root");
   let path = [0];
@@ -483,9 +564,10 @@ export async function flameChecks(page, { url, source }) {
   // runs to the next rendered frame, so it includes paint and is quantised by vsync.
   await page.goto(url);
   const target = z > 0 ? z : 1;
+  const targetK = await page.evaluate(`${FRAME_INDEXES}.indexOf(${target})`);
   const times = await page.evaluate(async (zi) => {
     const frames = document.getElementById("frames");
-    const rect = (i) => frames.querySelectorAll("rect")[i];
+    const rect = (k) => frames.querySelectorAll(":scope > g > rect")[k];
     const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     const click = async (el) => {
       const t = performance.now();
@@ -503,7 +585,7 @@ export async function flameChecks(page, { url, source }) {
       zout.push(await click(document.getElementById("unzoom")));
     }
     return { zin, zout };
-  }, target);
+  }, targetK);
   const median = (a, k) => a.map((v) => v[k]).sort((p, q) => p - q)[a.length >> 1].toFixed(1);
   info(`zoom into #${target} (subtree of ${orig[target].end - target} of ${orig.length} frames): ` +
     `sync ${median(times.zin, 0)} ms, frame ${median(times.zin, 1)} ms; ` +

@@ -285,5 +285,37 @@ TEST(SvgWriter, FollowsTheDomContract) {
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 }
 
+TEST(SvgWriter, FramesAreAlsoDataForTheScript) {
+  auto s = layout_flame(tree_of("a;b 2000\na;c<&\"\\> 1\n"), {}, nullptr);
+  std::string svg = svg::to_svg(s);
+  // Four frames, all of them elements too (not more than lazy_after frames).
+  EXPECT_NE(svg.find("<metadata id=\"frames-data\">{\"v\":1,\"lazy\":0,\"h\":15,"),
+            std::string::npos);
+  EXPECT_NE(svg.find("\"x\":[10,10,10,1189.4]"), std::string::npos);
+  EXPECT_NE(svg.find("\"w\":[1180,1180,1179.4,0.6]"), std::string::npos);
+  // Titles split at their last " (", each string once; no < & > in the data.
+  EXPECT_NE(svg.find("\"strings\":[\"all\",\" (2,001 samples, 100%)\",\"a\",\" (2,001 samples, "
+                     "100.00%)\",\"b\",\" (2,000 samples, 99.95%)\","
+                     "\"c\\u003c\\u0026\\\"\\\\\\u003e\",\" (1 samples, 0.05%)\"]"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("\"name\":[0,2,4,6]"), std::string::npos);
+  EXPECT_NE(svg.find("<title>c&lt;&amp;&quot;\\&gt; (1 samples, 0.05%)</title>"),
+            std::string::npos);
+}
+
+TEST(SvgWriter, BigGraphsWriteNarrowFramesAsDataOnly) {
+  FlameOptions o;
+  o.lazy_after = 3;  // 4 frames: more than 3
+  auto s = layout_flame(tree_of("a;b 2000\na;c 1\n"), o, nullptr);
+  std::string svg = svg::to_svg(s);
+  EXPECT_NE(svg.find("{\"v\":1,\"lazy\":1,"), std::string::npos);
+  EXPECT_NE(svg.find("\"w\":[1180,1180,1179.4,0.6]"), std::string::npos);
+  EXPECT_NE(svg.find("<title>b (2,000 samples"), std::string::npos);
+  EXPECT_EQ(svg.find("<title>c ("), std::string::npos);  // 0.6 px: data only
+  // Static backends are not concerned: the scene still holds every frame.
+  EXPECT_EQ(s.layers[0].rects.size(), 4u);
+}
+
 }  // namespace
 }  // namespace hearth::flame
