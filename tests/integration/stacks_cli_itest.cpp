@@ -326,7 +326,12 @@ TEST(StacksCliJit, NodeFunctionsAreNamedFromItsPerfMap) {
   for (const bool with_map : {true, false}) {
     SCOPED_TRACE(with_map ? "--perf-basic-prof" : "no perf map");
     std::vector<std::string> args;
-    if (with_map) args.push_back("--perf-basic-prof");
+    // --perf-basic-prof also turns V8's log on: keep it in the test's directory, not the cwd.
+    const std::string v8_log = ::testing::TempDir() + "/hot-v8.log";
+    if (with_map) {
+      args.insert(args.end(),
+                  {"--perf-basic-prof", "--no-logfile-per-isolate", "--logfile=" + v8_log});
+    }
     args.push_back(script);
     auto t = Target::start("/usr/bin/node", args);
     ASSERT_TRUE(t);
@@ -336,6 +341,7 @@ TEST(StacksCliJit, NodeFunctionsAreNamedFromItsPerfMap) {
     HearthRun r = hearth({"stacks", "-p", pid, "-d", "1", "-F", "50", "-o", "-"});
     kill(t->pid(), SIGKILL);  // a hot loop reads no stdin
     std::remove(map.c_str());
+    std::remove(v8_log.c_str());
     ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
     int main_samples = 0, named = 0;
     for (const std::string& line : lines_of(r.out)) {
