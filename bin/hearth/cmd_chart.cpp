@@ -1,6 +1,7 @@
 #include "bin/hearth/cmd_chart.h"
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/input_checks.h"
+#include "bin/hearth/pictures.h"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 #include "bin/hearth/cmd_mmv.h"
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/input_checks.h"
 #include "bin/hearth/mmv_notices.h"
 
 #include <time.h>

@@ -1,6 +1,7 @@
 #include "bin/hearth/cmd_record.h"
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/figures.h"
+#include "bin/hearth/input_checks.h"
 #include "bin/hearth/sampler_cli.h"
 
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -78,11 +80,6 @@ bool process_gone(pid_t pid) {
   if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
   char state = stat[paren + 2];
   return state == 'Z' || state == 'X';
-}
-
-// DIR/index.html as people write paths: "rec/" and "rec//" give "rec/index.html".
-std::string index_path(const std::string& dir) {
-  return (fs::path(dir) / report::kIndexHtml).lexically_normal().string();
 }
 
 double round3(double v) {
@@ -227,6 +224,7 @@ void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out,
   out->figures["window_s"] =
       round3(static_cast<double>(r->header.window_end_ns - r->header.window_start_ns) / 1e9);
   if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";
+  if (!r->fork_watcher_failure.empty()) out->figures["message"] = r->fork_watcher_failure;
 }
 
 // ---- mmv ----
@@ -305,6 +303,18 @@ void run_mmv_collector(const RecordArgs& a, Window* w, Outcome* out) {
   out->figures["snapshots"] = sink.snapshots_;
   out->figures["errors"] = sink.errors_;
   out->figures["interval_s"] = a.mmv_interval;
+}
+
+// A collector thread's body: RUN, with an exception caught and reported as the collector's
+// failure (uncaught, it would end the process and leave no report).
+void guarded(Outcome* out, const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const std::exception& e) {
+    out->failed(std::string("internal error: ") + e.what());
+  } catch (...) {
+    out->failed("internal error: an unknown exception");
+  }
 }
 
 }  // namespace
@@ -403,15 +413,17 @@ int run_record(const RecordArgs& a) {
   if (a.no_stacks)
     stacks_out.skipped("turned off (--no-stacks)");
   else
-    threads.emplace_back(run_stacks_collector, std::cref(a), &w, &samples, &stacks_out);
+    threads.emplace_back(guarded, &stacks_out,
+                         [&] { run_stacks_collector(a, &w, &samples, &stacks_out); });
   if (a.no_sched)
     sched_out.skipped("turned off (--no-sched)");
   else
-    threads.emplace_back(run_sched_collector, std::cref(a), &w, &sched_out, &stop_cost);
+    threads.emplace_back(guarded, &sched_out,
+                         [&] { run_sched_collector(a, &w, &sched_out, &stop_cost); });
   if (a.no_mmv)
     mmv_out.skipped("turned off (--no-mmv)");
   else
-    threads.emplace_back(run_mmv_collector, std::cref(a), &w, &mmv_out);
+    threads.emplace_back(guarded, &mmv_out, [&] { run_mmv_collector(a, &w, &mmv_out); });
 
   const bool progress = isatty(STDERR_FILENO);
   bool target_exited = false;
@@ -494,48 +506,9 @@ int run_record(const RecordArgs& a) {
   std::fprintf(stderr,
                "hearth record: wrote %s (%zu pictures, %zu threads); look at it with "
                "`hearth serve %s`\n",
-               index_path(a.output).c_str(), rendered->pictures.size(), rendered->threads,
+               report::index_path(a.output).c_str(), rendered->pictures.size(), rendered->threads,
                a.output.c_str());
   return ran > 0 ? 0 : 1;
-}
-
-void add_report_command(CLI::App& app, ReportArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "report", "Render a report directory again (pictures and index.html) from its files");
-  c->add_option("dir", a->dir, "Report directory (from hearth record, or copied off a host)")
-      ->required();
-  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
-  c->add_option("--width", a->width, "Width of the pictures, px")->capture_default_str();
-}
-
-int run_report(const ReportArgs& a) {
-  std::vector<std::string> problems;
-  if (!fs::is_directory(a.dir)) problems.push_back(a.dir + ": not a directory");
-  if (!a.baseline.empty() && !fs::is_directory(a.baseline))
-    problems.push_back("--baseline " + a.baseline + ": not a directory");
-  if (!(a.width >= 300 && a.width <= 100000)) problems.push_back("--width must be 300..100000");
-  if (!problems.empty()) {
-    for (const std::string& p : problems) std::fprintf(stderr, "hearth report: %s\n", p.c_str());
-    return 2;
-  }
-  std::vector<std::string> inputs = report::recorded_files(a.dir);
-  if (!a.baseline.empty())
-    inputs.push_back((fs::path(a.baseline) / report::kStacksFolded).string());
-  if (!outputs_are_new("report", inputs, report::rendered_files(a.dir))) return 2;
-  report::RenderOptions ro;
-  ro.dir = a.dir;
-  ro.baseline_dir = a.baseline;
-  ro.width = a.width;
-  auto rendered = report::render_report(ro);
-  if (!rendered) {
-    std::fprintf(stderr, "hearth report: %s\n", rendered.error().message.c_str());
-    return 1;
-  }
-  for (const std::string& p : rendered->problems)
-    std::fprintf(stderr, "hearth report: %s\n", p.c_str());
-  std::fprintf(stderr, "hearth report: wrote %s (%zu pictures, %zu threads)\n",
-               index_path(a.dir).c_str(), rendered->pictures.size(), rendered->threads);
-  return rendered->pictures.empty() && !rendered->problems.empty() ? 1 : 0;
 }
 
 }  // namespace hearth::cli

@@ -1,6 +1,5 @@
 // `hearth record -p PID -d SECS -o DIR`: the stack sampler, the scheduler tracer and the MMV
 // reader over the same window, then every picture and DIR/index.html + DIR/report.json.
-// `hearth report DIR [--baseline OTHER]`: renders a report directory again.
 #pragma once
 
 #include <string>
@@ -12,23 +11,17 @@ namespace hearth::cli {
 
 struct RecordArgs {
   int pid = 0;
-  double duration = 10;    // s
-  std::string output;      // DIR, created if missing
-  double frequency = 10;   // stack samples per second
-  std::string method = "auto";  // the stack sampler's capture: auto, bpf, ptrace
-  double mmv_interval = 1; // s between MMV snapshots
+  double duration = 10;          // s
+  std::string output;            // DIR, created if missing
+  double frequency = 10;         // stack samples per second
+  std::string method = "auto";   // the stack sampler's capture: auto, bpf, ptrace
+  double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is PID
   bool no_stacks = false, no_sched = false, no_mmv = false;
   bool wakeups = false;
-  bool inherit = false;    // the scheduler also records PID's descendant processes
-  std::string baseline;    // another report directory: adds the diff view
+  bool inherit = false;                   // the scheduler also records PID's descendant processes
+  std::string baseline;                   // another report directory: adds the diff view
   std::vector<std::string> command_line;  // argv, for report.json
-};
-
-struct ReportArgs {
-  std::string dir;
-  std::string baseline;
-  double width = 1200;
 };
 
 void add_record_command(CLI::App& app, RecordArgs* args);
@@ -36,8 +29,5 @@ std::vector<std::string> validate_record(const RecordArgs& args);
 // 0: report written (some collectors may have failed: see report.json); 1: no collector ran or
 // the report could not be written; 2: bad usage.
 int run_record(const RecordArgs& args);
-
-void add_report_command(CLI::App& app, ReportArgs* args);
-int run_report(const ReportArgs& args);
 
 }  // namespace hearth::cli

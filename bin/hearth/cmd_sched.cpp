@@ -1,6 +1,6 @@
 #include "bin/hearth/cmd_sched.h"
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/input_checks.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -156,6 +156,10 @@ int run_sched(const SchedArgs& a) {
   if (!recorded) {
     std::fprintf(stderr, "hearth sched: %s\n", recorded.error().message.c_str());
     return 1;
+  }
+  if (!recorded->fork_watcher_failure.empty()) {
+    std::fprintf(stderr, "hearth sched: %s; threads created after it were found by rescans\n",
+                 recorded->fork_watcher_failure.c_str());
   }
   if (recorded->interrupted) {
     std::fprintf(stderr, "hearth sched: interrupted by %s: writing what was recorded\n",

@@ -1,6 +1,7 @@
 #include "bin/hearth/cmd_stacks.h"
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/figures.h"
+#include "bin/hearth/input_checks.h"
 
 #include <stdlib.h>
 #include <unistd.h>

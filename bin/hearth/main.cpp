@@ -10,6 +10,7 @@
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_mmv.h"
 #include "bin/hearth/cmd_record.h"
+#include "bin/hearth/cmd_report.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"

@@ -4,7 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "bin/hearth/cli_common.h"
+#include "bin/hearth/figures.h"
 
 namespace hearth::cli {
 namespace {

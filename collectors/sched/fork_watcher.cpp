@@ -9,12 +9,15 @@
 
 #include <atomic>
 #include <cerrno>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <variant>
 
 #include "collectors/sched/decoder.h"
 #include "collectors/sched/tracefs_instance.h"
+#include "common/unique_fd.h"
 
 namespace hearth::sched {
 
@@ -22,20 +25,34 @@ struct ForkWatcher::Impl {
   TracefsInstance instance;
   Decoder decoder;
   OnForks on_forks;
-  std::vector<int> fds;  // per-CPU trace_pipe_raw, non-blocking; owned
+  std::vector<UniqueFd> fds;  // per-CPU trace_pipe_raw, non-blocking
   std::vector<int> cpus;
-  int stop_fd = -1;  // eventfd; owned
+  UniqueFd stop_fd;  // eventfd
   std::thread thread;
   std::atomic<uint64_t> forks{0};
   std::vector<char> page;
-  kbuffer* kbuf = nullptr;
+  struct FreeKbuffer {
+    void operator()(kbuffer* k) const { kbuffer_free(k); }
+  };
+  std::unique_ptr<kbuffer, FreeKbuffer> kbuf;
+  std::mutex failure_mutex;
+  std::string failure;  // why the thread ended early ("" while it runs or when it ended well)
 
   explicit Impl(TracefsInstance i) : instance(std::move(i)) {}
 
-  ~Impl() {
-    for (int fd : fds) ::close(fd);
-    if (stop_fd >= 0) ::close(stop_fd);
-    if (kbuf != nullptr) kbuffer_free(kbuf);
+  // The thread's body: run(), with any exception caught and kept (it would end the process).
+  void run_guarded() {
+    std::string why;
+    try {
+      run();
+      return;
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+      why = "an unknown exception";
+    }
+    std::lock_guard<std::mutex> lock(failure_mutex);
+    failure = "the fork watcher stopped: " + why;
   }
 
   // Reads everything available on FD (CPU) and decodes the forks into *OUT.
@@ -43,14 +60,14 @@ struct ForkWatcher::Impl {
     for (;;) {
       ssize_t n = ::read(fd, page.data(), page.size());
       if (n <= 0) return;  // EAGAIN: nothing more now
-      if (kbuffer_load_subbuffer(kbuf, page.data()) < 0) continue;
+      if (kbuffer_load_subbuffer(kbuf.get(), page.data()) < 0) continue;
       unsigned long long ts = 0;
-      for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr;
-           data = kbuffer_next_event(kbuf, &ts)) {
+      for (void* data = kbuffer_read_event(kbuf.get(), &ts); data != nullptr;
+           data = kbuffer_next_event(kbuf.get(), &ts)) {
         tep_record rec{};
         rec.ts = ts;
         rec.data = data;
-        rec.size = kbuffer_event_size(kbuf);
+        rec.size = kbuffer_event_size(kbuf.get());
         rec.cpu = cpu;
         SchedEvent ev;
         if (!decoder.decode(&rec, &ev)) continue;
@@ -61,8 +78,8 @@ struct ForkWatcher::Impl {
 
   void run() {
     std::vector<pollfd> pfds;
-    for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
-    pfds.push_back({stop_fd, POLLIN, 0});
+    for (const UniqueFd& fd : fds) pfds.push_back({fd.get(), POLLIN, 0});
+    pfds.push_back({stop_fd.get(), POLLIN, 0});
     bool stopping = false;
     while (!stopping) {
       int n = ::poll(pfds.data(), pfds.size(), -1);
@@ -71,7 +88,8 @@ struct ForkWatcher::Impl {
       std::vector<ForkEvent> batch;
       for (size_t i = 0; i < fds.size(); ++i) {
         // On stop, whatever is left; else the CPUs that have data.
-        if (stopping || (pfds[i].revents & (POLLIN | POLLERR)) != 0) drain(fds[i], cpus[i], &batch);
+        if (stopping || (pfds[i].revents & (POLLIN | POLLERR)) != 0)
+          drain(fds[i].get(), cpus[i], &batch);
       }
       if (!batch.empty()) {
         forks += batch.size();
@@ -98,7 +116,7 @@ Result<std::unique_ptr<ForkWatcher>> ForkWatcher::start(OnForks on_forks) {
   auto impl = std::make_unique<Impl>(std::move(instance));
   impl->on_forks = std::move(on_forks);
   RETURN_IF_ERROR(impl->decoder.init());
-  impl->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+  impl->kbuf.reset(kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST));
   if (impl->kbuf == nullptr) return fail("out of memory for a kbuffer");
   impl->page.resize(static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
   long ncpus = ::sysconf(_SC_NPROCESSORS_CONF);
@@ -106,33 +124,39 @@ Result<std::unique_ptr<ForkWatcher>> ForkWatcher::start(OnForks on_forks) {
     std::string file = "per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw";
     char* path = tracefs_instance_get_file(impl->instance.get(), file.c_str());
     if (path == nullptr) continue;
-    int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    UniqueFd fd(::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     tracefs_put_tracing_file(path);
-    if (fd < 0) continue;  // offline or absent CPU
-    impl->fds.push_back(fd);
+    if (!fd) continue;  // offline or absent CPU
+    impl->fds.push_back(std::move(fd));
     impl->cpus.push_back(cpu);
   }
   if (impl->fds.empty()) {
     int e = errno;
     return fail_errno("cannot open any trace_pipe_raw of the fork-watching tracefs instance", e);
   }
-  impl->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (impl->stop_fd < 0) {
+  impl->stop_fd.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!impl->stop_fd) {
     const int e = errno;  // before the message's allocation
     return fail_errno("cannot create an eventfd", e);
   }
   RETURN_IF_ERROR(impl->instance.start());
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->run(); });
+  impl->thread = std::thread([raw] { raw->run_guarded(); });
   return std::unique_ptr<ForkWatcher>(new ForkWatcher(std::move(impl)));
 }
 
 void ForkWatcher::stop() {
   if (!impl_ || !impl_->thread.joinable()) return;
   uint64_t one = 1;
-  (void)!::write(impl_->stop_fd, &one, sizeof one);
+  (void)!::write(impl_->stop_fd.get(), &one, sizeof one);
   impl_->thread.join();
   (void)impl_->instance.stop();
+}
+
+std::string ForkWatcher::failure() const {
+  if (!impl_) return {};
+  std::lock_guard<std::mutex> lock(impl_->failure_mutex);
+  return impl_->failure;
 }
 
 uint64_t ForkWatcher::forks_seen() const {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "collectors/sched/events.h"
@@ -39,6 +40,9 @@ class ForkWatcher {
   void stop();
 
   uint64_t forks_seen() const;
+  // Why the thread ended before stop() (an exception from the callback or the decoder, caught
+  // there rather than ending the process), or "".
+  std::string failure() const;
 
  private:
   struct Impl;

@@ -412,7 +412,10 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   }
   const uint64_t end_ns = monotonic_ns();
   RETURN_IF_ERROR(instance.stop());
-  if (watcher) watcher->stop();
+  if (watcher) {
+    watcher->stop();
+    result.fork_watcher_failure = watcher->failure();
+  }
   result.selection = instance.describe_selection();
   std::sort(result.follow_latency_ns.begin(), result.follow_latency_ns.end());
   readers.drain(&spool);

@@ -70,6 +70,9 @@ struct RecordResult {
   std::string selection;        // how the kernel selected the tasks (describe_selection())
   // For each thread the fork watcher added: from its fork to its selection, sorted.
   std::vector<uint64_t> follow_latency_ns;
+  // Set when the fork watcher's thread failed: threads created after that were followed only
+  // by the /proc rescan.
+  std::string fork_watcher_failure;
 };
 
 // Errors (one line, with the fix): not root, tracefs not mountable, no such process, events

@@ -1,6 +1,6 @@
 // What the parts of PtraceSession share (ptrace_session.cpp: attaching, serving, letting go;
 // ptrace_stop_window.cpp: the stop windows): the thin syscall layer, the clocks and waits, the
-// classification of a reaped status, and the Window that brackets stops. Internal to
+// classification of a reaped status, and the StopWindow that brackets stops. Internal to
 // collectors/stacks; not part of the session's interface.
 #pragma once
 
@@ -120,8 +120,8 @@ namespace hearth::stacks {
 
 // Brackets a stop window: real-time priority on entry (see the header); on exit, also when a
 // visit throws, resumes every thread still stopped and restores the priority.
-struct PtraceSession::Window {
-  Window(PtraceSession& s, StopStats& st, Release r)
+struct PtraceSession::StopWindow {
+  StopWindow(PtraceSession& s, StopStats& st, Release r)
       : session(s),
         stats(st),
         release(r),
@@ -129,14 +129,14 @@ struct PtraceSession::Window {
         start_ns(monotonic_ns()) {
     stats.realtime = stats.realtime || restore_policy >= 0;
   }
-  ~Window() {
+  ~StopWindow() {
     for (Slot& slot : session.slots_) {
       if (slot.state == State::kStopped) session.resume(slot, stats, start_ns, release);
     }
     session.leave_realtime(restore_policy);
   }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
+  StopWindow(const StopWindow&) = delete;
+  StopWindow& operator=(const StopWindow&) = delete;
 
   PtraceSession& session;
   StopStats& stats;

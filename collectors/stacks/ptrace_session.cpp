@@ -362,7 +362,7 @@ Result<void> PtraceSession::detach(std::chrono::milliseconds timeout) {
   bool gave_up_now = false;
   StopStats stats = new_stats();  // bookkeeping only
   {
-    Window window(*this, stats, Release::kDetach);
+    StopWindow window(*this, stats, Release::kDetach);
     walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kDetachLimitNs)}, nullptr,
               Release::kDetach, stats);
     for (Slot& slot : slots_) gave_up_now |= slot.state == State::kStopPending && !slot.poll_only;

@@ -209,7 +209,7 @@ class PtraceSession {
   bool take_stop(Slot& slot, int status, StopStats& stats);
   // Outside a stop window (service()): handles one reaped status and lets the thread go on.
   void take_event(Slot& slot, int status);
-  struct Window;
+  struct StopWindow;
   // Bounds of a one-at-a-time walk, ns after each thread's interrupt.
   struct WalkBounds {
     uint64_t d_check_ns;  // not stopped by then: read its state; give up if in D sleep

@@ -126,7 +126,7 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     if (slot.state != State::kZombie) note_state(slot);
   }
   {
-    Window window(*this, stats, release);
+    StopWindow window(*this, stats, release);
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& slot = slots_[i];
       if (slot.state == State::kZombie) continue;
@@ -299,7 +299,7 @@ Result<StopStats> PtraceSession::stop_each(std::chrono::microseconds timeout, co
   {
     // Real-time for the whole walk: a stopped thread must not wait for us to get a CPU back.
     // Between stops we sleep, so the target runs at its own priority.
-    Window window(*this, stats, release);
+    StopWindow window(*this, stats, release);
     walk_each({.d_check_ns = timeout_ns, .limit_ns = std::max(timeout_ns, kEachLimitNs)}, &visit,
               release, stats);
   }

@@ -33,7 +33,7 @@ constexpr int kOffsetBits = 40;  // file offsets below 1 TiB; the module id sits
 
 struct Range {  // one executable mapping
   uint64_t start, end, offset;
-  uint32_t module;  // index into State::modules
+  uint32_t module;  // index into Impl::modules
 };
 
 struct ModuleName {
@@ -89,7 +89,7 @@ std::string clean_symbol_name(const char* name, bool parameters) {
   return out;
 }
 
-struct Symbolizer::State {
+struct Symbolizer::Impl {
   SymbolizerOptions options;
   char* debuginfo_path = nullptr;  // points into options.debuginfo_path, or nullptr
   Dwfl_Callbacks callbacks{};
@@ -112,7 +112,7 @@ struct Symbolizer::State {
   uint64_t jit_generation = 0;
   SymbolizerStats stats;
 
-  ~State() {
+  ~Impl() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
   uint32_t module_id(const std::string& key, const std::string& path);
@@ -121,20 +121,20 @@ struct Symbolizer::State {
                    std::vector<Frame>* inlined);
 };
 
-uint32_t Symbolizer::State::module_id(const std::string& key, const std::string& path) {
+uint32_t Symbolizer::Impl::module_id(const std::string& key, const std::string& path) {
   auto [it, added] = module_ids.emplace(key, static_cast<uint32_t>(modules.size()));
   if (added) modules.push_back({key, basename_of(path)});
   return it->second;
 }
 
-Symbolizer::Symbolizer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Symbolizer::Symbolizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
 Symbolizer& Symbolizer::operator=(Symbolizer&&) noexcept = default;
 Symbolizer::~Symbolizer() = default;
 
 Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
   elf_version(EV_CURRENT);
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<Impl>();
   state->options = std::move(options);
   if (!state->options.debuginfo_path.empty()) {
     state->debuginfo_path = state->options.debuginfo_path.data();
@@ -148,7 +148,7 @@ Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
 
 Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& maps,
                                   RemoteMemory* memory) {
-  State& s = *state_;
+  Impl& s = *impl_;
   if (!s.perf_map || s.pid != pid) {
     s.pid = pid;
     s.perf_map = std::make_unique<PerfMap>(PerfMap::path_for(pid));
@@ -244,8 +244,8 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
   return {};
 }
 
-void Symbolizer::State::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
-                                    std::vector<Frame>* inlined) {
+void Symbolizer::Impl::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
+                                   std::vector<Frame>* inlined) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod, addr, &bias);
   if (cudie == nullptr) return;
@@ -273,7 +273,7 @@ void Symbolizer::State::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string
   std::reverse(inlined->begin(), inlined->end());  // outermost first
 }
 
-std::vector<Frame> Symbolizer::State::resolve(uint64_t addr, const Range& range) {
+std::vector<Frame> Symbolizer::Impl::resolve(uint64_t addr, const Range& range) {
   std::string function;
   std::vector<Frame> inlined;
   Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
@@ -300,7 +300,7 @@ std::vector<Frame> Symbolizer::State::resolve(uint64_t addr, const Range& range)
 }
 
 const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_address) {
-  State& s = *state_;
+  Impl& s = *impl_;
   ++s.stats.lookups;
   const uint64_t addr = is_return_address && ip > 0 ? ip - 1 : ip;
   auto it = std::upper_bound(s.ranges.begin(), s.ranges.end(), addr,
@@ -335,7 +335,7 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
 
 const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t callee_ip,
                                                  bool callee_is_return_address) {
-  State& s = *state_;
+  Impl& s = *impl_;
   const uint64_t callee = callee_is_return_address && callee_ip > 0 ? callee_ip - 1 : callee_ip;
   auto [it, added] = s.tail_cache.try_emplace({caller_ip, callee});
   if (!added || !s.options.tail_calls || s.dwfl == nullptr || caller_ip == 0) return it->second;
@@ -358,15 +358,15 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
 }
 
 bool Symbolizer::perf_map_found() const {
-  return state_->perf_map && state_->perf_map->found();
+  return impl_->perf_map && impl_->perf_map->found();
 }
 
 std::string Symbolizer::perf_map_path() const {
-  return state_->perf_map ? state_->perf_map->path() : "";
+  return impl_->perf_map ? impl_->perf_map->path() : "";
 }
 
 const SymbolizerStats& Symbolizer::stats() const {
-  return state_->stats;
+  return impl_->stats;
 }
 
 }  // namespace hearth::stacks

@@ -86,9 +86,9 @@ class Symbolizer {
   const SymbolizerStats& stats() const;
 
  private:
-  struct State;
-  explicit Symbolizer(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  struct Impl;
+  explicit Symbolizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 // A demangled C++ name ("_ZN2ns3fooEi" → "ns::foo(int)", or "ns::foo" without parameters);

@@ -269,21 +269,21 @@ unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_lis
 
 }  // namespace
 
-struct Unwinder::State {
+struct Unwinder::Impl {
   RemoteMemory* memory = nullptr;
   unw_addr_space_t as = nullptr;
   std::vector<Module> modules;                                // sorted by mapping.start
   std::map<std::string, std::optional<ElfUnwindInfo>> files;  // file_key → parsed tables
   UnwinderStats stats;
 
-  ~State() {
+  ~Impl() {
     if (as != nullptr) unw_destroy_addr_space(as);
   }
   std::optional<ElfUnwindInfo> load(const proc::Mapping& m);
 };
 
 // Parses the ELF behind m (once per file; the vDSO is read from the target's memory).
-std::optional<ElfUnwindInfo> Unwinder::State::load(const proc::Mapping& m) {
+std::optional<ElfUnwindInfo> Unwinder::Impl::load(const proc::Mapping& m) {
   if (m.path == "[vdso]") {
     std::vector<char> image(m.end - m.start);
     if (!memory->read(m.start, image.data(), image.size(), nullptr)) return std::nullopt;
@@ -306,14 +306,14 @@ std::optional<ElfUnwindInfo> Unwinder::State::load(const proc::Mapping& m) {
   return info;
 }
 
-Unwinder::Unwinder(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Unwinder::Unwinder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Unwinder::Unwinder(Unwinder&&) noexcept = default;
 Unwinder& Unwinder::operator=(Unwinder&&) noexcept = default;
 Unwinder::~Unwinder() = default;
 
 Result<Unwinder> Unwinder::create(RemoteMemory* memory) {
   elf_version(EV_CURRENT);
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<Impl>();
   state->memory = memory;
   state->as = unw_create_addr_space(&g_accessors, 0);
   if (state->as == nullptr) return fail("cannot create a libunwind address space");
@@ -326,7 +326,7 @@ Result<Unwinder> Unwinder::create(RemoteMemory* memory) {
 }
 
 Result<void> Unwinder::prepare(const std::vector<proc::Mapping>& maps) {
-  State& s = *state_;
+  Impl& s = *impl_;
   s.memory->set_maps(maps);
   std::vector<Module> next;
   for (const proc::Mapping& m : s.memory->maps()) {
@@ -371,7 +371,7 @@ Result<void> Unwinder::prepare(const std::vector<proc::Mapping>& maps) {
 
 std::vector<uint64_t> Unwinder::unwind(const user_regs_struct& regs, const StackCopy& stack,
                                        size_t max_frames, UnwindStatus* status) {
-  State& s = *state_;
+  Impl& s = *impl_;
   UnwindStatus local;
   UnwindStatus& st = status != nullptr ? *status : local;
   st = UnwindStatus{};
@@ -442,7 +442,7 @@ std::vector<uint64_t> Unwinder::unwind(const user_regs_struct& regs, const Stack
 }
 
 const UnwinderStats& Unwinder::stats() const {
-  return state_->stats;
+  return impl_->stats;
 }
 
 bool is_return_address(const UnwindStatus& status, size_t index) {

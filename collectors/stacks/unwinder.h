@@ -88,9 +88,9 @@ class Unwinder {
   const UnwinderStats& stats() const;
 
  private:
-  struct State;
-  explicit Unwinder(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  struct Impl;
+  explicit Unwinder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 // --- ELF helpers shared with the symbolizer. ---

@@ -524,6 +524,10 @@ std::vector<std::string> rendered_files(const std::string& dir) {
   return files;
 }
 
+std::string index_path(const std::string& dir) {
+  return (fs::path(dir) / kIndexHtml).lexically_normal().string();
+}
+
 Result<RenderResult> render_report(const RenderOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(o.dir, ec)) return fail(o.dir + ": not a directory");

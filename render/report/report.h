@@ -47,6 +47,9 @@ struct RenderResult {
 std::vector<std::string> recorded_files(const std::string& dir);
 std::vector<std::string> rendered_files(const std::string& dir);
 
+// DIR/index.html as people write paths: "rec/" and "rec//" give "rec/index.html".
+std::string index_path(const std::string& dir);
+
 // Renders every picture the directory's inputs allow and writes index.html. Fails only when
 // nothing can be written (not a directory, no permission); damaged inputs are problems.
 Result<RenderResult> render_report(const RenderOptions& options);

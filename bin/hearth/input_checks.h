@@ -1,5 +1,6 @@
-// What several verbs share: picture formats by file name, writing a scene in one, the tracing
-// permission check, and the figures of a list of stalls.
+// Checks every verb makes before and while reading its inputs, each saying what is wrong in
+// one line: patterns that don't compile, outputs that would overwrite inputs, folded lines
+// skipped, and the permission tracing needs.
 #pragma once
 
 #include <optional>
@@ -7,21 +8,9 @@
 #include <vector>
 
 #include "common/pattern.h"
-#include "common/result.h"
-#include "render/flame/layout.h"
 #include "render/profile/folded_reader.h"
-#include "render/scene/scene.h"
 
 namespace hearth::cli {
-
-enum class OutFormat { kSvg, kPng, kPdf, kUnknown };
-
-// "" and "-" (standard output) and *.svg: SVG; *.png; *.pdf; anything else: kUnknown.
-OutFormat format_of(const std::string& path);
-
-// Writes SCENE to PATH in FORMAT (PNG at SCALE pixels per px); "" writes SVG to standard output.
-Result<void> write_picture(const scene::Scene& scene, const std::string& path, OutFormat format,
-                           double scale);
 
 // The filter pattern of OPTION (--grep, --metrics, ...): nullopt when TEXT is empty; a TEXT that
 // does not compile adds "OPTION TEXT: not a regular expression (WHY)" to *PROBLEMS.
@@ -39,19 +28,7 @@ bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
 // counts went past kMaxWholeCount: the caller exits 2.
 bool report_reading(const char* verb, const profile::ReadStats& stats);
 
-// What a flamegraph drew and left out, in plain numbers: "581 frames", "1,234 frames, 56
-// narrower than 0.1 px left out", "30,000 frames, 2 deeper than 29,999 left out (--max-frames
-// 30000)".
-std::string frames_text(const flame::FlameStats& stats, size_t max_frames);
-
-// V in plain digits: thousands separated, about three significant digits below 100
-// (1180 -> "1,180", 0.1 -> "0.1", 0.0123 -> "0.0123"), never an exponent.
-std::string plain_number(double v);
-
 // Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
 bool may_trace();
-
-double median_of(std::vector<double> values);  // 0 when empty
-double max_of(const std::vector<double>& values);
 
 }  // namespace hearth::cli
