@@ -206,6 +206,11 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
   charts::ChartOptions co;
   co.width = o.width;
   co.stopped_by = by;
+  // The stack sampler's names for the threads it sampled (roles of unnamed threads): the same
+  // names as the flamegraph and the threads table. A scheduler recording alone keeps comm.
+  for (const auto& [key, row] : *threads) {
+    if (row.tid >= 0 && !row.root.empty()) co.thread_names[row.tid] = row.name;
+  }
   charts::ChartStats st;
   scene::Scene s = charts::layout_charts(files, co, &st);
   if (st.sections == 0) return;
