@@ -39,7 +39,9 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-o,--output", a->output,
                 "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
-  c->add_option("--threads", a->threads, "split: a root per thread; merge: per thread name")
+  c->add_option("--threads", a->threads,
+                "split: a root per thread, named by its role (an unnamed thread: comm:ENTRY); "
+                "merge: a root per role; raw: a root per thread, named by its comm only")
       ->capture_default_str();
   c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
   c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
@@ -69,8 +71,8 @@ std::vector<std::string> validate_stacks(const StacksArgs& a) {
   if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (a.one_at_a_time && a.all_stop)
     problems.push_back("--one-at-a-time and --all-stop exclude each other");
-  if (a.threads != "split" && a.threads != "merge")
-    problems.push_back("--threads must be split or merge");
+  if (a.threads != "split" && a.threads != "merge" && a.threads != "raw")
+    problems.push_back("--threads must be split, merge or raw");
   if (a.max_frames < 1 || a.max_frames > 4096)
     problems.push_back("--max-frames must be between 1 and 4096");
   if (!(a.stop_timeout_ms >= 0.1 && a.stop_timeout_ms <= 10000)) {
@@ -120,7 +122,9 @@ int run_stacks(const StacksArgs& a) {
     std::fprintf(stderr, "hearth stacks: %s; using ptrace (stops every thread briefly)\n",
                  sampler->fallback_reason().c_str());
   }
-  stacks::AggregateOptions ao{.merge_threads = a.threads == "merge", .state_frames = a.state};
+  stacks::AggregateOptions ao{.merge_threads = a.threads == "merge",
+                              .state_frames = a.state,
+                              .kernel_names = a.threads == "raw"};
   stacks::StackCounts counts;
   std::string ended_because;
   {

@@ -51,7 +51,12 @@ std::string render_live_view(const StackCounts& counts, const LiveStatus& s, int
                 s.pid, s.process_name.c_str(), static_cast<unsigned long long>(s.samples),
                 s.threads, s.elapsed_s, s.stall_median_ms, s.stall_max_ms);
   lines.push_back(fit(buf, width));
-  lines.push_back(fit("    %   SAMPLES  THREAD                STACK (leaf first)", width));
+  // Roles of unnamed threads ("[mariadbd:handle_one_connection tid=27618]") are long: a wide
+  // terminal gives the thread column more room.
+  const int thread_width = cols >= 160 ? 44 : cols >= 120 ? 32 : 20;
+  std::snprintf(buf, sizeof buf, "    %%   SAMPLES  %-*s  STACK (leaf first)", thread_width,
+                "THREAD");
+  lines.push_back(fit(buf, width));
   size_t room = static_cast<size_t>(rows) - lines.size();
   std::string thread, leaf_first;
   for (const StackCounts::Entry& e : counts.top(room)) {
@@ -59,8 +64,9 @@ std::string render_live_view(const StackCounts& counts, const LiveStatus& s, int
     double pct = counts.total()
                      ? 100.0 * static_cast<double>(e.count) / static_cast<double>(counts.total())
                      : 0;
-    std::snprintf(buf, sizeof buf, "%5.1f %9llu  %-20s  ", pct,
-                  static_cast<unsigned long long>(e.count), fit(thread, 20).c_str());
+    std::snprintf(buf, sizeof buf, "%5.1f %9llu  %-*s  ", pct,
+                  static_cast<unsigned long long>(e.count), thread_width,
+                  fit(thread, static_cast<size_t>(thread_width)).c_str());
     lines.push_back(fit(buf + leaf_first, width));
   }
   std::string out;

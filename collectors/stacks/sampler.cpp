@@ -15,6 +15,7 @@
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/remote_memory.h"
 #include "collectors/stacks/symbolizer.h"
+#include "collectors/stacks/thread_roles.h"
 #include "collectors/stacks/unwinder.h"
 #include "common/shutdown.h"
 
@@ -147,6 +148,14 @@ struct Sampler::State {
   std::vector<std::vector<std::string>> symbolized;  // per stack id, root first; lazily
   std::vector<Round> rounds;
   size_t aggregated = 0;  // rounds already added by aggregate()
+  // Thread roles (thread_roles.h): entry functions per thread over the rounds tallied so far,
+  // each stack's entry (computed once), and the entry each thread's root had when aggregate()
+  // added its samples (a change makes it add every round again, under the new roots).
+  EntryTally entries;
+  size_t tallied = 0;
+  std::vector<std::string> stack_entry;
+  std::vector<uint8_t> stack_entry_known;
+  std::unordered_map<pid_t, std::string> entries_aggregated;
   Clock::time_point start;
   SamplerSummary summary;
 
@@ -529,6 +538,47 @@ struct Sampler::State {
     frames.insert(frames.end(), user.begin(), user.end());
     return frames;
   }
+
+  const std::string& entry_of_stack(uint32_t id) {
+    if (stack_entry.size() <= id) {
+      stack_entry.resize(stacks.size());
+      stack_entry_known.resize(stacks.size());
+    }
+    if (!stack_entry_known[id]) {
+      stack_entry[id] = entry_function(frames_of(id));
+      stack_entry_known[id] = 1;
+    }
+    return stack_entry[id];
+  }
+
+  // Counts the entry functions of the rounds not tallied yet.
+  void tally_entries() {
+    for (; tallied < rounds.size(); ++tallied) {
+      for (const ThreadSample& t : rounds[tallied].threads)
+        entries.add(t.tid, entry_of_stack(t.stack));
+    }
+  }
+
+  // The name a sample's root shows: its role, or its name (comm) with kernel_names. ENTRY: the
+  // thread's entry function (EntryTally::entry_of).
+  std::string root_name(const Round& r, const ThreadSample& t, const AggregateOptions& o,
+                        const std::string& entry) const {
+    const std::string& name = names[t.name];
+    if (o.kernel_names) return name;
+    // The process's name is its main thread's, as read in the same round.
+    std::string_view process = process_name;
+    auto leader = std::lower_bound(r.threads.begin(), r.threads.end(), options.pid,
+                                   [](const ThreadSample& a, pid_t tid) { return a.tid < tid; });
+    if (leader != r.threads.end() && leader->tid == options.pid) process = names[leader->name];
+    return thread_role(name, process, t.tid == options.pid, entry);
+  }
+
+  // Entry functions of every thread, as of the rounds tallied: a cache for one pass over them.
+  const std::string& current_entry(pid_t tid, std::unordered_map<pid_t, std::string>* cache) {
+    auto [it, added] = cache->try_emplace(tid);
+    if (added) it->second = entries.entry_of(tid);
+    return it->second;
+  }
 };
 
 Sampler::Sampler(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -673,9 +723,26 @@ UnnamedFrames Sampler::unnamed_frames() {
 
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
   State& s = *state_;
+  std::unordered_map<pid_t, std::string> entry;
+  if (!options.kernel_names) {
+    s.tally_entries();
+    // A thread whose most frequent entry changed since its samples were added has them under
+    // its old root: add everything again. Rare after the first rounds (entries settle fast).
+    for (const auto& [tid, used] : s.entries_aggregated) {
+      if (s.current_entry(tid, &entry) == used) continue;
+      *counts = StackCounts();
+      s.aggregated = 0;
+      s.entries_aggregated.clear();
+      break;
+    }
+  }
+  static const std::string kNone;
   for (; s.aggregated < s.rounds.size(); ++s.aggregated) {
-    for (const ThreadSample& t : s.rounds[s.aggregated].threads) {
-      counts->add(thread_root(s.names[t.name], t.tid, options.merge_threads),
+    const Round& r = s.rounds[s.aggregated];
+    for (const ThreadSample& t : r.threads) {
+      const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+      if (!options.kernel_names) s.entries_aggregated.try_emplace(t.tid, e);
+      counts->add(thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads),
                   s.sample_frames(t, options));
     }
   }
@@ -683,6 +750,9 @@ void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
 
 std::string Sampler::raw_text(const AggregateOptions& options) {
   State& s = *state_;
+  if (!options.kernel_names) s.tally_entries();
+  std::unordered_map<pid_t, std::string> entry;
+  static const std::string kNone;
   std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
                     "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
   for (size_t i = 0; i < s.rounds.size(); ++i) {
@@ -697,7 +767,8 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
            "\tstall_ns=" + std::to_string(r.stall_ns) + "\n";
     for (const ThreadSample& t : r.threads) {
       out += std::to_string(r.time_ns) + '\t' + std::to_string(t.tid) + '\t' + t.state + '\t';
-      out += thread_root(s.names[t.name], t.tid, options.merge_threads);
+      const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+      out += thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads);
       for (const std::string& f : s.sample_frames(t, options)) {
         out += ';';
         out += f;

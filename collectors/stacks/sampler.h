@@ -49,6 +49,8 @@ struct SamplerOptions {
 struct AggregateOptions {
   bool merge_threads = false;  // root "[NAME]" instead of "[NAME tid=TID]"
   bool state_frames = false;   // a frame like "[S sleeping]" under the thread
+  // Roots name threads by their comm only, not by their role (thread_roles.h).
+  bool kernel_names = false;
 };
 
 // Figures for the summary line and report.json: what the target paid, what we got.
@@ -117,10 +119,13 @@ class Sampler {
   bool holds_target() const;
 
   // Adds the rounds not aggregated yet to COUNTS (symbolizing their stacks). Call with the
-  // same options every time; works before and after detach().
+  // same options and COUNTS every time (COUNTS empty the first time); works before and after
+  // detach(). Roots name threads by their role (thread_roles.h), which can change while the
+  // samples come in (a thread's most frequent entry function): then COUNTS is emptied and
+  // every round is added again, so that one thread has one root.
   void aggregate(StackCounts* counts, const AggregateOptions& options);
   // Every thread sample as a line: "TIME_NS\tTID\tSTATE\tROOT;…;LEAF" (time since the first
-  // round, ns), with a #-header. The data a timeline or heatmap needs.
+  // round, ns), with a #-header. The data a timeline or heatmap needs. Roots as aggregate()'s.
   std::string raw_text(const AggregateOptions& options);
 
   const SamplerSummary& summary() const;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/pool_name.h"
 #include "common/utf8.h"
 
 namespace hearth::charts {
@@ -114,16 +115,7 @@ std::string with_thousands(uint64_t n) {
 }
 
 std::string group_name(std::string_view comm) {
-  std::string out;
-  for (size_t i = 0; i < comm.size();) {
-    if (comm[i] >= '0' && comm[i] <= '9') {
-      out += '*';
-      while (i < comm.size() && comm[i] >= '0' && comm[i] <= '9') ++i;
-    } else {
-      out += comm[i++];
-    }
-  }
-  return out;
+  return pool_name(comm);
 }
 
 std::string thread_label(std::string_view comm, int64_t tid, size_t threads) {

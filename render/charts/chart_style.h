@@ -50,7 +50,8 @@ std::string format_pct(double part, double whole);
 // 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t n);
 
-// The pool a thread belongs to: every run of digits becomes '*' ("worker-12" -> "worker-*").
+// The pool a thread belongs to: every run of digits becomes '*' ("worker-12" -> "worker-*"),
+// except in a role's entry function ("app:run_shard2" stays): common/pool_name.h.
 std::string group_name(std::string_view comm);
 
 // A thread or a pool of them, as bars and tooltips name it. THREADS is how many threads the

@@ -27,6 +27,25 @@ const sched_model::SchedFile* companion(const std::vector<sched_model::SchedFile
   return nullptr;
 }
 
+// FILES with every thread in NAMES named so.
+std::vector<sched_model::SchedFile> renamed(const std::vector<sched_model::SchedFile>& files,
+                                            const std::map<int64_t, std::string>& names) {
+  std::vector<sched_model::SchedFile> out = files;
+  auto rename = [&names](int64_t tid, std::string* comm) {
+    if (auto it = names.find(tid); it != names.end()) *comm = it->second;
+  };
+  for (sched_model::SchedFile& f : out) {
+    for (auto& t : f.states) rename(t.tid, &t.comm);
+    for (auto& t : f.tenancy) rename(t.tid, &t.comm);
+    for (auto& t : f.wakeups) rename(t.tid, &t.comm);
+    for (auto& p : f.preemptors) {
+      rename(p.tid, &p.comm);
+      rename(p.preemptor_tid, &p.preemptor_comm);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<SortKey> parse_sort_key(std::string_view name) {
@@ -38,8 +57,11 @@ std::optional<SortKey> parse_sort_key(std::string_view name) {
   return std::nullopt;
 }
 
-scene::Scene layout_charts(const std::vector<sched_model::SchedFile>& files, const ChartOptions& o,
-                           ChartStats* stats) {
+scene::Scene layout_charts(const std::vector<sched_model::SchedFile>& files_in,
+                           const ChartOptions& o, ChartStats* stats) {
+  std::vector<sched_model::SchedFile> named;
+  if (!o.thread_names.empty()) named = renamed(files_in, o.thread_names);
+  const std::vector<sched_model::SchedFile>& files = o.thread_names.empty() ? files_in : named;
   ChartStats local;
   ChartStats& st = stats ? *stats : local;
   st = {};

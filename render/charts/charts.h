@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct ChartOptions {
   // How the stopped state is named: kHearth in a `hearth record` report, where hearth's own
   // stack sampler ran (its stops are what the state shows); kTracer anywhere else.
   StoppedBy stopped_by = StoppedBy::kTracer;
+  // Names shown instead of the files' comm, by tid (a preemptor's too): the threads' roles from
+  // the stack sampler of the same recording (thread_roles.h; a report takes them from its
+  // stacks.folded). Threads not in it keep their comm.
+  std::map<int64_t, std::string> thread_names;
 };
 
 struct ChartStats {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/pool_name.h"
+
 namespace hearth::profile {
 namespace {
 
@@ -53,18 +55,7 @@ std::string_view thread_name(std::string_view s) {
 }
 
 std::string thread_group(std::string_view root) {
-  std::string_view name = thread_name(root);
-  std::string out = "[";
-  for (size_t i = 0; i < name.size();) {
-    if (is_digit(name[i])) {
-      out += '*';
-      while (i < name.size() && is_digit(name[i])) ++i;
-    } else {
-      out += name[i++];
-    }
-  }
-  out += ']';
-  return out;
+  return "[" + pool_name(thread_name(root)) + "]";
 }
 
 bool filters_active(const FilterOptions& o) {

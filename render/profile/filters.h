@@ -17,7 +17,9 @@ namespace hearth::profile {
 bool is_thread_root(std::string_view name);
 // The thread's name without ids: "[worker-3 tid=9]" -> "worker-3"; "java-1/2" -> "java".
 std::string_view thread_name(std::string_view root);
-// The pool a thread belongs to: digit runs become '*': "[worker-12 tid=5]" -> "[worker-*]".
+// The pool a thread belongs to: digit runs become '*': "[worker-12 tid=5]" -> "[worker-*]";
+// a role keeps its entry function whole: "[app:run_shard2 tid=5]" -> "[app:run_shard2]"
+// (common/pool_name.h).
 std::string thread_group(std::string_view root);
 
 struct FilterOptions {

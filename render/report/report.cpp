@@ -22,6 +22,7 @@
 #include "render/profile/filters.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
+#include "render/report/collector_text.h"
 #include "render/sched/sched_tsv_reader.h"
 #include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
@@ -206,6 +207,11 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
   charts::ChartOptions co;
   co.width = o.width;
   co.stopped_by = by;
+  // The stack sampler's names for the threads it sampled (roles of unnamed threads): the same
+  // names as the flamegraph and the threads table. A scheduler recording alone keeps comm.
+  for (const auto& [key, row] : *threads) {
+    if (row.tid >= 0 && !row.root.empty()) co.thread_names[row.tid] = row.name;
+  }
   charts::ChartStats st;
   scene::Scene s = charts::layout_charts(files, co, &st);
   if (st.sections == 0) return;
@@ -450,12 +456,7 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
       std::string message = get_string(*c, "message");
       if (!message.empty()) h += ": " + esc(message);
       h += "</td><td>";
-      std::string figures;
-      for (const auto& [k, v] : c->items()) {
-        if (k == "status" || k == "message" || v.is_object() || v.is_array()) continue;
-        figures += (figures.empty() ? "" : ", ") + k + " " + json_scalar(v);
-      }
-      h += esc(figures) + "</td></tr>\n";
+      h += esc(collector_text(name, *c)) + "</td></tr>\n";
     }
     h += "</tbody></table>\n";
   }

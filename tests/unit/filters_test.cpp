@@ -82,6 +82,12 @@ TEST(Filters, ThreadGroups) {
   EXPECT_EQ(thread_group("iperf-27409/28741"), "[iperf]");
   EXPECT_EQ(thread_group("[pool-3-thread-12 tid=9]"), "[pool-*-thread-*]");
   EXPECT_EQ(thread_group("[gc 0123]"), "[gc *]");
+  // Roles of unnamed threads (COMM:ENTRY): the entry function keeps its digits.
+  EXPECT_EQ(thread_group("[mariadbd:tpool::worker_main tid=27618]"),
+            "[mariadbd:tpool::worker_main]");
+  EXPECT_EQ(thread_group("[app2:run_shard3 tid=5]"), "[app*:run_shard3]");
+  EXPECT_EQ(thread_group("[app:{lambda()#2} tid=5]"), "[app:{lambda()#2}]");
+  EXPECT_EQ(thread_group("[pool:12 tid=5]"), "[pool:*]");  // a name with a ':', not a role
 }
 
 TEST(Filters, Active) {

@@ -251,6 +251,47 @@ TEST(SchedCharts, RunnableTooltipNamesTopPreemptors) {
   EXPECT_EQ(first_bar(layer(s, "s0-bars"))[1].title.find("preempted"), std::string::npos);
 }
 
+// Every text and tooltip of a scene, one per line.
+std::string all_text(const scene::Scene& s) {
+  std::string out;
+  for (const scene::Text& t : s.texts) out += t.text + "\n";
+  for (const scene::Layer& l : s.layers) {
+    for (const scene::Rect& r : l.rects) out += r.title + "\n";
+  }
+  return out;
+}
+
+// The thread names a recording's stack sampler gave (roles of unnamed threads) replace comm
+// wherever the charts name a thread, a preemptor too; other threads keep their comm.
+TEST(SchedCharts, ThreadNamesFromTheStackSamplerReplaceComm) {
+  SchedFile st = file(FileKind::kStates);
+  st.states = {thread(1, "app", 100, 0, 900, 0), thread(2, "app", 200, 300, 500, 0),
+               thread(3, "app", 400, 100, 400, 100), thread(4, "app", 100, 0, 900, 0)};
+  SchedFile ten = file(FileKind::kTenancy);
+  ten.tenancy = {{2, "app", 0, 200 * kMs, 3}, {3, "app", 1, 400 * kMs, 4}};
+  SchedFile pre = file(FileKind::kPreemptors);
+  pre.preemptors = {{2, "app", 1, 3, "app", 4, 300 * kMs}};
+  ChartOptions o;
+  o.thread_names = {{2, "app:flush_main"}, {3, "app:handle_connection"}, {77, "gone:x"}};
+  const std::string text = all_text(layout_charts({st, ten, pre}, o, nullptr));
+  EXPECT_NE(text.find("app:flush_main 2"), std::string::npos) << text;            // bar label
+  EXPECT_NE(text.find("2 app:flush_main: runnable"), std::string::npos) << text;  // tooltip
+  EXPECT_NE(text.find("3 app:handle_connection"), std::string::npos) << text;     // preemptor
+  EXPECT_NE(text.find("app 4"), std::string::npos) << text;  // not sampled: comm
+  EXPECT_EQ(text.find("gone:x"), std::string::npos);
+  // Pools of unnamed threads group by role.
+  o.thread_names = {{2, "app:worker_main"}, {3, "app:worker_main"}};
+  o.group_threads = true;
+  const std::string grouped = all_text(layout_charts({st}, o, nullptr));
+  EXPECT_NE(grouped.find("app:worker_main \xc3\x97"
+                         "2"),
+            std::string::npos)
+      << grouped;
+  // Without names: comm, as before.
+  EXPECT_EQ(all_text(layout_charts({st, ten, pre}, {}, nullptr)).find("flush_main"),
+            std::string::npos);
+}
+
 TEST(SchedCharts, CpuColoursStable) {
   std::set<std::tuple<int, int, int>> seen;
   for (int cpu = 0; cpu < 36; ++cpu) {

@@ -1,0 +1,212 @@
+#include "render/report/collector_text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <set>
+
+namespace hearth::report {
+namespace {
+
+using json = nlohmann::json;
+
+std::string with_thousands(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// "10", "0.5", "1.25": a figure as short as it is exact to 3 decimals.
+std::string short_number(double v) {
+  std::string s = fixed(v, 3);
+  while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
+    const bool dot = s.back() == '.';
+    s.pop_back();
+    if (dot) break;
+  }
+  return s;
+}
+
+// "1 thread", "9 threads".
+std::string count_of(uint64_t n, std::string_view one, std::string_view many) {
+  return with_thousands(n) + " " + std::string(n == 1 ? one : many);
+}
+
+// Reads the figures a sentence uses, and remembers which keys were used.
+class Figures {
+ public:
+  explicit Figures(const json& j) : j_(j) {}
+
+  std::optional<double> number(const char* key) {
+    auto it = j_.find(key);
+    if (it == j_.end() || !it->is_number()) return std::nullopt;
+    used_.insert(key);
+    return it->get<double>();
+  }
+  std::optional<uint64_t> count(const char* key) {
+    auto v = number(key);
+    if (!v || *v < 0) return std::nullopt;
+    return static_cast<uint64_t>(std::llround(*v));
+  }
+  std::optional<std::string> text(const char* key) {
+    auto it = j_.find(key);
+    if (it == j_.end() || !it->is_string()) return std::nullopt;
+    used_.insert(key);
+    return it->get<std::string>();
+  }
+
+  // The scalar figures no sentence used, as "key value, …".
+  std::string rest() const {
+    std::string out;
+    for (const auto& [k, v] : j_.items()) {
+      if (k == "status" || k == "message" || used_.count(k) || v.is_object() || v.is_array())
+        continue;
+      std::string value;
+      if (v.is_string()) {
+        value = v.get<std::string>();
+      } else if (v.is_boolean()) {
+        value = v.get<bool>() ? "yes" : "no";
+      } else if (v.is_number()) {
+        value = short_number(v.get<double>());
+      } else {
+        value = v.dump();
+      }
+      out += (out.empty() ? "" : ", ") + k + " " + value;
+    }
+    return out;
+  }
+
+ private:
+  const json& j_;
+  std::set<std::string> used_;
+};
+
+std::string stacks_text(Figures& f) {
+  std::string out;
+  auto samples = f.count("samples");
+  auto hz = f.number("frequency_hz");
+  auto threads = f.count("threads");
+  auto stacks = f.count("stacks");
+  if (samples) {
+    out += count_of(*samples, "sample", "samples");
+    if (hz) out += " at " + short_number(*hz) + " Hz";
+    if (threads) out += " of up to " + count_of(*threads, "thread", "threads");
+    if (stacks) out += ": " + count_of(*stacks, "stack", "stacks");
+    if (auto t = f.count("truncated_stacks"); t && *t > 0)
+      out += " (" + with_thousands(*t) + " truncated: deeper than the frames kept)";
+    out += ".";
+  }
+  if (auto skipped = f.count("skipped_threads"); skipped && *skipped > 0) {
+    out += " " + with_thousands(*skipped) + (*skipped == 1 ? " time" : " times") +
+           " a thread was skipped (it did not stop in time, or its stack could not be read).";
+  }
+  auto method = f.text("method");
+  auto copied = f.count("copied_without_stop");
+  auto unchanged = f.count("unchanged");
+  auto stopped = f.count("stopped");
+  if (method || copied || stopped) {
+    out += std::string(out.empty() ? "" : " ") + "Taken" + (method ? " by " + *method : "");
+    std::string how;
+    if (copied) how += with_thousands(*copied) + " copied without a stop";
+    if (unchanged) {
+      how += (how.empty() ? "" : ", ") + with_thousands(*unchanged) +
+             " unchanged since their last copy";
+    }
+    if (stopped) how += (how.empty() ? "" : ", ") + with_thousands(*stopped) + " in a ptrace stop";
+    out += how.empty() ? "." : ": " + how + ".";
+  }
+  if (auto fallback = f.text("fallback"))
+    out += std::string(out.empty() ? "" : " ") + "BPF was not used: " + *fallback + ".";
+  auto median = f.number("stall_median_ms");
+  auto max = f.number("stall_max_ms");
+  auto per_thread = f.number("stall_per_thread_median_us");
+  if (median || max || per_thread) {
+    std::string stall;
+    if (median) stall += "median " + fixed(*median, 3) + " ms";
+    if (max) stall += (stall.empty() ? "" : ", ") + std::string("max ") + fixed(*max, 3) + " ms";
+    out += std::string(out.empty() ? "" : " ") + "The target's stall";
+    if (!stall.empty()) out += " per sample: " + stall;
+    if (per_thread) {
+      out += std::string(stall.empty() ? "" : ";") + " per thread: median " +
+             fixed(*per_thread, 0) + " \xc2\xb5s";
+    }
+    out += ".";
+  }
+  return out;
+}
+
+std::string sched_text(Figures& f) {
+  std::string out;
+  auto events = f.count("events");
+  auto switches = f.count("sched_switch");
+  auto window = f.number("window_s");
+  auto lost = f.count("lost");
+  if (events) {
+    out += count_of(*events, "event", "events");
+    if (switches) out += " (" + count_of(*switches, "context switch", "context switches") + ")";
+    if (window) out += " in " + fixed(*window, 2) + " s";
+    if (lost) {
+      out += *lost == 0 ? ", none lost"
+                        : ", " + with_thousands(*lost) + " lost (the figures undercount)";
+    }
+    out += ".";
+  }
+  auto threads = f.count("threads");
+  auto selection = f.text("selection");
+  if (threads || selection) {
+    out += std::string(out.empty() ? "" : " ") +
+           (threads ? count_of(*threads, "thread", "threads") : std::string("Threads"));
+    if (selection) out += ", selected by " + *selection;
+    out += ".";
+  }
+  if (auto estimated = f.count("estimated_switch_ins"); estimated && *estimated > 0) {
+    out += " " + count_of(*estimated, "switch-in", "switch-ins") +
+           " placed at a wakeup or migration (the kernel left their switch out of the stream).";
+  }
+  return out;
+}
+
+std::string mmv_text(Figures& f) {
+  std::string out;
+  auto files = f.count("files");
+  auto interval = f.number("interval_s");
+  auto snapshots = f.count("snapshots");
+  auto errors = f.count("errors");
+  if (files) {
+    out += count_of(*files, "MMV file", "MMV files") + " read";
+    if (interval) out += " every " + short_number(*interval) + " s";
+    if (snapshots) out += ": " + count_of(*snapshots, "snapshot", "snapshots");
+    if (errors) {
+      out += *errors == 0 ? ", no errors"
+                          : ", " + count_of(*errors, "error", "errors") + " (see mmv.tsv)";
+    }
+    out += ".";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string collector_text(std::string_view collector, const json& figures) {
+  if (!figures.is_object()) return "";
+  Figures f(figures);
+  std::string out;
+  if (collector == "stacks") out = stacks_text(f);
+  if (collector == "sched") out = sched_text(f);
+  if (collector == "mmv") out = mmv_text(f);
+  std::string rest = f.rest();
+  if (!rest.empty()) out += (out.empty() ? "" : " Also: ") + rest + (out.empty() ? "" : ".");
+  return out;
+}
+
+}  // namespace hearth::report
