@@ -75,30 +75,6 @@ bool is_series_file(const std::string& path) {
 
 }  // namespace
 
-void add_chart_command(CLI::App& app, ChartArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "chart",
-      "Chart a scheduler recording (thread states, CPU tenancy, preemptors) or MMV metric series");
-  c->add_option("files", a->inputs,
-                "sched.*.tsv files, MMV series (hearth mmv's TSV), or directories of them")
-      ->required();
-  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf");
-  c->add_option("--title", a->title, "Title text (default: Scheduler: TARGET)");
-  c->add_option("--sort", a->sort,
-                "Order of the thread bars: runnable, on_cpu, blocked (share of the thread's "
-                "time, largest first), name or tid")
-      ->capture_default_str();
-  c->add_flag("--group-threads", a->group_threads,
-              "Merge pool threads into one bar: worker-1, worker-2 -> worker-*");
-  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
-  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
-  c->add_option("--metrics", a->metrics,
-                "MMV series: chart only metrics whose name matches this regular expression "
-                "(RE2 syntax, searched anywhere in the name)");
-  c->add_option("--max-panels", a->max_panels, "MMV series: at most this many metric panels")
-      ->capture_default_str();
-}
-
 std::vector<std::string> validate_chart(const ChartArgs& a) {
   std::vector<std::string> problems;
   if (a.inputs.empty()) {

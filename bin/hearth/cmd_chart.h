@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 // The command line as given, before validation.
@@ -22,7 +20,6 @@ struct ChartArgs {
   size_t max_panels = 60;
 };
 
-void add_chart_command(CLI::App& app, ChartArgs* args);
 // Checks everything that needs no file; returns every problem found (empty: fine).
 std::vector<std::string> validate_chart(const ChartArgs& args);
 // Runs the verb; returns the exit code (0, 1 runtime failure, 2 bad usage or input).

@@ -84,30 +84,6 @@ Result<void> write_summary(const diff::DiffModel& m, const diff::ReportOptions& 
 
 }  // namespace
 
-void add_diff_command(CLI::App& app, DiffArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "diff", "Compare two folded profiles: what grew, by how much, and is it more than noise");
-  c->add_option("files", a->inputs, "BASE.folded NEW.folded");
-  c->add_option("-o,--output", a->output,
-                "Differential flamegraph: OUT.svg, OUT.png or OUT.pdf (.md or .json: a summary)");
-  c->add_option("--summary", a->summary, "Write a summary: FILE.md (Markdown) or FILE.json");
-  c->add_option("--fail-above", a->fail_above,
-                "Exit 1 when a function's share grew significantly by more than PCT points");
-  c->add_option("--min-samples", a->min_samples,
-                "Ignore functions and paths with fewer samples than this in both profiles")
-      ->capture_default_str();
-  c->add_flag("--no-normalize", a->no_normalize,
-              "Compare raw counts (as shares of BASE's total) instead of each profile's shares");
-  c->add_option("--folded-out", a->folded_out,
-                "Write `stack BASE NEW` lines (difffolded.pl's format) to FILE");
-  c->add_flag("--base-widths", a->base_widths, "Frame widths from BASE instead of NEW");
-  c->add_option("--title", a->title, "Title text (default: Differential Flame Graph)");
-  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
-  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
-      ->capture_default_str();
-  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
-}
-
 std::vector<std::string> validate_diff(const DiffArgs& a) {
   std::vector<std::string> problems;
   if (a.inputs.size() != 2) {

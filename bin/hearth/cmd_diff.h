@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 // The command line as given, before validation.
@@ -26,7 +24,6 @@ struct DiffArgs {
   double scale = 1;  // PNG pixel density
 };
 
-void add_diff_command(CLI::App& app, DiffArgs* args);
 // Checks everything; returns every problem found (empty: fine).
 std::vector<std::string> validate_diff(const DiffArgs& args);
 // Runs the verb; returns the exit code: 0 no regression over --fail-above (or none given),

@@ -29,47 +29,6 @@ bool parse_minwidth(const std::string& s, double* value, bool* percent) {
 
 }  // namespace
 
-void add_flame_command(CLI::App& app, FlameArgs* a) {
-  CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
-  c->add_option("files", a->inputs, "Folded stack files ('-' or none: standard input)");
-  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout)");
-  c->add_option("--title", a->title, "Title text (default: Flame Graph)");
-  c->add_option("--subtitle", a->subtitle, "Second-level title");
-  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
-  c->add_option("--height", a->height, "Height of each frame, px")->capture_default_str();
-  c->add_option("--minwidth", a->minwidth, "Omit frames narrower than this: px, or N% of the total")
-      ->capture_default_str();
-  c->add_option("--fonttype", a->fonttype, "Font family")->capture_default_str();
-  c->add_option("--fontsize", a->fontsize, "Font size, px")->capture_default_str();
-  c->add_option("--fontwidth", a->fontwidth, "Average glyph width relative to the font size")
-      ->capture_default_str();
-  c->add_option("--countname", a->countname, "What the counts are")->capture_default_str();
-  c->add_option("--nametype", a->nametype, "What the names are")->capture_default_str();
-  c->add_option("--colors,--color", a->colors,
-                "Palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
-                "yellow, purple, orange")
-      ->capture_default_str();
-  c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
-  c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
-  c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
-  c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
-  c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
-  c->add_flag("--negate", a->negate, "Differential input: swap the red and blue hues");
-  c->add_option("--factor", a->factor, "Multiply counts by this in tooltips")
-      ->capture_default_str();
-  c->add_option("--total", a->total, "Width of the whole graph in counts (default: their sum)");
-  c->add_option("--notes", a->notes, "Text kept in the SVG as a comment");
-  c->add_option("--only-threads", a->only_threads,
-                "Keep only threads whose root frame matches REGEX (RE2 syntax)");
-  c->add_option("--grep", a->grep,
-                "Keep only stacks in which some frame matches REGEX (RE2 syntax)");
-  c->add_flag("--group-threads", a->group_threads,
-              "Merge pool threads: worker-1, worker-2 -> worker-*");
-  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
-      ->capture_default_str();
-  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
-}
-
 std::vector<std::string> validate_flame(const FlameArgs& a) {
   std::vector<std::string> problems;
   double mw;

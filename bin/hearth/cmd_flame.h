@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 // The command line as given, before validation. Names follow flamegraph.pl's options.
@@ -32,7 +30,6 @@ struct FlameArgs {
   double scale = 1;  // PNG pixel density
 };
 
-void add_flame_command(CLI::App& app, FlameArgs* args);
 // Checks everything; returns every problem found (empty: fine).
 std::vector<std::string> validate_flame(const FlameArgs& args);
 // Runs the verb; returns the exit code (0, 1 runtime failure, 2 bad usage or input).

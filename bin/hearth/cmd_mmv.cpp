@@ -69,21 +69,6 @@ class TeeSink : public mmv::SeriesSink {
 
 }  // namespace
 
-void add_mmv_command(CLI::App& app, MmvArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "mmv", "Snapshot PCP MMV metric files (no pmcd): a table, or a time series as TSV");
-  c->add_option("files", a->inputs,
-                "MMV files, names in $PCP_TMP_DIR/mmv, or directories (default: "
-                "$PCP_TMP_DIR/mmv)");
-  c->add_option("-i,--interval", a->interval, "Seconds between snapshots")->capture_default_str();
-  c->add_option("-n,--count", a->count, "Snapshots to take (0: until -d or interrupted)");
-  c->add_option("-d,--duration", a->duration, "Seconds to record (0: no limit)");
-  c->add_option("-o,--output", a->output, "Output file for the TSV (- : standard output)");
-  c->add_flag("--reproducible", a->reproducible,
-              "Times relative to the first snapshot; no paths, pids or generations");
-  c->add_flag("--help-text", a->help_text, "The -n 1 table shows each metric's short help");
-}
-
 std::vector<std::string> validate_mmv(const MmvArgs& a) {
   std::vector<std::string> problems;
   if (!(a.interval >= 0.001 && a.interval <= 86400)) {

@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 struct MmvArgs {
@@ -19,7 +17,6 @@ struct MmvArgs {
   bool help_text = false;           // --help-text: the table shows short help
 };
 
-void add_mmv_command(CLI::App& app, MmvArgs* args);
 // Checks everything that needs no file; returns every problem found (empty: fine).
 std::vector<std::string> validate_mmv(const MmvArgs& args);
 // Runs the verb; returns the exit code (0 done; 1 no file could be read or the output could

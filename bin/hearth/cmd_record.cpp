@@ -319,28 +319,6 @@ void guarded(Outcome* out, const std::function<void()>& run) {
 
 }  // namespace
 
-void add_record_command(CLI::App& app, RecordArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "record",
-      "Record a process (stacks, scheduler, MMV metrics) over one window into a report directory");
-  c->add_option("-p,--pid", a->pid, "Process to record")->required();
-  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
-  c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
-  c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
-  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
-  c->add_option("--mmv", a->mmv,
-                "MMV files, names or directories to read (default: the files whose writer is PID)");
-  c->add_option("--mmv-interval", a->mmv_interval, "Seconds between MMV snapshots")
-      ->capture_default_str();
-  c->add_flag("--no-stacks", a->no_stacks, "Don't sample stacks");
-  c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
-  c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
-  c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
-  c->add_flag("--inherit", a->inherit,
-              "The scheduler also records PID's child processes and theirs (own pids)");
-  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
-}
-
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
   if (a.pid <= 0)

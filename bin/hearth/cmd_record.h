@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 struct RecordArgs {
@@ -24,7 +22,6 @@ struct RecordArgs {
   std::vector<std::string> command_line;  // argv, for report.json
 };
 
-void add_record_command(CLI::App& app, RecordArgs* args);
 std::vector<std::string> validate_record(const RecordArgs& args);
 // 0: report written (some collectors may have failed: see report.json); 1: no collector ran or
 // the report could not be written; 2: bad usage.

@@ -11,15 +11,6 @@ namespace hearth::cli {
 
 namespace fs = std::filesystem;
 
-void add_report_command(CLI::App& app, ReportArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "report", "Render a report directory again (pictures and index.html) from its files");
-  c->add_option("dir", a->dir, "Report directory (from hearth record, or copied off a host)")
-      ->required();
-  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
-  c->add_option("--width", a->width, "Width of the pictures, px")->capture_default_str();
-}
-
 int run_report(const ReportArgs& a) {
   std::vector<std::string> problems;
   if (!fs::is_directory(a.dir)) problems.push_back(a.dir + ": not a directory");

@@ -4,8 +4,6 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 struct ReportArgs {
@@ -14,7 +12,6 @@ struct ReportArgs {
   double width = 1200;
 };
 
-void add_report_command(CLI::App& app, ReportArgs* args);
 // 0: rendered; 1: nothing could be drawn; 2: bad usage.
 int run_report(const ReportArgs& args);
 

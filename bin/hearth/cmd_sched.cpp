@@ -73,24 +73,6 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
 
 }  // namespace
 
-void add_sched_command(CLI::App& app, SchedArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
-  c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
-  c->add_flag("--inherit", a->inherit,
-              "With -p: also the child processes and their descendants, each under its own pid");
-  c->add_flag("-a,--all", a->all, "Record every task on the system");
-  c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
-  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
-  c->add_option("-o,--output", a->output, "Output directory (created if missing)");
-  c->add_flag(
-      "--wakeups", a->wakeups,
-      "Also record every wakeup (sched_waking): wakeup latency and migrations (sched.wakeups.tsv)");
-  c->add_flag("--ftrace", a->ftrace,
-              "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
-              "~170 bytes per event)");
-}
-
 std::vector<std::string> validate_sched(const SchedArgs& a) {
   std::vector<std::string> problems;
   if (a.pids.empty() && !a.all) problems.push_back("give -p PID (repeatable) or -a");

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 struct SchedArgs {
@@ -21,7 +19,6 @@ struct SchedArgs {
   bool ftrace = false;    // --ftrace: also sched.ftrace.txt
 };
 
-void add_sched_command(CLI::App& app, SchedArgs* args);
 // Checks everything; returns every problem found (empty: fine).
 std::vector<std::string> validate_sched(const SchedArgs& args);
 // Runs the verb; returns the exit code (0 done, also when ended early by SIGINT/SIGTERM;

@@ -11,18 +11,6 @@
 
 namespace hearth::cli {
 
-void add_serve_command(CLI::App& app, ServeArgs* a) {
-  CLI::App* c = app.add_subcommand(
-      "serve", "Serve a report directory, or a directory of reports, over HTTP (read-only)");
-  c->add_option("dir", a->dir, "Report directory, or a directory of them")->required();
-  c->add_option("--bind", a->bind, "Address to listen on")->capture_default_str();
-  c->add_option("--port", a->port, "Port (0: any free port)")->capture_default_str();
-  c->add_option("--token", a->token,
-                "Require this token on every request (Bearer header, or ?token= once in the "
-                "browser: traded for a cookie and a redirect to the address without it)");
-  c->add_flag("-q,--quiet", a->quiet, "Don't log requests on stderr");
-}
-
 std::vector<std::string> validate_serve(const ServeArgs& a) {
   std::vector<std::string> problems;
   std::error_code ec;

@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace hearth::cli {
 
 struct ServeArgs {
@@ -17,7 +15,6 @@ struct ServeArgs {
   bool quiet = false;  // no per-request log on stderr
 };
 
-void add_serve_command(CLI::App& app, ServeArgs* args);
 std::vector<std::string> validate_serve(const ServeArgs& args);
 // Serves until SIGINT/SIGTERM/SIGHUP; 0 then, 1 if the server could not start, 2 bad usage.
 int run_serve(const ServeArgs& args);

@@ -30,36 +30,6 @@ constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
 }  // namespace
 
-void add_stacks_command(CLI::App& app, StacksArgs* a) {
-  CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of a process");
-  c->add_option("-p,--pid", a->pid, "Process to sample")->required();
-  c->add_option("-n,--count", a->count, "Number of samples (default: 1, or as many as -d allows)");
-  c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
-  c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
-  c->add_option("-o,--output", a->output,
-                "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
-  c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
-  c->add_option("--threads", a->threads,
-                "split: a root per thread, named by its role (an unnamed thread: comm:ENTRY); "
-                "merge: a root per role; raw: a root per thread, named by its comm only")
-      ->capture_default_str();
-  c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
-  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
-  c->add_flag("--one-at-a-time", a->one_at_a_time,
-              "ptrace: stop one thread at a time: least stall per thread, no consistency across "
-              "threads (the default when sampling repeatedly)");
-  c->add_flag("--all-stop", a->all_stop,
-              "ptrace: stop every thread together for each sample: a consistent snapshot, every "
-              "thread waits for the slowest (the default for one sample, -n 1)");
-  c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
-  c->add_flag("--no-kernel", a->no_kernel, "Don't add kernel stacks of sleeping threads");
-  c->add_option("--stop-timeout", a->stop_timeout_ms,
-                "Skip threads that don't stop within this many ms (uninterruptible sleep)")
-      ->capture_default_str();
-  c->add_option("--stack-bytes", a->stack_bytes, "First stack copy per thread (grows as needed)")
-      ->capture_default_str();
-}
-
 std::vector<std::string> validate_stacks(const StacksArgs& a) {
   std::vector<std::string> problems;
   if (a.pid <= 0) problems.push_back("-p must be a process id");

@@ -2,8 +2,7 @@
 #pragma once
 
 #include <string>
-
-#include <CLI/CLI.hpp>
+#include <vector>
 
 namespace hearth::cli {
 
@@ -25,7 +24,6 @@ struct StacksArgs {
   size_t stack_bytes = 32 << 10;
 };
 
-void add_stacks_command(CLI::App& app, StacksArgs* args);
 std::vector<std::string> validate_stacks(const StacksArgs& args);
 int run_stacks(const StacksArgs& args);
 

@@ -1,5 +1,6 @@
-// hearth: one binary, verbs as subcommands. main parses and dispatches; verbs live in
-// cmd_<verb>.cpp and call the libraries.
+// hearth: one binary, verbs as subcommands. This file is the command line: every verb's
+// options (the only file that compiles CLI11), then the dispatch; each verb's checks and work
+// live in cmd_<verb>.cpp and call the libraries.
 #include <cstdio>
 #include <exception>
 
@@ -14,7 +15,209 @@
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
+#include "bin/hearth/sampler_cli.h"
 #include "common/version.h"
+
+namespace hearth::cli {
+namespace {
+
+void add_chart_command(CLI::App& app, ChartArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "chart",
+      "Chart a scheduler recording (thread states, CPU tenancy, preemptors) or MMV metric series");
+  c->add_option("files", a->inputs,
+                "sched.*.tsv files, MMV series (hearth mmv's TSV), or directories of them")
+      ->required();
+  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf");
+  c->add_option("--title", a->title, "Title text (default: Scheduler: TARGET)");
+  c->add_option("--sort", a->sort,
+                "Order of the thread bars: runnable, on_cpu, blocked (share of the thread's "
+                "time, largest first), name or tid")
+      ->capture_default_str();
+  c->add_flag("--group-threads", a->group_threads,
+              "Merge pool threads into one bar: worker-1, worker-2 -> worker-*");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+  c->add_option("--metrics", a->metrics,
+                "MMV series: chart only metrics whose name matches this regular expression "
+                "(RE2 syntax, searched anywhere in the name)");
+  c->add_option("--max-panels", a->max_panels, "MMV series: at most this many metric panels")
+      ->capture_default_str();
+}
+
+void add_diff_command(CLI::App& app, DiffArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "diff", "Compare two folded profiles: what grew, by how much, and is it more than noise");
+  c->add_option("files", a->inputs, "BASE.folded NEW.folded");
+  c->add_option("-o,--output", a->output,
+                "Differential flamegraph: OUT.svg, OUT.png or OUT.pdf (.md or .json: a summary)");
+  c->add_option("--summary", a->summary, "Write a summary: FILE.md (Markdown) or FILE.json");
+  c->add_option("--fail-above", a->fail_above,
+                "Exit 1 when a function's share grew significantly by more than PCT points");
+  c->add_option("--min-samples", a->min_samples,
+                "Ignore functions and paths with fewer samples than this in both profiles")
+      ->capture_default_str();
+  c->add_flag("--no-normalize", a->no_normalize,
+              "Compare raw counts (as shares of BASE's total) instead of each profile's shares");
+  c->add_option("--folded-out", a->folded_out,
+                "Write `stack BASE NEW` lines (difffolded.pl's format) to FILE");
+  c->add_flag("--base-widths", a->base_widths, "Frame widths from BASE instead of NEW");
+  c->add_option("--title", a->title, "Title text (default: Differential Flame Graph)");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
+      ->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+void add_flame_command(CLI::App& app, FlameArgs* a) {
+  CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
+  c->add_option("files", a->inputs, "Folded stack files ('-' or none: standard input)");
+  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout)");
+  c->add_option("--title", a->title, "Title text (default: Flame Graph)");
+  c->add_option("--subtitle", a->subtitle, "Second-level title");
+  c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
+  c->add_option("--height", a->height, "Height of each frame, px")->capture_default_str();
+  c->add_option("--minwidth", a->minwidth, "Omit frames narrower than this: px, or N% of the total")
+      ->capture_default_str();
+  c->add_option("--fonttype", a->fonttype, "Font family")->capture_default_str();
+  c->add_option("--fontsize", a->fontsize, "Font size, px")->capture_default_str();
+  c->add_option("--fontwidth", a->fontwidth, "Average glyph width relative to the font size")
+      ->capture_default_str();
+  c->add_option("--countname", a->countname, "What the counts are")->capture_default_str();
+  c->add_option("--nametype", a->nametype, "What the names are")->capture_default_str();
+  c->add_option("--colors,--color", a->colors,
+                "Palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
+                "yellow, purple, orange")
+      ->capture_default_str();
+  c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
+  c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
+  c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
+  c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
+  c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
+  c->add_flag("--negate", a->negate, "Differential input: swap the red and blue hues");
+  c->add_option("--factor", a->factor, "Multiply counts by this in tooltips")
+      ->capture_default_str();
+  c->add_option("--total", a->total, "Width of the whole graph in counts (default: their sum)");
+  c->add_option("--notes", a->notes, "Text kept in the SVG as a comment");
+  c->add_option("--only-threads", a->only_threads,
+                "Keep only threads whose root frame matches REGEX (RE2 syntax)");
+  c->add_option("--grep", a->grep,
+                "Keep only stacks in which some frame matches REGEX (RE2 syntax)");
+  c->add_flag("--group-threads", a->group_threads,
+              "Merge pool threads: worker-1, worker-2 -> worker-*");
+  c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
+      ->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+void add_mmv_command(CLI::App& app, MmvArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "mmv", "Snapshot PCP MMV metric files (no pmcd): a table, or a time series as TSV");
+  c->add_option("files", a->inputs,
+                "MMV files, names in $PCP_TMP_DIR/mmv, or directories (default: "
+                "$PCP_TMP_DIR/mmv)");
+  c->add_option("-i,--interval", a->interval, "Seconds between snapshots")->capture_default_str();
+  c->add_option("-n,--count", a->count, "Snapshots to take (0: until -d or interrupted)");
+  c->add_option("-d,--duration", a->duration, "Seconds to record (0: no limit)");
+  c->add_option("-o,--output", a->output, "Output file for the TSV (- : standard output)");
+  c->add_flag("--reproducible", a->reproducible,
+              "Times relative to the first snapshot; no paths, pids or generations");
+  c->add_flag("--help-text", a->help_text, "The -n 1 table shows each metric's short help");
+}
+
+void add_record_command(CLI::App& app, RecordArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "record",
+      "Record a process (stacks, scheduler, MMV metrics) over one window into a report directory");
+  c->add_option("-p,--pid", a->pid, "Process to record")->required();
+  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
+  c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
+  c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
+  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
+  c->add_option("--mmv", a->mmv,
+                "MMV files, names or directories to read (default: the files whose writer is PID)");
+  c->add_option("--mmv-interval", a->mmv_interval, "Seconds between MMV snapshots")
+      ->capture_default_str();
+  c->add_flag("--no-stacks", a->no_stacks, "Don't sample stacks");
+  c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
+  c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
+  c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
+  c->add_flag("--inherit", a->inherit,
+              "The scheduler also records PID's child processes and theirs (own pids)");
+  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
+}
+
+void add_report_command(CLI::App& app, ReportArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "report", "Render a report directory again (pictures and index.html) from its files");
+  c->add_option("dir", a->dir, "Report directory (from hearth record, or copied off a host)")
+      ->required();
+  c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
+  c->add_option("--width", a->width, "Width of the pictures, px")->capture_default_str();
+}
+
+void add_sched_command(CLI::App& app, SchedArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
+  c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
+  c->add_flag("--inherit", a->inherit,
+              "With -p: also the child processes and their descendants, each under its own pid");
+  c->add_flag("-a,--all", a->all, "Record every task on the system");
+  c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
+  c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
+  c->add_option("-o,--output", a->output, "Output directory (created if missing)");
+  c->add_flag(
+      "--wakeups", a->wakeups,
+      "Also record every wakeup (sched_waking): wakeup latency and migrations (sched.wakeups.tsv)");
+  c->add_flag("--ftrace", a->ftrace,
+              "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
+              "~170 bytes per event)");
+}
+
+void add_serve_command(CLI::App& app, ServeArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "serve", "Serve a report directory, or a directory of reports, over HTTP (read-only)");
+  c->add_option("dir", a->dir, "Report directory, or a directory of them")->required();
+  c->add_option("--bind", a->bind, "Address to listen on")->capture_default_str();
+  c->add_option("--port", a->port, "Port (0: any free port)")->capture_default_str();
+  c->add_option("--token", a->token,
+                "Require this token on every request (Bearer header, or ?token= once in the "
+                "browser: traded for a cookie and a redirect to the address without it)");
+  c->add_flag("-q,--quiet", a->quiet, "Don't log requests on stderr");
+}
+
+void add_stacks_command(CLI::App& app, StacksArgs* a) {
+  CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of a process");
+  c->add_option("-p,--pid", a->pid, "Process to sample")->required();
+  c->add_option("-n,--count", a->count, "Number of samples (default: 1, or as many as -d allows)");
+  c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
+  c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
+  c->add_option("-o,--output", a->output,
+                "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
+  c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
+  c->add_option("--threads", a->threads,
+                "split: a root per thread, named by its role (an unnamed thread: comm:ENTRY); "
+                "merge: a root per role; raw: a root per thread, named by its comm only")
+      ->capture_default_str();
+  c->add_flag("--state", a->state, "Add each thread's scheduler state (R, S, D...) under it");
+  c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
+  c->add_flag("--one-at-a-time", a->one_at_a_time,
+              "ptrace: stop one thread at a time: least stall per thread, no consistency across "
+              "threads (the default when sampling repeatedly)");
+  c->add_flag("--all-stop", a->all_stop,
+              "ptrace: stop every thread together for each sample: a consistent snapshot, every "
+              "thread waits for the slowest (the default for one sample, -n 1)");
+  c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
+  c->add_flag("--no-kernel", a->no_kernel, "Don't add kernel stacks of sleeping threads");
+  c->add_option("--stop-timeout", a->stop_timeout_ms,
+                "Skip threads that don't stop within this many ms (uninterruptible sleep)")
+      ->capture_default_str();
+  c->add_option("--stack-bytes", a->stack_bytes, "First stack copy per thread (grows as needed)")
+      ->capture_default_str();
+}
+
+}  // namespace
+}  // namespace hearth::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"hearth: what are this process's threads doing, and why are they slow?"};
