@@ -102,7 +102,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
   fo.bg_colors = "grey";
   fo.max_frames = o.max_frames;
   fo.decorate = [&](NodeId id, scene::Rect* r) {
-    const Item& it = m.paths[id];
+    const Item it = path_item(m, id);
     const Measure& in = it.inclusive;
     profile::Count n = drawn.total(id);
     std::string name =
@@ -184,7 +184,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
     const double row = 16;
     for (size_t k = 0; k < missing.size() && k < o.missing_rows; ++k) {
       NodeId id = missing[k];
-      const Measure& in = m.paths[id].inclusive;
+      const Measure in = path_item(m, id).inclusive;
       profile::Count n = o.base_widths ? in.next : in.base;
       std::string path = path_name(m, id);
       scene::Rect r;

@@ -120,7 +120,7 @@ void md_path_table(std::string* out, const DiffModel& m, const std::vector<NodeI
                    size_t limit, const char* what) {
   *out += std::string("| path | ") + what + " |\n|---|---:|\n";
   for (size_t k = 0; k < rows.size() && k < limit; ++k) {
-    const Measure& in = m.paths[rows[k]].inclusive;
+    const Measure in = path_item(m, rows[k]).inclusive;
     *out += "| " + md_code(short_path(m, rows[k])) + " | " + pct(in.base_share) + " → " +
             pct(in.new_share) + " (" + pp(in.pp) + " pp) |\n";
   }
@@ -174,7 +174,7 @@ void json_path_list(std::string* out, const DiffModel& m, const std::vector<Node
                     size_t limit) {
   *out += "[";
   for (size_t k = 0; k < rows.size() && k < limit; ++k) {
-    const Item& it = m.paths[rows[k]];
+    const Item it = path_item(m, rows[k]);
     *out += k == 0 ? "\n      " : ",\n      ";
     *out += "{\"path\": ";
     json_string(out, path_name(m, rows[k]));
@@ -221,7 +221,7 @@ std::string summary_text(const DiffModel& m, const ReportOptions& o) {
            (paths.size() == 1 ? "" : "s") + ", " + std::to_string(funcs.size()) + " function" +
            (funcs.size() == 1 ? "" : "s");
     if (!paths.empty()) {
-      const Measure& in = m.paths[paths[0]].inclusive;
+      const Measure in = path_item(m, paths[0]).inclusive;
       out += "; widest: " + short_path(m, paths[0]) + " (" +
              pct(added ? in.new_share : in.base_share) + (added ? " of NEW)" : " of BASE)");
     }
@@ -330,7 +330,7 @@ std::string summary_json(const DiffModel& m, const ReportOptions& o) {
   }
   out += m.functions.empty() ? "],\n" : "\n  ],\n";
   constexpr size_t kPathRows = 100;
-  out += "  \"paths\": {\n    \"count\": " + std::to_string(m.paths.size() - 1) +
+  out += "  \"paths\": {\n    \"count\": " + std::to_string(m.tree.size() - 1) +
          ",\n    \"limit\": " + std::to_string(kPathRows) + ",\n    \"grew\": ";
   json_path_list(&out, m, significant_paths(m, 1), kPathRows);
   out += ",\n    \"shrank\": ";
