@@ -38,13 +38,16 @@ std::string pct_text(double part, double whole) {
   return buf;
 }
 
-// The tree with BASE's counts as the drawn ones (and NEW's as base): the same node ids.
+// The tree with BASE's counts as the drawn ones (and NEW's as base): the same node and name ids.
 FrameTree swapped(const FrameTree& t) {
   FrameTree s(profile::Merge::kAll);
   s.add_self(kRoot, {}, {});
+  for (size_t k = 0; k < t.name_count(); ++k) {
+    HEARTH_CHECK(s.intern(t.name(static_cast<profile::NameId>(k))) == k);
+  }
   for (size_t i = 1; i < t.size(); ++i) {
     const profile::Node& n = t.node(static_cast<NodeId>(i));
-    NodeId id = s.child(n.parent, s.intern(t.name(n.name)));
+    NodeId id = s.child(n.parent, n.name);
     HEARTH_CHECK(id == i);
     s.add_self(id, t.base_self(id), t.self(id));
   }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/check.h"
 #include "common/utf8.h"
 #include "render/flame/names.h"
 #include "render/profile/folded_writer.h"
@@ -360,15 +361,19 @@ std::string diff_folded(const DiffModel& m) {
   bool same_totals = m.base_total.whole == m.new_total.whole &&
                      m.base_total.value == m.new_total.value;  // exact: one tree, one kind
   if (!m.options.normalize || same_totals) return profile::to_folded(m.tree);
-  // A copy with BASE's counts scaled to NEW's total; ids match (parents before children).
+  // A copy with BASE's counts scaled to NEW's total; node ids match (parents before children),
+  // and so do name ids (interned in order).
   profile::FrameTree scaled(profile::Merge::kAll);
   scaled.add_self(kRoot, {}, {});
+  for (size_t name = 0; name < m.tree.name_count(); ++name) {
+    HEARTH_CHECK(scaled.intern(m.tree.name(static_cast<profile::NameId>(name))) == name);
+  }
   std::vector<NodeId> map(m.tree.size(), kRoot);
   double k = m.new_total.value / m.base_total.value;
   for (size_t i = 1; i < m.tree.size(); ++i) {
     NodeId id = static_cast<NodeId>(i);
     const profile::Node& n = m.tree.node(id);
-    map[i] = scaled.child(map[n.parent], scaled.intern(m.tree.name(n.name)));
+    map[i] = scaled.child(map[n.parent], n.name);
     double b = std::nearbyint(m.tree.base_self(id).value * k);
     profile::Count base = m.tree.fractional() ? profile::fractional_count(b) : whole_of(b);
     profile::Count self = m.tree.self(id);
