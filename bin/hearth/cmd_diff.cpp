@@ -3,6 +3,7 @@
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +53,21 @@ std::optional<double> parse_pp(const std::string& s) {
 std::string base_name(const std::string& path) {
   if (path == "-") return "stdin";
   return std::filesystem::path(path).filename().string();
+}
+
+// Nodes the merged tree of INPUTS may need: one per 64 bytes of input (broad profiles of
+// server code need one per ~170), at most 16M (the tree grows past that as it goes). Only
+// address space until used: the point is that the node array is never copied while it grows.
+size_t node_estimate(const std::vector<std::string>& inputs) {
+  constexpr uintmax_t kBytesPerNode = 64;
+  constexpr uintmax_t kMaxNodes = uintmax_t{1} << 24;
+  uintmax_t bytes = 0;
+  for (const std::string& path : inputs) {
+    std::error_code ec;
+    uintmax_t size = path == "-" ? 0 : std::filesystem::file_size(path, ec);
+    if (!ec) bytes += size;
+  }
+  return static_cast<size_t>(std::min(bytes / kBytesPerNode, kMaxNodes));
 }
 
 // Reads one profile into its column of MERGED (BASE: IS_BASE); on failure prints one line and
@@ -149,6 +165,7 @@ int run_diff(const DiffArgs& a) {
   // Both profiles go straight into one tree (BASE's counts in its base column): no second copy
   // of either, and no merge pass.
   profile::FrameTree merged = diff::empty_merged_tree();
+  merged.reserve(node_estimate(a.inputs));
   if (!read_profile(merged, a.inputs[0], true)) return 2;
   if (!read_profile(merged, a.inputs[1], false)) return 2;
   merged.finalize();
