@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -24,6 +25,23 @@ bool is_digit(char c) {
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
+}
+
+// The length of the longest common prefix of A and B: 8 bytes at a time (lines of a sorted
+// profile share hundreds of bytes with the previous one).
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t limit = std::min(a.size(), b.size());
+  size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= limit; i += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, a.data() + i, 8);
+      std::memcpy(&y, b.data() + i, 8);
+      if (x != y) return i + static_cast<size_t>(std::countr_zero(x ^ y)) / 8;
+    }
+  }
+  while (i < limit && a[i] == b[i]) ++i;
+  return i;
 }
 
 std::string_view rstrip(std::string_view s) {
@@ -169,9 +187,7 @@ void FoldedReader::add_line(std::string_view line) {
     reset_prefix();
   } else {
     // Reuse the frames this line shares with the previous one.
-    size_t limit = std::min(s.size(), prev_stack_.size());
-    size_t lcp = 0;
-    while (lcp < limit && s[lcp] == prev_stack_[lcp]) ++lcp;
+    size_t lcp = common_prefix(s, prev_stack_);
     // Frame k of the previous line is shared when it ends inside the common prefix and the
     // new line has a frame boundary at the same offset.
     size_t k = 0;
