@@ -3,6 +3,7 @@
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -54,25 +55,39 @@ std::string base_name(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
-// Reads one profile; on failure prints one line and returns nullopt.
-std::optional<profile::FrameTree> read_profile(const std::string& path, const char* role) {
-  profile::FrameTree tree(profile::Merge::kAll);
-  profile::FoldedReader reader(tree, {});
+// Nodes the merged tree of INPUTS may need: one per 64 bytes of input (broad profiles of
+// server code need one per ~170), at most 16M (the tree grows past that as it goes). Only
+// address space until used: the point is that the node array is never copied while it grows.
+size_t node_estimate(const std::vector<std::string>& inputs) {
+  constexpr uintmax_t kBytesPerNode = 64;
+  constexpr uintmax_t kMaxNodes = uintmax_t{1} << 24;
+  uintmax_t bytes = 0;
+  for (const std::string& path : inputs) {
+    std::error_code ec;
+    uintmax_t size = path == "-" ? 0 : std::filesystem::file_size(path, ec);
+    if (!ec) bytes += size;
+  }
+  return static_cast<size_t>(std::min(bytes / kBytesPerNode, kMaxNodes));
+}
+
+// Reads one profile into its column of MERGED (BASE: IS_BASE); on failure prints one line and
+// returns false.
+bool read_profile(profile::FrameTree& merged, const std::string& path, bool is_base) {
+  profile::FoldedReader reader(merged, diff::merged_read_options(is_base));
   if (auto r = reader.read_file(path); !r) {
     std::fprintf(stderr, "hearth diff: %s\n", r.error().message.c_str());
-    return std::nullopt;
+    return false;
   }
-  tree.finalize();
   const profile::ReadStats& rs = reader.stats();
-  if (!report_reading("diff", rs)) return std::nullopt;
-  if (!(tree.total().value > 0)) {
+  if (!report_reading("diff", rs)) return false;
+  if (!diff::has_samples(merged, is_base)) {
     std::fprintf(stderr,
                  "hearth diff: %s %s has no stack counts (%llu stack lines) — expected lines "
                  "like `main;work;leaf 12`\n",
-                 role, path.c_str(), static_cast<unsigned long long>(rs.lines));
-    return std::nullopt;
+                 is_base ? "BASE" : "NEW", path.c_str(), static_cast<unsigned long long>(rs.lines));
+    return false;
   }
-  return tree;
+  return true;
 }
 
 Result<void> write_summary(const diff::DiffModel& m, const diff::ReportOptions& ro,
@@ -123,17 +138,18 @@ int run_diff(const DiffArgs& a) {
     if (!o->empty()) outputs.push_back(*o);
   }
   if (!outputs_are_new("diff", a.inputs, outputs)) return 2;
-  std::optional<profile::FrameTree> base = read_profile(a.inputs[0], "BASE");
-  if (!base) return 2;
-  std::optional<profile::FrameTree> next = read_profile(a.inputs[1], "NEW");
-  if (!next) return 2;
+  // Both profiles go straight into one tree (BASE's counts in its base column): no second copy
+  // of either, and no merge pass.
+  profile::FrameTree merged = diff::empty_merged_tree();
+  merged.reserve(node_estimate(a.inputs));
+  if (!read_profile(merged, a.inputs[0], true)) return 2;
+  if (!read_profile(merged, a.inputs[1], false)) return 2;
+  merged.finalize();
 
   diff::DiffOptions opts;
   opts.normalize = !a.no_normalize;
   opts.min_samples = a.min_samples;
-  diff::DiffModel m = diff::build_diff(*base, *next, opts);
-  base.reset();
-  next.reset();
+  diff::DiffModel m = diff::build_diff_merged(std::move(merged), opts);
 
   diff::ReportOptions ro;
   ro.base_name = base_name(a.inputs[0]);

@@ -20,18 +20,23 @@ using profile::NodeId;
 // (IS_NEW) or BASE's. Node ids in SRC are increasing from parent to child, so one pass works.
 void merge_into(FrameTree& dst, const FrameTree& src, bool is_new) {
   std::vector<NodeId> map(src.size(), kRoot);
+  std::vector<NameId> names(src.name_count(), kNone);  // SRC's name -> DST's, once looked up
   std::string renamed;
   for (size_t i = 1; i < src.size(); ++i) {
     const profile::Node& n = src.node(static_cast<NodeId>(i));
+    NameId name_id;
     std::string_view name = src.name(n.name);
     if (n.parent == kRoot && profile::is_thread_root(name)) {
       renamed.clear();
       renamed.push_back('[');
       renamed.append(profile::thread_name(name));
       renamed.push_back(']');
-      name = renamed;
+      name_id = dst.intern(renamed);
+    } else {
+      if (names[n.name] == kNone) names[n.name] = dst.intern(name);
+      name_id = names[n.name];
     }
-    NodeId d = dst.child(map[n.parent], dst.intern(name));
+    NodeId d = dst.child(map[n.parent], name_id);
     map[i] = d;
     profile::Count self = src.self(static_cast<NodeId>(i));
     if (self.value != 0) {
@@ -53,9 +58,19 @@ Measure measure(profile::Count c1, profile::Count c2, const DiffModel& m) {
   return r;
 }
 
+bool is_tested(double base, double next, double min_samples) {
+  return base + next > 0 && std::max(base, next) >= min_samples;
+}
+
 bool is_tested(const Measure& inclusive, double min_samples) {
-  return inclusive.base.value + inclusive.next.value > 0 &&
-         std::max(inclusive.base.value, inclusive.next.value) >= min_samples;
+  return is_tested(inclusive.base.value, inclusive.next.value, min_samples);
+}
+
+// The inclusive measure of a path, with its significance.
+Measure path_inclusive(const DiffModel& m, NodeId id) {
+  Measure r = measure(m.tree.base_total(id), m.tree.total(id), m);
+  r.significant = id != kRoot && is_tested(r, m.options.min_samples) && std::fabs(r.z) > m.path_z;
+  return r;
 }
 
 // A + B. Sums over one profile's functions never pass its total, which fits.
@@ -116,30 +131,49 @@ double critical_z(double alpha, size_t tests) {
   return hi;
 }
 
+FrameTree empty_merged_tree() {
+  FrameTree t(profile::Merge::kAll);
+  t.add_self(kRoot, {}, {});  // differential from the start: base counts kept apart
+  return t;
+}
+
+profile::ReadOptions merged_read_options(bool base) {
+  profile::ReadOptions o;
+  o.column = base ? profile::Column::kBase : profile::Column::kNew;
+  o.strip_thread_ids = true;
+  return o;
+}
+
+bool has_samples(const FrameTree& merged, bool base) {
+  for (size_t i = 0; i < merged.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    if ((base ? merged.base_self(id) : merged.self(id)).value > 0) return true;
+  }
+  return false;
+}
+
 DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOptions& options) {
+  FrameTree t = empty_merged_tree();
+  merge_into(t, base, false);
+  merge_into(t, next, true);
+  t.finalize();
+  return build_diff_merged(std::move(t), options);
+}
+
+DiffModel build_diff_merged(FrameTree merged, const DiffOptions& options) {
   DiffModel m;
   m.options = options;
-  m.tree.add_self(kRoot, {}, {});  // differential from the start: base counts kept apart
-  merge_into(m.tree, base, false);
-  merge_into(m.tree, next, true);
-  m.tree.finalize();
+  m.tree = std::move(merged);
   const FrameTree& t = m.tree;
   m.base_total = t.base_total(kRoot);
   m.new_total = t.total();
   HEARTH_CHECK(m.base_total.value > 0 && m.new_total.value > 0);
 
-  // Paths: every node of the merged tree.
-  m.paths.resize(t.size());
-  for (size_t i = 0; i < t.size(); ++i) {
+  // Paths: every node of the merged tree but the root is a path.
+  for (size_t i = 1; i < t.size(); ++i) {
     NodeId id = static_cast<NodeId>(i);
-    const profile::Node& n = t.node(id);
-    Item& it = m.paths[i];
-    it.name = n.name;
-    it.node = id;
-    it.inclusive = measure(t.base_total(id), t.total(id), m);
-    it.self = measure(t.base_self(id), t.self(id), m);
-    it.tested = id != kRoot && is_tested(it.inclusive, options.min_samples);
-    m.path_tests += it.tested ? 2 : 0;
+    m.path_tests +=
+        is_tested(t.base_total(id).value, t.total(id).value, options.min_samples) ? 2 : 0;
   }
 
   // Functions: inclusive counts each sample once per name, however often the name recurs on
@@ -198,11 +232,24 @@ DiffModel build_diff(const FrameTree& base, const FrameTree& next, const DiffOpt
     it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.function_z;
     it.self.significant = it.tested && std::fabs(it.self.z) > m.function_z;
   }
-  for (Item& it : m.paths) {
-    it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.path_z;
-    it.self.significant = it.tested && std::fabs(it.self.z) > m.path_z;
+  for (size_t i = 1; i < t.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    if (path_inclusive(m, id).significant) m.significant_nodes.push_back(id);
   }
   return m;
+}
+
+Item path_item(const DiffModel& m, NodeId id) {
+  const FrameTree& t = m.tree;
+  Item it;
+  it.name = t.node(id).name;
+  it.node = id;
+  it.inclusive = measure(t.base_total(id), t.total(id), m);
+  it.self = measure(t.base_self(id), t.self(id), m);
+  it.tested = id != kRoot && is_tested(it.inclusive, m.options.min_samples);
+  it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.path_z;
+  it.self.significant = it.tested && std::fabs(it.self.z) > m.path_z;
+  return it;
 }
 
 std::string path_name(const DiffModel& m, NodeId node) {
@@ -243,27 +290,34 @@ std::vector<size_t> significant_functions(const DiffModel& m, int sign) {
 }
 
 std::vector<NodeId> significant_paths(const DiffModel& m, int sign) {
-  std::vector<NodeId> out;
-  for (size_t i = 1; i < m.paths.size(); ++i) {
-    const Item& it = m.paths[i];
-    if (!it.inclusive.significant || !(sign * it.inclusive.pp > 0)) continue;
+  struct Row {
+    NodeId node;
+    double inclusive_pp;
+    double self_pp;
+  };
+  std::vector<Row> rows;
+  for (NodeId id : m.significant_nodes) {
+    Item it = path_item(m, id);
+    if (!(sign * it.inclusive.pp > 0)) continue;
     // A change carried whole by one child is shown there, deeper, and not repeated here.
     bool carried = false;
-    for (NodeId c = m.tree.node(it.node).first_child; c != kNone && !carried;
+    for (NodeId c = m.tree.node(id).first_child; c != kNone && !carried;
          c = m.tree.node(c).next_sibling) {
-      carried = m.paths[c].inclusive.significant &&
-                rounded(m.paths[c].inclusive.pp) == rounded(it.inclusive.pp);
+      if (!std::binary_search(m.significant_nodes.begin(), m.significant_nodes.end(), c)) continue;
+      carried = rounded(path_inclusive(m, c).pp) == rounded(it.inclusive.pp);
     }
-    if (!carried) out.push_back(static_cast<NodeId>(i));
+    if (!carried) rows.push_back({id, it.inclusive.pp, it.self.pp});
   }
-  std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) {
-    double ka = rounded(sign * m.paths[a].inclusive.pp),
-           kb = rounded(sign * m.paths[b].inclusive.pp);
+  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    double ka = rounded(sign * a.inclusive_pp), kb = rounded(sign * b.inclusive_pp);
     if (ka != kb) return ka > kb;
-    double sa = sign * m.paths[a].self.pp, sb = sign * m.paths[b].self.pp;
+    double sa = sign * a.self_pp, sb = sign * b.self_pp;
     if (sa != sb) return sa > sb;
-    return a < b;
+    return a.node < b.node;
   });
+  std::vector<NodeId> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.node);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 
 namespace hearth::diff {
@@ -33,7 +34,7 @@ struct Measure {
 };
 
 // A function (all frames of one name; inclusive time counts a recursive call once) or a stack
-// path (one node of the merged tree: the root-first prefix ending there).
+// path (one node of the merged tree: the root-first prefix ending there; see path_item()).
 struct Item {
   profile::NameId name = 0;               // functions: the name; paths: the last frame's name
   profile::NodeId node = profile::kNone;  // paths only
@@ -51,17 +52,31 @@ struct DiffModel {
   profile::Count new_total;
   DiffOptions options;
   std::vector<Item> functions;  // by name (byte order); the root "all" is not a function
-  std::vector<Item> paths;      // indexed by NodeId; paths[kRoot] is "all"
-  size_t function_tests = 0;    // tests in the functions family (2 per tested function)
+  // Paths are not stored (a broad profile has millions): path_item() computes one.
+  size_t function_tests = 0;  // tests in the functions family (2 per tested function)
   size_t path_tests = 0;
   double function_z = 0;  // |z| a function's change must exceed to be significant
   double path_z = 0;
+  // Paths whose inclusive change is significant, by NodeId: the few significant_paths() ranks.
+  std::vector<profile::NodeId> significant_nodes;
 };
 
 // Merges BASE and NEW (finalized trees, one-count input) and computes every measure.
 // CHECKs that both totals are above zero (the caller reports empty input).
 DiffModel build_diff(const profile::FrameTree& base, const profile::FrameTree& next,
                      const DiffOptions& options);
+
+// The same from BASE and NEW read straight into one tree, without two trees to merge (faster,
+// and less memory): an empty_merged_tree(), read with merged_read_options(true) for BASE, then
+// merged_read_options(false) for NEW, then finalized. Gives the model build_diff() would.
+profile::FrameTree empty_merged_tree();
+profile::ReadOptions merged_read_options(bool base);
+DiffModel build_diff_merged(profile::FrameTree merged, const DiffOptions& options);
+// Whether BASE's (or NEW's) column of a merged tree being read has a count above zero yet.
+bool has_samples(const profile::FrameTree& merged, bool base);
+
+// The path ending at NODE (kRoot: "all"), with its measures and whether they are significant.
+Item path_item(const DiffModel& model, profile::NodeId node);
 
 // "a;b;c" for a path.
 std::string path_name(const DiffModel& model, profile::NodeId node);

@@ -38,13 +38,16 @@ std::string pct_text(double part, double whole) {
   return buf;
 }
 
-// The tree with BASE's counts as the drawn ones (and NEW's as base): the same node ids.
+// The tree with BASE's counts as the drawn ones (and NEW's as base): the same node and name ids.
 FrameTree swapped(const FrameTree& t) {
   FrameTree s(profile::Merge::kAll);
   s.add_self(kRoot, {}, {});
+  for (size_t k = 0; k < t.name_count(); ++k) {
+    HEARTH_CHECK(s.intern(t.name(static_cast<profile::NameId>(k))) == k);
+  }
   for (size_t i = 1; i < t.size(); ++i) {
     const profile::Node& n = t.node(static_cast<NodeId>(i));
-    NodeId id = s.child(n.parent, s.intern(t.name(n.name)));
+    NodeId id = s.child(n.parent, n.name);
     HEARTH_CHECK(id == i);
     s.add_self(id, t.base_self(id), t.self(id));
   }
@@ -102,7 +105,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
   fo.bg_colors = "grey";
   fo.max_frames = o.max_frames;
   fo.decorate = [&](NodeId id, scene::Rect* r) {
-    const Item& it = m.paths[id];
+    const Item it = path_item(m, id);
     const Measure& in = it.inclusive;
     profile::Count n = drawn.total(id);
     std::string name =
@@ -184,7 +187,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
     const double row = 16;
     for (size_t k = 0; k < missing.size() && k < o.missing_rows; ++k) {
       NodeId id = missing[k];
-      const Measure& in = m.paths[id].inclusive;
+      const Measure in = path_item(m, id).inclusive;
       profile::Count n = o.base_widths ? in.next : in.base;
       std::string path = path_name(m, id);
       scene::Rect r;

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/check.h"
 #include "common/utf8.h"
 #include "render/flame/names.h"
 #include "render/profile/folded_writer.h"
@@ -120,7 +121,7 @@ void md_path_table(std::string* out, const DiffModel& m, const std::vector<NodeI
                    size_t limit, const char* what) {
   *out += std::string("| path | ") + what + " |\n|---|---:|\n";
   for (size_t k = 0; k < rows.size() && k < limit; ++k) {
-    const Measure& in = m.paths[rows[k]].inclusive;
+    const Measure in = path_item(m, rows[k]).inclusive;
     *out += "| " + md_code(short_path(m, rows[k])) + " | " + pct(in.base_share) + " → " +
             pct(in.new_share) + " (" + pp(in.pp) + " pp) |\n";
   }
@@ -174,7 +175,7 @@ void json_path_list(std::string* out, const DiffModel& m, const std::vector<Node
                     size_t limit) {
   *out += "[";
   for (size_t k = 0; k < rows.size() && k < limit; ++k) {
-    const Item& it = m.paths[rows[k]];
+    const Item it = path_item(m, rows[k]);
     *out += k == 0 ? "\n      " : ",\n      ";
     *out += "{\"path\": ";
     json_string(out, path_name(m, rows[k]));
@@ -221,7 +222,7 @@ std::string summary_text(const DiffModel& m, const ReportOptions& o) {
            (paths.size() == 1 ? "" : "s") + ", " + std::to_string(funcs.size()) + " function" +
            (funcs.size() == 1 ? "" : "s");
     if (!paths.empty()) {
-      const Measure& in = m.paths[paths[0]].inclusive;
+      const Measure in = path_item(m, paths[0]).inclusive;
       out += "; widest: " + short_path(m, paths[0]) + " (" +
              pct(added ? in.new_share : in.base_share) + (added ? " of NEW)" : " of BASE)");
     }
@@ -330,7 +331,7 @@ std::string summary_json(const DiffModel& m, const ReportOptions& o) {
   }
   out += m.functions.empty() ? "],\n" : "\n  ],\n";
   constexpr size_t kPathRows = 100;
-  out += "  \"paths\": {\n    \"count\": " + std::to_string(m.paths.size() - 1) +
+  out += "  \"paths\": {\n    \"count\": " + std::to_string(m.tree.size() - 1) +
          ",\n    \"limit\": " + std::to_string(kPathRows) + ",\n    \"grew\": ";
   json_path_list(&out, m, significant_paths(m, 1), kPathRows);
   out += ",\n    \"shrank\": ";
@@ -360,15 +361,19 @@ std::string diff_folded(const DiffModel& m) {
   bool same_totals = m.base_total.whole == m.new_total.whole &&
                      m.base_total.value == m.new_total.value;  // exact: one tree, one kind
   if (!m.options.normalize || same_totals) return profile::to_folded(m.tree);
-  // A copy with BASE's counts scaled to NEW's total; ids match (parents before children).
+  // A copy with BASE's counts scaled to NEW's total; node ids match (parents before children),
+  // and so do name ids (interned in order).
   profile::FrameTree scaled(profile::Merge::kAll);
   scaled.add_self(kRoot, {}, {});
+  for (size_t name = 0; name < m.tree.name_count(); ++name) {
+    HEARTH_CHECK(scaled.intern(m.tree.name(static_cast<profile::NameId>(name))) == name);
+  }
   std::vector<NodeId> map(m.tree.size(), kRoot);
   double k = m.new_total.value / m.base_total.value;
   for (size_t i = 1; i < m.tree.size(); ++i) {
     NodeId id = static_cast<NodeId>(i);
     const profile::Node& n = m.tree.node(id);
-    map[i] = scaled.child(map[n.parent], scaled.intern(m.tree.name(n.name)));
+    map[i] = scaled.child(map[n.parent], n.name);
     double b = std::nearbyint(m.tree.base_self(id).value * k);
     profile::Count base = m.tree.fractional() ? profile::fractional_count(b) : whole_of(b);
     profile::Count self = m.tree.self(id);

@@ -20,9 +20,22 @@ namespace hearth::profile {
 // this bounds what a file without newlines can make it hold. 600,000 frames of 100 bytes fit.
 inline constexpr size_t kMaxLineBytes = size_t{256} << 20;
 
+// Where a line's count goes.
+enum class Column : uint8_t {
+  kAsWritten,  // one count: the tree's count; two (BASE NEW): both columns, differential
+  // One column of a differential tree (made one before the first line: add_self(kRoot, {}, {})),
+  // so that two files can be read into one tree as BASE and NEW: a line's count (the last one,
+  // NEW's, of a two-count line) goes to that column only.
+  kBase,
+  kNew,
+};
+
 struct ReadOptions {
   bool reverse = false;  // leaf first (flamegraph.pl --reverse)
   size_t max_line_bytes = kMaxLineBytes;
+  Column column = Column::kAsWritten;
+  bool strip_thread_ids =
+      false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
 };
 
 struct ReadStats {
@@ -59,6 +72,7 @@ class FoldedReader {
   void skip_overlong_line();
   void note_overflow();
   void reset_prefix();
+  NameId intern_frame(NodeId parent, std::string_view frame);  // strip_thread_ids applied
 
   FrameTree& tree_;
   ReadOptions options_;
@@ -71,6 +85,7 @@ class FoldedReader {
   std::vector<uint32_t> prev_ends_;  // byte offset where each frame of prev_stack_ ends
   std::vector<NodeId> prev_nodes_;
   std::vector<std::string_view> scratch_;
+  std::string renamed_;  // a thread root without its ids
 };
 
 enum class TrailingCount : uint8_t {

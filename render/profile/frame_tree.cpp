@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <functional>
+#include <new>
 
 #include "common/check.h"
 
@@ -171,6 +172,15 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
     }
   }
   return id;
+}
+
+void FrameTree::reserve(size_t nodes) {
+  try {
+    nodes_.reserve(nodes);
+    if (differential()) base_self_.reserve(nodes);
+  } catch (const std::bad_alloc&) {
+    // Only a hint: growing node by node still works (and may still find the memory).
+  }
 }
 
 void FrameTree::make_fractional() {

@@ -74,6 +74,11 @@ class FrameTree {
   void add_self(NodeId node, Count count);
   void add_self(NodeId node, Count count, Count base);
 
+  // A hint that the tree will hold about NODES nodes: their memory is set aside (address space;
+  // pages are touched only as nodes come), so the node array is not copied while it grows.
+  // Best effort: a reservation that fails is ignored and the tree grows as it goes.
+  void reserve(size_t nodes);
+
   // Adds a whole stack, root first.
   void add_stack(std::span<const std::string_view> frames, Count count);
 

@@ -1,7 +1,7 @@
 // gen_folded: writes synthetic folded stacks (`root;...;leaf COUNT`, root first) to stdout, for
 // benchmarking `hearth flame` against flamegraph.pl. Not part of any test.
 //
-//   gen_folded --stacks N [--seed S] [--functions F] [--unsorted]
+//   gen_folded --stacks N [--seed S] [--functions F] [--shape narrow|broad] [--unsorted]
 //
 // The profile is shaped like one from a C++ server: thread roots from a handful of pools
 // (`[worker-12 tid=4213]`), a fixed start-up chain per pool, then a walk down a layered call
@@ -13,6 +13,15 @@
 // are Zipf-distributed (P(count >= k) = 1/k). Lines are sorted, as stackcollapse-*.pl writes
 // them, unless --unsorted. The output depends only on the arguments, on every platform and
 // compiler: own PRNG, no std:: distributions.
+//
+// --shape broad (the default is narrow, described above) imitates a server with many distinct
+// call paths: 30,000 functions, of which every function on one level in four (and 5% of the
+// rest) is a dispatcher calling hundreds to a thousand others, half the time its hot one and
+// else any alike; 256 entry points per thread pool; hot threads; more new walks, and derived
+// stacks that mostly branch off right below a dispatcher on their parent's walk. Same names,
+// depth ~35, lines ~1.8 KB, but ~22 new tree nodes per stack (2.2M nodes at 100k stacks) and
+// node fan-outs in the hundreds at several depths (4-10; at 100k stacks up to ~880, 86 nodes
+// with 100 or more children). Narrow output is unchanged by the option (byte for byte).
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -34,17 +43,21 @@ using namespace gen;
 
 namespace {
 
+enum class TreeShape { kNarrow, kBroad };
+
 struct Options {
   uint64_t stacks = 10000;
   uint64_t seed = 1;
-  uint32_t functions = 4000;
+  uint32_t functions = 0;  // 0: the shape's default
+  TreeShape shape = TreeShape::kNarrow;
   bool sorted = true;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "gen_folded: %s\n"
-               "usage: gen_folded --stacks N [--seed S] [--functions F] [--unsorted]\n",
+               "usage: gen_folded --stacks N [--seed S] [--functions F] [--shape narrow|broad]"
+               " [--unsorted]\n",
                why);
   std::exit(2);
 }
@@ -67,12 +80,23 @@ Options parse_args(int argc, char** argv) {
       o.seed = number(i);
     } else if (a == "--functions") {
       o.functions = static_cast<uint32_t>(number(i));
+    } else if (a == "--shape") {
+      if (i + 1 >= argc) usage("missing value");
+      const std::string_view v = argv[++i];
+      if (v == "narrow") {
+        o.shape = TreeShape::kNarrow;
+      } else if (v == "broad") {
+        o.shape = TreeShape::kBroad;
+      } else {
+        usage("--shape must be narrow or broad");
+      }
     } else if (a == "--unsorted") {
       o.sorted = false;
     } else {
       usage("unknown argument");
     }
   }
+  if (o.functions == 0) o.functions = o.shape == TreeShape::kBroad ? 30000 : 4000;
   if (o.functions < 200) usage("--functions must be at least 200");
   return o;
 }
@@ -144,7 +168,7 @@ struct Shape {
 
 class Generator {
  public:
-  Generator(const Options& opt, Rng& rng) : rng_(rng) {
+  Generator(const Options& opt, Rng& rng) : rng_(rng), broad_(opt.shape == TreeShape::kBroad) {
     build_graph(opt.functions);
     build_pools();
     build_tails();
@@ -166,7 +190,8 @@ class Generator {
   // profile: the same path on another thread, another leaf, or a different last few calls.
   void next(std::vector<uint32_t>& ids) {
     pending_mark_ = walks_.size();
-    pending_ = shapes_.size() < kFreshFirst || rng_.chance(kFreshShare) ? fresh() : derive();
+    const double fresh_share = broad_ ? kBroadFreshShare : kFreshShare;
+    pending_ = shapes_.size() < kFreshFirst || rng_.chance(fresh_share) ? fresh() : derive();
     spell(pending_, ids);
   }
   // Keeps the last stack from next() as a parent for later ones.
@@ -177,6 +202,25 @@ class Generator {
  private:
   static constexpr double kFreshShare = 0.02;  // stacks that start a new walk from a thread root
   static constexpr size_t kFreshFirst = 100;   // and the first ones, so no single one dominates
+  static constexpr double kBroadFreshShare = 0.25;
+  static constexpr uint32_t kBroadEntries = 256;  // level-0 entry points per pool (narrow: 8)
+
+  // Index in [0, n) with weight 1/(i+1), like Rng::zipf, but O(log n) from a cached table of
+  // cumulative weights: for the long callee lists of --shape broad.
+  uint32_t long_tail(uint32_t n) {
+    std::vector<double>& cum = cumulative_[n];
+    if (cum.empty()) {
+      double total = 0;
+      for (uint32_t i = 0; i < n; ++i) cum.push_back(total += 1.0 / (i + 1));
+    }
+    const double u = rng_.unit() * cum.back();
+    const auto i = static_cast<uint32_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin());
+    return std::min(i, n - 1);
+  }
+  uint32_t pick_hot(uint32_t n) { return broad_ ? long_tail(n) : rng_.zipf(n); }
+  static constexpr uint32_t kDispatcher = 200;  // callees: a dispatcher
+  // A dispatcher's callee: its hot one half the time, else any of them alike.
+  uint32_t dispatch(uint32_t n) { return rng_.chance(0.5) ? 0 : rng_.below(n); }
 
   void build_graph(uint32_t functions) {
     // Node i sits at level i * kLevels / F; callees come mostly from the next level, sometimes
@@ -189,6 +233,10 @@ class Generator {
       nodes_[i].level = static_cast<uint32_t>(uint64_t{i} * kLevels / functions);
       by_level_[nodes_[i].level].push_back(i);
     }
+    if (broad_) {
+      add_broad_callees();
+      return;
+    }
     for (uint32_t i = 0; i < functions; ++i) {
       Node& n = nodes_[i];
       const uint32_t fanout = 2 + rng_.below(5);
@@ -198,6 +246,37 @@ class Generator {
         const auto& candidates = by_level_[std::min(n.level + step, kLevels - 1)];
         const uint32_t c = candidates[rng_.below(static_cast<uint32_t>(candidates.size()))];
         if (c != i && std::find(n.callees.begin(), n.callees.end(), c) == n.callees.end()) {
+          n.callees.push_back(c);
+        }
+      }
+      if (n.callees.empty()) n.callees.push_back(by_level_[std::min(n.level + 1, kLevels - 1)][0]);
+    }
+  }
+
+  // Callees for --shape broad: most functions call a few others, a quarter call dozens, and
+  // one in twenty is a dispatcher calling hundreds to thousands (up to 1,999 picks, fewer
+  // after duplicates: a level holds F / kLevels functions).
+  void add_broad_callees() {
+    const auto functions = static_cast<uint32_t>(nodes_.size());
+    std::vector<uint32_t> picked_by(functions, UINT32_MAX);  // the caller that last picked it
+    for (uint32_t i = 0; i < functions; ++i) {
+      Node& n = nodes_[i];
+      const uint32_t r = rng_.below(100);
+      const bool dispatcher = r < 5 || n.level % 4 == 1;
+      const uint32_t fanout = dispatcher ? 600 + rng_.below(2400)
+                              : r < 30   ? 20 + rng_.below(80)
+                                         : 2 + rng_.below(6);
+      for (uint32_t k = 0; k < fanout; ++k) {
+        const uint32_t s = rng_.below(100);
+        const uint32_t step = dispatcher ? 1 + rng_.below(4)
+                              : s < 70   ? 1
+                              : s < 85   ? 2
+                              : s < 90   ? 0
+                                         : 3 + rng_.below(10);
+        const auto& candidates = by_level_[std::min(n.level + step, kLevels - 1)];
+        const uint32_t c = candidates[rng_.below(static_cast<uint32_t>(candidates.size()))];
+        if (c != i && picked_by[c] != i) {
+          picked_by[c] = i;
           n.callees.push_back(c);
         }
       }
@@ -223,7 +302,7 @@ class Generator {
       }
       for (std::string_view f : p.chain) ids.chain.push_back(names_.add(std::string(f)));
       const auto& level0 = by_level_[0];
-      for (uint32_t k = 0; k < 8; ++k) {
+      for (uint32_t k = 0, entries = broad_ ? kBroadEntries : 8; k < entries; ++k) {
         ids.entries.push_back(level0[rng_.below(static_cast<uint32_t>(level0.size()))]);
       }
       ids.weight = p.weight;
@@ -266,25 +345,35 @@ class Generator {
   }
 
   // Appends `len` walk steps after `from` (a node, or UINT32_MAX to start at the pool entry).
-  void walk(const Shape& s, uint32_t from, uint32_t len) {
+  // Broad: a dispatcher picks its hot callee half the time, but a derived stack that branches
+  // off right below one (BRANCH) takes any other callee.
+  void walk(const Shape& s, uint32_t from, uint32_t len, bool branch = false) {
     const PoolIds& pool = pools_[s.pool];
     for (uint32_t k = 0; k < len; ++k) {
       uint32_t node;
       if (from == UINT32_MAX) {
-        node = pool.entries[rng_.zipf(static_cast<uint32_t>(pool.entries.size()))];
+        const auto n = static_cast<uint32_t>(pool.entries.size());
+        node = pool.entries[broad_ ? dispatch(n) : pick_hot(n)];
       } else {
         const auto& callees = nodes_[from].callees;
-        node = callees[rng_.zipf(static_cast<uint32_t>(callees.size()))];
+        const auto n = static_cast<uint32_t>(callees.size());
+        const bool dispatcher = broad_ && n >= kDispatcher;
+        node = callees[!dispatcher ? pick_hot(n) : branch && k == 0 ? rng_.below(n) : dispatch(n)];
       }
       walks_.push_back(node);
       from = node;
     }
   }
 
+  uint32_t pick_thread(uint32_t pool) {
+    const auto n = static_cast<uint32_t>(pools_[pool].threads.size());
+    return broad_ ? long_tail(n) : rng_.below(n);
+  }
+
   Shape fresh() {
     Shape s{};
     s.pool = weighted(pools_, pool_weight_total_);
-    s.thread = rng_.below(static_cast<uint32_t>(pools_[s.pool].threads.size()));
+    s.thread = pick_thread(s.pool);
     // Depth ~ N(kMeanDepth, 11) from a sum of uniforms.
     int64_t sum = 0;
     for (int k = 0; k < 6; ++k) sum += rng_.below(1000);
@@ -300,12 +389,27 @@ class Generator {
     return s;
   }
 
+  // How many calls of PARENT's walk a broad derived stack redoes: most often all those below
+  // one of its dispatchers, the shallower ones first (so a dispatcher on a hot path gets a
+  // new callee from many stacks), else from any depth.
+  uint32_t broad_redo(const Shape& parent) {
+    if (rng_.chance(0.9)) {
+      for (uint32_t k = 0; k + 1 < parent.walk_len; ++k) {
+        const uint32_t node = walks_[parent.walk_begin + k];
+        if (nodes_[node].callees.size() >= kDispatcher && rng_.chance(0.6)) {
+          return parent.walk_len - (k + 1);
+        }
+      }
+    }
+    return 1 + rng_.below(parent.walk_len);
+  }
+
   Shape derive() {
     const Shape parent = shapes_[rng_.below(static_cast<uint32_t>(shapes_.size()))];
     Shape s = parent;
     const uint32_t r = rng_.below(100);
     if (r < 4) {  // the same path on another thread of the pool
-      s.thread = rng_.below(static_cast<uint32_t>(pools_[s.pool].threads.size()));
+      s.thread = pick_thread(s.pool);
       return s;
     }
     // The depth stays near the parent's, drifting back towards kMeanDepth.
@@ -324,6 +428,8 @@ class Generator {
     // Keep most of the walk, redo the last few calls. A total depth within
     // [kMinDepth, kMaxDepth] follows from room's and the parent's.
     uint32_t redo = 1 + rng_.below(3) + (rng_.chance(0.3) ? rng_.below(10) : 0);
+    // Broad: from any depth (after the same draws as narrow: its output is unchanged).
+    if (broad_) redo = broad_redo(parent);
     redo = std::min(redo, parent.walk_len - 1);
     const uint32_t keep = parent.walk_len - redo;
     s.tail_len = std::min(s.tail_len, room > keep + 1 ? room - keep - 1 : 0);
@@ -334,7 +440,7 @@ class Generator {
       const uint32_t node = walks_[parent.walk_begin + k];
       walks_.push_back(node);
     }
-    walk(s, walks_.back(), s.walk_len - keep);
+    walk(s, walks_.back(), s.walk_len - keep, true);
     return s;
   }
 
@@ -351,6 +457,8 @@ class Generator {
   }
 
   Rng& rng_;
+  const bool broad_;
+  std::unordered_map<uint32_t, std::vector<double>> cumulative_;  // n -> long_tail's weights
   NameTable names_;
   std::vector<Node> nodes_;
   std::vector<std::vector<uint32_t>> by_level_;

@@ -10,6 +10,8 @@
 // - whole counts are exact: the total is the sum of the self counts, without rounding;
 // - a line length limit skips exactly the lines over it: the tree is the one read from the
 //   text without them;
+// - read into one column of a differential tree (as `hearth diff` reads BASE and NEW), the
+//   text gives the same nodes with the same counts in that column, and zeros in the other;
 // - filters and the folded round trip keep the total (whole counts exactly);
 // - our own folded output parses without ignored lines;
 // - to_folded is a fixed point: writing what we read back gives the same text (for flame
@@ -147,6 +149,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   if (stats.overflow_line != 0) return 0;  // the counts are wrong from here; the CLI stops
+  for (profile::Column column : {profile::Column::kBase, profile::Column::kNew}) {
+    profile::FrameTree two(merge);
+    two.add_self(profile::kRoot, {}, {});  // differential before the first line
+    profile::FoldedReader reader(two, {.reverse = reverse, .column = column});
+    reader.read_text(text);
+    two.finalize();
+    bool base = column == profile::Column::kBase;
+    if (two.size() != tree.size() || two.fractional() != tree.fractional()) {
+      die("column reading: another tree", text);
+    }
+    for (profile::NodeId i = 0; i < tree.size(); ++i) {
+      profile::Count here = base ? two.base_self(i) : two.self(i);
+      profile::Count other = base ? two.self(i) : two.base_self(i);
+      if (two.node(i).name != tree.node(i).name || two.node(i).parent != tree.node(i).parent ||
+          here.whole != tree.self(i).whole || here.value != tree.self(i).value ||
+          other.value != 0) {
+        die("column reading: other counts", text);
+      }
+    }
+  }
   // Whole counts are exact: the total is the sum of the self counts (no rounding anywhere).
   if (!tree.fractional()) {
     uint64_t sum = 0, base_sum = 0;

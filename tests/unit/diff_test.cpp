@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <string>
@@ -38,11 +39,11 @@ const Item* function(const DiffModel& m, std::string_view name) {
   return nullptr;
 }
 
-const Item* path(const DiffModel& m, std::string_view p) {
-  for (size_t i = 1; i < m.paths.size(); ++i) {
-    if (path_name(m, static_cast<NodeId>(i)) == p) return &m.paths[i];
+std::optional<Item> path(const DiffModel& m, std::string_view p) {
+  for (size_t i = 1; i < m.tree.size(); ++i) {
+    if (path_name(m, static_cast<NodeId>(i)) == p) return path_item(m, static_cast<NodeId>(i));
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // A synthetic server profile: stacks (root first) with their probabilities.
@@ -136,7 +137,7 @@ TEST(DiffModel, SharesChangesAndFunctions) {
   ASSERT_TRUE(a);
   EXPECT_DOUBLE_EQ(a->inclusive.pp, 50 - 100);
   EXPECT_DOUBLE_EQ(a->self.new_share, 0);
-  const Item* d = path(m, "t;d");
+  std::optional<Item> d = path(m, "t;d");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->inclusive.base.value, 0);
   EXPECT_EQ(d->inclusive.next.value, 100);
@@ -446,6 +447,112 @@ TEST(DiffCli, ValidationReportsEveryProblem) {
   bad.inputs = {"-", "-"};
   ASSERT_EQ(cli::validate_diff(bad).size(), 1u);
   EXPECT_NE(cli::validate_diff(bad)[0].find("only once"), std::string::npos);
+}
+
+// BASE and NEW read straight into one tree, as `hearth diff` does.
+DiffModel diff_read_merged(std::string_view base, std::string_view next, DiffOptions o = {}) {
+  FrameTree t = empty_merged_tree();
+  profile::FoldedReader rb(t, merged_read_options(true));
+  rb.read_text(base);
+  EXPECT_TRUE(has_samples(t, true));
+  EXPECT_FALSE(has_samples(t, false));
+  profile::FoldedReader rn(t, merged_read_options(false));
+  rn.read_text(next);
+  t.finalize();
+  return build_diff_merged(std::move(t), o);
+}
+
+void expect_same_measure(const Measure& a, const Measure& b, const std::string& what) {
+  EXPECT_EQ(a.base.value, b.base.value) << what;
+  EXPECT_EQ(a.next.value, b.next.value) << what;
+  EXPECT_EQ(a.base.fractional, b.base.fractional) << what;
+  EXPECT_EQ(a.pp, b.pp) << what;
+  EXPECT_EQ(a.z, b.z) << what;
+  EXPECT_EQ(a.significant, b.significant) << what;
+}
+
+// Every path, function and writer output of two models agree.
+void expect_same_model(const DiffModel& a, const DiffModel& b) {
+  ASSERT_EQ(a.tree.size(), b.tree.size());
+  for (size_t i = 0; i < a.tree.size(); ++i) {
+    NodeId id = static_cast<NodeId>(i);
+    ASSERT_EQ(path_name(a, id), path_name(b, id));
+    Item x = path_item(a, id), y = path_item(b, id);
+    expect_same_measure(x.inclusive, y.inclusive, path_name(a, id));
+    expect_same_measure(x.self, y.self, path_name(a, id));
+    EXPECT_EQ(x.tested, y.tested);
+  }
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (size_t i = 0; i < a.functions.size(); ++i) {
+    ASSERT_EQ(a.tree.name(a.functions[i].name), b.tree.name(b.functions[i].name));
+    expect_same_measure(a.functions[i].inclusive, b.functions[i].inclusive, "function");
+    expect_same_measure(a.functions[i].self, b.functions[i].self, "function");
+  }
+  EXPECT_EQ(a.path_tests, b.path_tests);
+  EXPECT_EQ(a.function_tests, b.function_tests);
+  ReportOptions ro;
+  EXPECT_EQ(summary_json(a, ro), summary_json(b, ro));
+  EXPECT_EQ(summary_markdown(a, ro), summary_markdown(b, ro));
+  EXPECT_EQ(diff_folded(a), diff_folded(b));
+}
+
+TEST(DiffModel, ReadingIntoOneTreeEqualsMergingTwo) {
+  Profile p = server_profile();
+  std::string base = sample(p, 20000, 7);
+  std::string next = sample(inject(p, "memcpy", 3), 15000, 8);
+  expect_same_model(diff_of(base, next), diff_read_merged(base, next));
+  DiffOptions raw;
+  raw.normalize = false;
+  raw.min_samples = 50;
+  expect_same_model(diff_of(base, next, raw), diff_read_merged(base, next, raw));
+  // Two-count lines count their last (NEW) column; fractional counts make every count one.
+  std::string odd = "[main tid=1];a;b 3 5\n[main tid=2];a;c 0.5\n[main tid=3];a 2\n";
+  expect_same_model(diff_of(odd, next), diff_read_merged(odd, next));
+  expect_same_model(diff_of(base, odd), diff_read_merged(base, odd));
+}
+
+// A parent with 10,000 children in both profiles (and a few only in one): every child is found
+// again by name, with its own counts, whatever the fan-out.
+TEST(DiffModel, WideFanOut) {
+  constexpr int kChildren = 10000;
+  std::string base, next;
+  for (int i = 0; i < kChildren; ++i) {
+    std::string leaf = "[worker-1 tid=7];dispatch;handler_" + std::to_string(i);
+    base += leaf + " " + std::to_string(1 + i % 5) + "\n";
+    // NEW: the same children in the reverse order, each with its count doubled but the
+    // first 10, which are gone, and handler_9999's count grown to 5,000.
+    int j = kChildren - 1 - i;
+    std::string same = "[worker-1 tid=8];dispatch;handler_" + std::to_string(j);
+    if (j >= 10) next += same + " " + std::to_string(j == 9999 ? 5000 : 2 * (1 + j % 5)) + "\n";
+  }
+  next += "[worker-1 tid=8];dispatch;handler_new 4\n";
+  for (auto* build : {&diff_of, &diff_read_merged}) {
+    DiffModel m = (*build)(base, next, {});
+    ASSERT_EQ(m.tree.size(), 1 + 2 + kChildren + 1u);  // all, [worker-1], dispatch, children
+    std::optional<Item> d = path(m, "[worker-1];dispatch");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(m.tree.node(d->node).child_count, kChildren + 1u);
+    for (int i = 0; i < kChildren; i += 97) {
+      std::optional<Item> h = path(m, "[worker-1];dispatch;handler_" + std::to_string(i));
+      ASSERT_TRUE(h) << i;
+      double b = 1 + i % 5;
+      EXPECT_EQ(h->inclusive.base.value, b) << i;
+      EXPECT_EQ(h->inclusive.next.value, i < 10 ? 0 : i == 9999 ? 5000 : 2 * b) << i;
+    }
+    std::vector<NodeId> removed = only_in_one(m, false), added = only_in_one(m, true);
+    ASSERT_EQ(removed.size(), 10u);
+    for (NodeId n : removed) {
+      EXPECT_LT(std::stoi(std::string(m.tree.name(m.tree.node(n).name)).substr(8)), 10);
+    }
+    ASSERT_EQ(added.size(), 1u);
+    EXPECT_EQ(path_name(m, added[0]), "[worker-1];dispatch;handler_new");
+    std::vector<NodeId> grew = significant_paths(m, 1);
+    ASSERT_FALSE(grew.empty());
+    EXPECT_EQ(path_name(m, grew[0]), "[worker-1];dispatch;handler_9999");
+    ASSERT_FALSE(regressions(m, 1).empty());
+    EXPECT_EQ(m.tree.name(m.functions[regressions(m, 1)[0]].name), "handler_9999");
+  }
+  expect_same_model(diff_of(base, next), diff_read_merged(base, next));
 }
 
 }  // namespace

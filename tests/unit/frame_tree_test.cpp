@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "render/profile/frame_tree.h"
+
+namespace hearth::profile {
+namespace {
+
+// PREFIX followed by I (appended: g++ 12 warns falsely about operator+, -Wrestrict).
+std::string numbered(std::string prefix, int i) {
+  prefix += std::to_string(i);
+  return prefix;
+}
+
+// Two parents with 10,000 children each, added interleaved: every (parent, name) is found again
+// as the same node, and never confused with the other parent's child of the same name.
+TEST(FrameTree, WideParentsFindEveryChild) {
+  constexpr int kChildren = 10000;
+  FrameTree t(Merge::kAll);
+  NodeId a = t.child(kRoot, t.intern("a"));
+  NodeId b = t.child(kRoot, t.intern("b"));
+  std::vector<NodeId> under_a, under_b;
+  for (int i = 0; i < kChildren; ++i) {
+    NameId n = t.intern(numbered("f", i));
+    under_a.push_back(t.child(a, n));
+    under_b.push_back(t.child(b, n));
+  }
+  EXPECT_EQ(t.size(), 3 + 2 * kChildren);
+  EXPECT_EQ(t.node(a).child_count, static_cast<uint32_t>(kChildren));
+  for (int i = kChildren - 1; i >= 0; --i) {  // backwards: not just the last child
+    NameId n = t.intern(numbered("f", i));
+    ASSERT_EQ(t.child(a, n), under_a[i]) << i;
+    ASSERT_EQ(t.child(b, n), under_b[i]) << i;
+    ASSERT_NE(under_a[i], under_b[i]);
+    EXPECT_EQ(t.node(under_a[i]).parent, a);
+    EXPECT_EQ(t.name(t.node(under_a[i]).name), numbered("f", i));
+  }
+  EXPECT_EQ(t.size(), 3 + 2 * kChildren);  // lookups created nothing
+  // Children stay in insertion order.
+  int k = 0;
+  for (NodeId c = t.node(a).first_child; c != kNone; c = t.node(c).next_sibling) {
+    ASSERT_EQ(c, under_a[k++]);
+  }
+  EXPECT_EQ(k, kChildren);
+}
+
+// Counts added through wide parents land on the right nodes and sum up.
+TEST(FrameTree, WideParentTotals) {
+  FrameTree t(Merge::kAll);
+  std::vector<std::string_view> stack(2);
+  std::vector<std::string> names;
+  for (int i = 0; i < 5000; ++i) names.push_back(numbered("leaf", i));
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      stack[0] = "root";
+      stack[1] = names[i];
+      t.add_stack(stack, whole_count(i % 7));
+    }
+  }
+  t.finalize();
+  ASSERT_EQ(t.size(), 1 + 1 + 5000u);
+  NodeId root = t.node(kRoot).first_child;
+  uint64_t sum = 0;
+  for (NodeId c = t.node(root).first_child; c != kNone; c = t.node(c).next_sibling) {
+    int i = std::stoi(std::string(t.name(t.node(c).name)).substr(4));
+    EXPECT_EQ(t.self(c).whole, 3u * (i % 7));
+    sum += t.self(c).whole;
+  }
+  EXPECT_EQ(t.total(root).whole, sum);
+  EXPECT_EQ(t.total().whole, sum);
+}
+
+// A flame chart's tree merges a frame only with its parent's last child, however wide.
+TEST(FrameTree, LastChildMergeIgnoresEarlierChildren) {
+  FrameTree t(Merge::kLastChild);
+  NodeId p = t.child(kRoot, t.intern("p"));
+  for (int i = 0; i < 100; ++i) t.child(p, t.intern(numbered("c", i)));
+  size_t size = t.size();
+  EXPECT_EQ(t.child(p, t.intern("c99")), t.node(p).last_child);
+  EXPECT_EQ(t.size(), size);
+  t.child(p, t.intern("c5"));  // not the last child: a new node
+  EXPECT_EQ(t.size(), size + 1);
+}
+
+}  // namespace
+}  // namespace hearth::profile
