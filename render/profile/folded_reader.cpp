@@ -224,11 +224,18 @@ void FoldedReader::add_line(std::string_view line) {
       }
       break;
     case Column::kBase:
-      tree_.add_self(node, Count{}, count);
+    case Column::kNew: {
+      // A two-count line gives its NEW count; its BASE count is dropped, but, as when the line
+      // is read as written, a fractional one makes the profile fractional.
+      Count none;
+      none.fractional = two_counts && base.fractional;
+      if (options_.column == Column::kBase) {
+        tree_.add_self(node, none, count);
+      } else {
+        tree_.add_self(node, count, none);
+      }
       break;
-    case Column::kNew:
-      tree_.add_self(node, count, Count{});
-      break;
+    }
   }
   if (tree_.overflowed()) note_overflow();
 }
