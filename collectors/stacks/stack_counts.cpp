@@ -4,26 +4,6 @@
 
 namespace hearth::stacks {
 
-std::string thread_root(std::string_view name, pid_t tid, bool merge_by_name) {
-  std::string root = "[";
-  root += folded_safe(name);
-  if (!merge_by_name) {
-    root += " tid=";
-    root += std::to_string(tid);
-  }
-  root += ']';
-  return root;
-}
-
-std::string folded_safe(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) {
-    if (c == ';') c = ':';
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
-}
-
 void StackCounts::add(std::string_view root, std::span<const std::string> frames, uint64_t count) {
   scratch_.assign(root);
   for (const std::string& f : frames) {

@@ -1,6 +1,6 @@
 // Aggregated stacks, the stack sampler's output model: (thread root, frames root-first) ->
-// number of samples. Writes folded stacks (the format in ARCHITECTURE.md: one line per unique
-// stack, root first, sorted, integer counts) and feeds the live view.
+// number of samples. Writes folded stacks (formats/folded.h, README "File formats": one line per
+// unique stack, root first, sorted, integer counts) and feeds the live view.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +12,13 @@
 
 #include <sys/types.h>
 
+#include "formats/folded.h"
+
 namespace hearth::stacks {
 
-// The root frame that names a thread: "[NAME tid=TID]", or "[NAME]" when threads are merged.
-std::string thread_root(std::string_view name, pid_t tid, bool merge_by_name);
-// A frame name made safe for the folded format: ';' -> ':', control characters -> '?'.
-std::string folded_safe(std::string_view name);
+// The folded format's rules for frame names and thread roots live with the format.
+using formats::folded_safe;
+using formats::thread_root;
 
 class StackCounts {
  public:

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/pool_name.h"
+#include "formats/folded.h"
 
 namespace hearth::profile {
 namespace {
@@ -44,12 +45,7 @@ bool is_thread_root(std::string_view s) {
 }
 
 std::string_view thread_name(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '[' && s.back() == ']') {
-    s = s.substr(1, s.size() - 2);
-    size_t tid = s.rfind(" tid=");
-    if (tid != std::string_view::npos) s = s.substr(0, tid);
-    return s;
-  }
+  if (auto root = formats::parse_thread_root(s)) return root->name;
   size_t n = perf_comm_length(s);
   return n == std::string_view::npos ? s : s.substr(0, n);
 }

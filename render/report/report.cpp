@@ -31,6 +31,7 @@
 
 #include "common/file_io.h"
 #include "common/url.h"
+#include "formats/folded.h"
 
 namespace hearth::report {
 namespace {
@@ -81,18 +82,11 @@ struct ThreadRow {
   int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time
 };
 
-// "[NAME tid=TID]" -> (NAME, TID); "[NAME]" -> (NAME, -1).
+// "[NAME tid=TID]" -> (NAME, TID); "[NAME]" -> (NAME, -1); another tool's root (perf's
+// "comm-PID/TID") -> (its thread name, -1).
 std::pair<std::string, int64_t> parse_root(std::string_view root) {
-  std::string_view inner = profile::thread_name(root);
-  size_t at = root.rfind(" tid=");
-  int64_t tid = -1;
-  if (at != std::string_view::npos && root.ends_with("]")) {
-    std::string_view digits = root.substr(at + 5, root.size() - at - 6);
-    int64_t v = 0;
-    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (r.ec == std::errc() && r.ptr == digits.data() + digits.size()) tid = v;
-  }
-  return {std::string(inner), tid};
+  auto parsed = formats::parse_thread_root(root);
+  return {std::string(profile::thread_name(root)), parsed ? parsed->tid : -1};
 }
 
 // Threads table keys: by tid, or by name for roots merged by name.
