@@ -1,323 +1,24 @@
 #include "bin/hearth/cmd_record.h"
 
-#include "bin/hearth/figures.h"
-#include "bin/hearth/input_checks.h"
-#include "bin/hearth/sampler_cli.h"
-
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
-#include <functional>
-#include <future>
-#include <mutex>
-#include <optional>
-#include <thread>
+#include <string>
+#include <utility>
 
+#include "bin/hearth/input_checks.h"
+#include "bin/hearth/sampler_cli.h"
 #include "collectors/mmv/mmv_watch.h"
-#include "collectors/mmv/tsv_writer.h"
-#include "collectors/proc/threads.h"
-#include "collectors/sched/recorder.h"
-#include "collectors/sched/stop_cost.h"
-#include "collectors/sched/tsv_writer.h"
-#include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
-#include "common/file_io.h"
 #include "common/shutdown.h"
-#include "common/version.h"
+#include "recording/recording.h"
 #include "render/report/report.h"
 
 namespace hearth::cli {
-namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
-using std::chrono::duration_cast;
-using std::chrono::microseconds;
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
-  return s;
-}
-
-// The file's bytes, or "" when it can't be read (the process is gone).
-std::string slurp(const std::string& path) {
-  return read_file(path).value_or(std::string());
-}
-
-std::string cmdline_of(pid_t pid) {
-  std::string raw = slurp("/proc/" + std::to_string(pid) + "/cmdline");
-  std::replace(raw.begin(), raw.end(), '\0', ' ');
-  return trim(raw);
-}
-
-std::string utc_now_iso() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// The process has exited: gone, or a zombie its parent has not reaped yet.
-bool process_gone(pid_t pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
-  char state = stat[paren + 2];
-  return state == 'Z' || state == 'X';
-}
-
-double round3(double v) {
-  return std::round(v * 1000) / 1000;
-}
-
-// What every collector thread reports back.
-struct Outcome {
-  json figures = json::object();  // status, message, and the collector's own numbers
-  std::string summary;            // lines for stderr at the end, each "hearth record: …\n"
-  void ok() { figures["status"] = "ok"; }
-  void failed(const std::string& why) {
-    figures["status"] = "failed";
-    figures["message"] = why;
-  }
-  void skipped(const std::string& why) {
-    figures["status"] = "skipped";
-    figures["message"] = why;
-  }
-};
-
-// The window every collector shares: ends at the deadline or on SIGINT/SIGTERM/SIGHUP.
-struct Window {
-  Clock::time_point start, deadline;
-  std::atomic<bool> over{false};
-  bool ended() const { return over.load() || shutdown_requested() || Clock::now() >= deadline; }
-};
-
-// ---- stacks ----
-
-void run_stacks_collector(const RecordArgs& a, Window* w, std::atomic<uint64_t>* samples,
-                          Outcome* out) {
-  stacks::SamplerOptions so;
-  so.pid = a.pid;
-  so.method = *method_of(a.method);  // validated
-  so.one_at_a_time = true;           // ptrace: repeated sampling stops one thread at a time
-  auto sampler = stacks::Sampler::attach(so);
-  if (!sampler) return out->failed(sampler.error().message);
-  if (!sampler->fallback_reason().empty()) {
-    std::fprintf(stderr, "hearth record: stacks: %s; using ptrace (stops every thread briefly)\n",
-                 sampler->fallback_reason().c_str());
-  }
-  std::string ended_because;
-  auto period = microseconds(static_cast<int64_t>(1e6 / a.frequency));
-  auto next = Clock::now();
-  while (!w->ended()) {
-    if (auto r = sampler->sample(); !r) {
-      ended_because = r.error().message;
-      break;
-    }
-    samples->store(sampler->summary().rounds);
-    next += period;
-    auto wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
-    // Short naps so Ctrl-C ends the window quickly.
-    while (wait.count() > 0 && !w->ended()) {
-      auto nap = std::min(wait, microseconds(50000));
-      if (auto r = sampler->idle_for(nap); !r) {
-        ended_because = r.error().message;
-        break;
-      }
-      wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
-    }
-    if (!ended_because.empty()) break;
-    if (wait.count() <= 0) next = std::max(next, Clock::now() - period);
-  }
-  (void)sampler->detach();
-  if (sampler->summary().rounds == 0) {
-    return out->failed(ended_because.empty() ? "no sample taken" : ended_because);
-  }
-  stacks::AggregateOptions ao;
-  auto write = [&]() -> Result<void> {
-    stacks::StackCounts counts;
-    sampler->aggregate(&counts, ao);
-    RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
-                                          counts.to_folded()));
-    return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
-                                 sampler->raw_text(ao));
-  };
-  Result<void> written;
-  if (!sampler->holds_target()) {
-    written = write();
-  } else {
-    // Threads that could not stop (D sleep) stop when they wake: release them as they do,
-    // while another thread symbolizes (the tracees belong to this one).
-    std::future<Result<void>> writing = std::async(std::launch::async, write);
-    while (writing.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-      if (sampler->holds_target()) (void)sampler->detach();
-    }
-    written = writing.get();
-    if (sampler->holds_target()) (void)sampler->detach();
-  }
-  if (!written) return out->failed(written.error().message);
-  const stacks::SamplerSummary& s = sampler->summary();
-  out->summary = sampler_summary("record", *sampler, a.pid);
-  out->ok();
-  if (!ended_because.empty()) out->figures["message"] = "stopped early: " + ended_because;
-  out->figures["samples"] = s.rounds;
-  out->figures["frequency_hz"] = a.frequency;
-  out->figures["threads"] = s.threads_seen;
-  out->figures["stacks"] = s.thread_samples;
-  out->figures["truncated_stacks"] = s.truncated;
-  out->figures["skipped_threads"] = s.skipped;
-  out->figures["stall_median_ms"] = round3(median_of(s.round_stall_ms));
-  out->figures["stall_max_ms"] = round3(max_of(s.round_stall_ms));
-  out->figures["stall_per_thread_median_us"] = std::round(median_of(s.thread_stall_us));
-  out->figures["method"] = std::string(sampler->method());
-  if (!sampler->fallback_reason().empty()) out->figures["fallback"] = sampler->fallback_reason();
-  out->figures["copied_without_stop"] = s.copied;
-  out->figures["unchanged"] = s.reused;
-  out->figures["stopped"] = s.stopped;
-  if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
-}
-
-// ---- sched ----
-
-// COST: what the target's threads spent stopped by a tracer, from the recording.
-void run_sched_collector(const RecordArgs& a, Window* w, Outcome* out,
-                         std::optional<sched::StopCost>* cost) {
-  if (!may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");
-  sched::RecordOptions o;
-  o.pids = {a.pid};
-  o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
-  if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
-  o.wakeups = a.wakeups;
-  o.inherit = a.inherit;
-  o.stop_requested = [w] { return w->over.load() || shutdown_requested(); };
-  o.spool_dir = a.output;
-  auto r = sched::record_sched(o);
-  if (!r) return out->failed(r.error().message);
-  if (auto written = sched::write_sched_tsvs(a.output, r->header, r->model, a.wakeups, false);
-      !written) {
-    return out->failed(written.error().message);
-  }
-  *cost = sched::stop_cost(r->model.states);
-  out->ok();
-  out->figures["events"] = r->events;
-  out->figures["sched_switch"] = r->header.sched_switch;
-  out->figures["lost"] = r->header.lost;
-  out->figures["threads"] = r->threads;
-  out->figures["selection"] = r->selection;
-  out->figures["estimated_switch_ins"] = r->model.inferred_without_wakeup;
-  out->figures["window_s"] =
-      round3(static_cast<double>(r->header.window_end_ns - r->header.window_start_ns) / 1e9);
-  if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";
-  if (!r->fork_watcher_failure.empty()) out->figures["message"] = r->fork_watcher_failure;
-}
-
-// ---- mmv ----
-
-// The MMV files to read: those named, or those in PCP's directory whose writer is PID.
-Result<std::vector<mmv::Source>> mmv_sources(const RecordArgs& a) {
-  if (!a.mmv.empty()) return mmv::resolve_sources(a.mmv, mmv::default_mmv_dir());
-  std::vector<mmv::Source> found;
-  std::string dir = mmv::default_mmv_dir();
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    auto f = mmv::MmvFile::open(e.path().string());
-    if (!f) continue;
-    if ((f->layout().flags & mmv::kFlagProcess) && f->layout().pid == a.pid)
-      found.push_back({e.path().string(), false});
-  }
-  std::sort(found.begin(), found.end(),
-            [](const mmv::Source& x, const mmv::Source& y) { return x.path < y.path; });
-  if (found.empty()) {
-    return fail("no MMV file of pid " + std::to_string(a.pid) + " in " + dir +
-                " (name files with --mmv)");
-  }
-  return found;
-}
-
-// Counts series and snapshots while the TSV writer writes.
-class CountingSink : public mmv::SeriesSink {
- public:
-  explicit CountingSink(mmv::TsvWriter* tsv) : tsv_(tsv) {}
-  void on_series(const mmv::Series& s) override {
-    ++series_;
-    tsv_->on_series(s);
-  }
-  void on_values(const mmv::Series& s, const mmv::Snapshot& snap) override {
-    ++snapshots_;
-    tsv_->on_values(s, snap);
-  }
-  void on_event(uint64_t t, const mmv::Series* s, const std::string& path, mmv::EventKind k,
-                std::string_view detail) override {
-    if (k == mmv::EventKind::kError) ++errors_;
-    tsv_->on_event(t, s, path, k, detail);
-  }
-  uint64_t series_ = 0, snapshots_ = 0, errors_ = 0;
-
- private:
-  mmv::TsvWriter* tsv_;
-};
-
-void run_mmv_collector(const RecordArgs& a, Window* w, Outcome* out) {
-  auto sources = mmv_sources(a);
-  if (!sources) return out->skipped(sources.error().message);
-  auto file = AtomicFile::create((fs::path(a.output) / report::kMmvSeries).string());
-  if (!file) return out->failed(file.error().message);
-  mmv::TsvOptions o;
-  o.interval_ns = static_cast<uint64_t>(std::llround(a.mmv_interval * 1e9));
-  mmv::TsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
-  CountingSink sink(&tsv);
-  mmv::Watcher watcher(std::move(*sources));
-  auto period =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.mmv_interval));
-  auto next = Clock::now();
-  while (!w->ended()) {
-    watcher.poll(sink);
-    next += period;
-    while (!w->ended() && Clock::now() < next) {
-      std::this_thread::sleep_for(
-          std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(50)));
-    }
-  }
-  watcher.poll(sink);  // the window's last values
-  if (sink.series_ == 0) return out->failed("no MMV file could be read");  // file not committed
-  if (auto r = file->commit(); !r) return out->failed(r.error().message);
-  out->ok();
-  out->figures["files"] = sink.series_;
-  out->figures["snapshots"] = sink.snapshots_;
-  out->figures["errors"] = sink.errors_;
-  out->figures["interval_s"] = a.mmv_interval;
-}
-
-// A collector thread's body: RUN, with an exception caught and reported as the collector's
-// failure (uncaught, it would end the process and leave no report).
-void guarded(Outcome* out, const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const std::exception& e) {
-    out->failed(std::string("internal error: ") + e.what());
-  } catch (...) {
-    out->failed("internal error: an unknown exception");
-  }
-}
-
-}  // namespace
 
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
@@ -367,92 +68,45 @@ int run_record(const RecordArgs& a) {
   install_shutdown_handlers();
   unsetenv("DEBUGINFOD_URLS");  // symbols from this host's files only, never the network
 
-  json meta = json::object();
-  meta["format"] = "hearth report 1";
-  std::string comm = trim(slurp("/proc/" + std::to_string(a.pid) + "/comm"));
-  meta["target"] = {{"pid", a.pid}, {"comm", comm}, {"cmdline", cmdline_of(a.pid)}};
-  meta["command"] = a.command_line;
-  utsname u{};
-  if (::uname(&u) == 0) {
-    meta["host"] = u.nodename;
-    meta["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  recording::Options o;
+  o.pid = a.pid;
+  o.duration = a.duration;
+  o.output = a.output;
+  o.frequency = a.frequency;
+  o.method = *method_of(a.method);  // validated
+  o.mmv_interval = a.mmv_interval;
+  o.mmv = a.mmv;
+  o.no_stacks = a.no_stacks;
+  o.no_sched = a.no_sched;
+  o.no_mmv = a.no_mmv;
+  o.wakeups = a.wakeups;
+  o.inherit = a.inherit;
+  o.command_line = a.command_line;
+  o.sampler_summary = [&a](stacks::Sampler& s) { return sampler_summary("record", s, a.pid); };
+  o.note = [](const std::string& line) {
+    std::fprintf(stderr, "hearth record: %s\n", line.c_str());
+  };
+  const bool on_terminal = isatty(STDERR_FILENO);
+  recording::Progress progress;
+  if (on_terminal) {
+    progress = [&a](double elapsed, uint64_t samples) {
+      std::fprintf(stderr, "\rhearth record: %.1f s of %.1f s, %llu stack samples   ", elapsed,
+                   a.duration, static_cast<unsigned long long>(samples));
+    };
   }
-  meta["started"] = utc_now_iso();
-  meta["hearth_version"] = std::string(kVersion) + " (" + kGitRevision + ")";
-
-  Window w;
-  w.start = Clock::now();
-  w.deadline = w.start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(a.duration));
-  std::atomic<uint64_t> samples{0};
-  Outcome stacks_out, sched_out, mmv_out;
-  std::optional<sched::StopCost> stop_cost;
-  std::vector<std::thread> threads;
-  if (a.no_stacks)
-    stacks_out.skipped("turned off (--no-stacks)");
-  else
-    threads.emplace_back(guarded, &stacks_out,
-                         [&] { run_stacks_collector(a, &w, &samples, &stacks_out); });
-  if (a.no_sched)
-    sched_out.skipped("turned off (--no-sched)");
-  else
-    threads.emplace_back(guarded, &sched_out,
-                         [&] { run_sched_collector(a, &w, &sched_out, &stop_cost); });
-  if (a.no_mmv)
-    mmv_out.skipped("turned off (--no-mmv)");
-  else
-    threads.emplace_back(guarded, &mmv_out, [&] { run_mmv_collector(a, &w, &mmv_out); });
-
-  const bool progress = isatty(STDERR_FILENO);
-  bool target_exited = false;
-  while (!w.ended()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(progress ? 250 : 50));
-    if (process_gone(a.pid)) {  // nothing left to record
-      target_exited = true;
-      break;
-    }
-    if (progress) {
-      double elapsed = std::chrono::duration<double>(Clock::now() - w.start).count();
-      std::fprintf(stderr, "\rhearth record: %.1f s of %.1f s, %llu stack samples   ",
-                   std::min(elapsed, a.duration), a.duration,
-                   static_cast<unsigned long long>(samples.load()));
-    }
-  }
-  w.over = true;
-  const Clock::time_point window_end = Clock::now();
-  if (progress) std::fputs("\n", stderr);
-  bool interrupted = shutdown_requested() && Clock::now() < w.deadline;
-  if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
-  if (target_exited)
-    std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);
-  for (std::thread& t : threads) t.join();
-  meta["window_s"] = round3(std::chrono::duration<double>(window_end - w.start).count());
-  meta["interrupted"] = interrupted;
-  meta["target_exited"] = target_exited;
-  meta["collectors"] = {
-      {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
-  // The sampler's stops as the target's threads felt them: only when both ran over the window
-  // (without the sampler, any stopped time is another tracer's).
-  std::optional<report::SamplingCost> cost;
-  if (stop_cost && stacks_out.figures.value("status", "") == "ok") {
-    cost = report::SamplingCost{.window_pct = stop_cost->share * 100,
-                                .stop_median_us = stop_cost->median_stop_ns / 1e3,
-                                .threads = stop_cost->threads,
-                                .stopped_threads = stop_cost->stopped_threads,
-                                .stops = stop_cost->stops};
-    meta["sampling_cost"] = {
-        {"window_pct", std::round(cost->window_pct * 1e6) / 1e6},  // small shares stay above 0
-        {"stop_median_us", std::round(cost->stop_median_us * 10) / 10},
-        {"threads", cost->threads},
-        {"stopped_threads", cost->stopped_threads},
-        {"stops", cost->stops},
-        {"stopped_ms", round3(static_cast<double>(stop_cost->stopped_ns) / 1e6)}};
-  }
+  recording::Recording rec =
+      recording::record(o, progress, [&](bool interrupted, bool target_exited) {
+        if (on_terminal) std::fputs("\n", stderr);
+        if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
+        if (target_exited)
+          std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);
+      });
 
   int ran = 0;
-  for (const auto& [name, o] : {std::pair<const char*, const Outcome*>{"stacks", &stacks_out},
-                                {"sched", &sched_out},
-                                {"mmv", &mmv_out}}) {
+  for (const auto& [name, o] :
+       {std::pair<const char*, const recording::Outcome*>{"stacks", &rec.stacks},
+        {"sched", &rec.sched},
+        {"mmv", &rec.mmv}}) {
     std::string status = o->figures.value("status", "");
     std::string message = o->figures.value("message", "");
     if (status == "ok") ++ran;
@@ -460,13 +114,13 @@ int run_record(const RecordArgs& a) {
       std::fprintf(stderr, "hearth record: %s: %s%s%s\n", name, status.c_str(),
                    message.empty() ? "" : ": ", message.c_str());
   }
-  std::fputs(stacks_out.summary.c_str(), stderr);
-  if (cost) {
+  std::fputs(rec.stacks.summary.c_str(), stderr);
+  if (rec.cost) {
     std::fprintf(stderr, "hearth record: sampling cost: %s\n",
-                 report::sampling_cost_text(*cost).c_str());
+                 report::sampling_cost_text(*rec.cost).c_str());
   }
   if (auto r = write_file_atomically((fs::path(a.output) / report::kReportJson).string(),
-                                     meta.dump(2) + "\n");
+                                     rec.meta.dump(2) + "\n");
       !r) {
     std::fprintf(stderr, "hearth record: %s\n", r.error().message.c_str());
     return 1;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "collectors/sched/recorder.h"
+#include "collectors/sched/tracefs_instance.h"
 #include "collectors/sched/tsv_writer.h"
 #include "common/shutdown.h"
 
@@ -100,7 +101,7 @@ int run_sched(const SchedArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth sched: %s\n", p.c_str());
     return 2;
   }
-  if (!may_trace()) {
+  if (!sched::may_trace()) {
     std::fprintf(stderr,
                  "hearth sched: tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN — run as root "
                  "(sudo)\n");

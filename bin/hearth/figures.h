@@ -1,9 +1,12 @@
-// Numbers in the verbs' summaries: plain digits people read, and the figures of a list.
+// Numbers in the verbs' summaries: plain digits people read (the figures of a list, median_of
+// and max_of, are common/stats.h's).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/stats.h"
 
 namespace hearth::cli {
 
@@ -13,8 +16,5 @@ std::string plain_number(double v);
 
 // N with thousands separated: 1234567 -> "1,234,567".
 std::string thousands(uint64_t n);
-
-double median_of(std::vector<double> values);  // 0 when empty
-double max_of(const std::vector<double>& values);
 
 }  // namespace hearth::cli

@@ -68,18 +68,4 @@ bool report_reading(const char* verb, const profile::ReadStats& rs) {
   return true;
 }
 
-bool may_trace() {
-  constexpr int kCapSysAdmin = 21;
-  constexpr int kCapPerfmon = 38;
-  if (::geteuid() == 0) return true;
-  std::istringstream status(read_file("/proc/self/status").value_or(std::string()));
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
-    return (caps >> kCapPerfmon & 1) || (caps >> kCapSysAdmin & 1);
-  }
-  return false;
-}
-
 }  // namespace hearth::cli

@@ -1,6 +1,6 @@
 // Checks every verb makes before and while reading its inputs, each saying what is wrong in
 // one line: patterns that don't compile, outputs that would overwrite inputs, folded lines
-// skipped, and the permission tracing needs.
+// skipped.
 #pragma once
 
 #include <optional>
@@ -28,7 +28,5 @@ bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
 // counts went past kMaxWholeCount: the caller exits 2.
 bool report_reading(const char* verb, const profile::ReadStats& stats);
 
-// Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
-bool may_trace();
 
 }  // namespace hearth::cli

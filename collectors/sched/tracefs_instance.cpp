@@ -15,6 +15,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -374,6 +376,20 @@ Result<std::vector<CpuLoss>> TracefsInstance::losses() const {
     out.push_back(l);
   }
   return out;
+}
+
+bool may_trace() {
+  constexpr int kCapSysAdmin = 21;
+  constexpr int kCapPerfmon = 38;
+  if (::geteuid() == 0) return true;
+  std::istringstream status(read_file("/proc/self/status").value_or(std::string()));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+    return (caps >> kCapPerfmon & 1) || (caps >> kCapSysAdmin & 1);
+  }
+  return false;
 }
 
 }  // namespace hearth::sched

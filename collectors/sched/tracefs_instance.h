@@ -129,6 +129,9 @@ class TracefsInstance {
   InstanceOptions options_;
 };
 
+// Root, or CAP_PERFMON / CAP_SYS_ADMIN in the effective set: what tracefs tracing needs.
+bool may_trace();
+
 // Mounts tracefs at kTracingDir if needed. *MOUNTED tells whether this call mounted it.
 Result<void> ensure_tracefs_mounted(bool* mounted);
 

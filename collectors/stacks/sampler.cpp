@@ -90,9 +90,9 @@ std::string stack_key(const RawStack& s) {
 
 struct ThreadSample {
   pid_t tid;
-  uint32_t name;  // index into State::names
+  uint32_t name;  // index into Impl::names
   char state;
-  uint32_t stack;  // index into State::stacks
+  uint32_t stack;  // index into Impl::stacks
 };
 
 struct Round {
@@ -122,7 +122,7 @@ struct Slot {
 
 }  // namespace
 
-struct Sampler::State {
+struct Sampler::Impl {
   SamplerOptions options;
   std::optional<BpfCapture> bpf;           // the bpf method; else session
   std::string fallback;                    // why auto did not use bpf
@@ -581,15 +581,15 @@ struct Sampler::State {
   }
 };
 
-Sampler::Sampler(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Sampler::Sampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Sampler::Sampler(Sampler&&) noexcept = default;
 Sampler& Sampler::operator=(Sampler&&) noexcept = default;
 Sampler::~Sampler() {
-  if (state_) (void)detach();
+  if (impl_) (void)detach();
 }
 
 Result<Sampler> Sampler::attach(const SamplerOptions& options) {
-  auto s = std::make_unique<State>();
+  auto s = std::make_unique<Impl>();
   s->options = options;
   auto name = proc::thread_name(options.pid, options.pid);
   s->process_name = name ? *name : "?";
@@ -643,7 +643,7 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
 }
 
 Result<void> Sampler::sample(Release release) {
-  State& s = *state_;
+  Impl& s = *impl_;
   if (s.bpf) return s.round_bpf();  // holds nothing between rounds: no release to make
   if (!s.session) return fail("the target was released");
   RETURN_IF_ERROR(s.prepare_round());
@@ -664,7 +664,7 @@ Result<void> Sampler::sample(Release release) {
 }
 
 Result<void> Sampler::idle_for(std::chrono::microseconds duration) {
-  if (state_->session) return state_->session->idle_for(duration);
+  if (impl_->session) return impl_->session->idle_for(duration);
   // Nothing held: nothing to serve meanwhile.
   auto deadline = Clock::now() + duration;
   while (!shutdown_requested()) {
@@ -676,7 +676,7 @@ Result<void> Sampler::idle_for(std::chrono::microseconds duration) {
 }
 
 Result<void> Sampler::detach() {
-  State& s = *state_;
+  Impl& s = *impl_;
   if (!s.session) return {};
   Result<void> r = s.session->detach(PtraceSession::kDetachTimeout);
   if (r || s.session->target_exited()) s.session.reset();  // else: threads with a stop pending
@@ -684,11 +684,11 @@ Result<void> Sampler::detach() {
 }
 
 bool Sampler::holds_target() const {
-  return state_->session.has_value();
+  return impl_->session.has_value();
 }
 
 UnnamedFrames Sampler::unnamed_frames() {
-  State& s = *state_;
+  Impl& s = *impl_;
   std::unordered_map<uint32_t, uint64_t> samples_of;  // stack id → thread samples
   for (const Round& r : s.rounds) {
     for (const ThreadSample& t : r.threads) ++samples_of[t.stack];
@@ -722,7 +722,7 @@ UnnamedFrames Sampler::unnamed_frames() {
 }
 
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
-  State& s = *state_;
+  Impl& s = *impl_;
   std::unordered_map<pid_t, std::string> entry;
   if (!options.kernel_names) {
     s.tally_entries();
@@ -749,7 +749,7 @@ void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
 }
 
 std::string Sampler::raw_text(const AggregateOptions& options) {
-  State& s = *state_;
+  Impl& s = *impl_;
   if (!options.kernel_names) s.tally_entries();
   std::unordered_map<pid_t, std::string> entry;
   static const std::string kNone;
@@ -780,19 +780,19 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
 }
 
 const SamplerSummary& Sampler::summary() const {
-  return state_->summary;
+  return impl_->summary;
 }
 std::string_view Sampler::method() const {
-  return state_->bpf ? "bpf" : "ptrace";
+  return impl_->bpf ? "bpf" : "ptrace";
 }
 const std::string& Sampler::fallback_reason() const {
-  return state_->fallback;
+  return impl_->fallback;
 }
 pid_t Sampler::pid() const {
-  return state_->options.pid;
+  return impl_->options.pid;
 }
 std::string Sampler::process_name() const {
-  return state_->process_name;
+  return impl_->process_name;
 }
 
 }  // namespace hearth::stacks

@@ -137,9 +137,9 @@ class Sampler {
   std::string process_name() const;
 
  private:
-  struct State;
-  explicit Sampler(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  struct Impl;
+  explicit Sampler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hearth::stacks

@@ -1,0 +1,74 @@
+// One recording of a process: the stack sampler, the scheduler tracer and the MMV reader, each
+// on its own thread, over one shared window that ends at its deadline, on SIGINT/SIGTERM/SIGHUP
+// or when the target exits. Each collector writes its files into the output directory (the
+// names in render/report/report.h) and reports its figures; the caller writes report.json
+// from `meta` and renders the report. `hearth record` is this plus its command line; a future
+// `watch` (a recording that triggers on a condition) runs the same.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/stacks/sampler.h"
+#include "render/report/report.h"
+
+namespace hearth::recording {
+
+using json = nlohmann::json;
+
+struct Options {
+  pid_t pid = 0;
+  double duration = 10;   // s
+  std::string output;     // the report directory, which must exist
+  double frequency = 10;  // stack samples per second
+  stacks::CaptureMethod method = stacks::CaptureMethod::kAuto;
+  double mmv_interval = 1;       // s between MMV snapshots
+  std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is PID
+  bool no_stacks = false, no_sched = false, no_mmv = false;
+  bool wakeups = false;                   // the scheduler also records every wakeup
+  bool inherit = false;                   // the scheduler also records PID's descendant processes
+  std::vector<std::string> command_line;  // for report.json
+  // The summary lines of the stack sampler's run (called on its thread when it is done).
+  std::function<std::string(stacks::Sampler&)> sampler_summary;
+  // One line for the user while recording (e.g. the sampler fell back to ptrace).
+  std::function<void(const std::string&)> note;
+};
+
+// What one collector reports back: "status" (ok, failed, skipped), "message", and its own
+// figures (samples, stalls, events, losses ...), as report.json holds them.
+struct Outcome {
+  json figures = json::object();
+  std::string summary;  // the collector's lines for the end of the run
+  void ok();
+  void failed(const std::string& why);
+  void skipped(const std::string& why);
+  bool ran() const;  // status ok
+};
+
+struct Recording {
+  Outcome stacks, sched, mmv;
+  json meta;  // report.json: target, host, window, every collector's figures, sampling cost
+  // The sampler's stops as the target's threads felt them (when both stacks and sched ran).
+  std::optional<report::SamplingCost> cost;
+  bool interrupted = false;    // a signal ended the window early
+  bool target_exited = false;  // the target exited during the window
+};
+
+// About four times a second while the window runs (elapsed seconds, stack samples so far).
+using Progress = std::function<void(double elapsed_s, uint64_t samples)>;
+// Once when the window ends, before the collectors finish writing.
+using WindowEnded = std::function<void(bool interrupted, bool target_exited)>;
+
+// Runs the collectors over one window. A collector's failure (or an exception on its thread)
+// is its Outcome's; the recording itself always completes.
+Recording record(const Options& options, const Progress& progress = {},
+                 const WindowEnded& window_ended = {});
+
+}  // namespace hearth::recording
