@@ -51,4 +51,19 @@ bool parse_i64(std::string_view s, int64_t min, int64_t max, int64_t* v) {
   return true;
 }
 
+bool Lines::next(std::string_view* line) {
+  if (pos_ >= text_.size()) return false;
+  const size_t nl = text_.find('\n', pos_);
+  const size_t end = nl == std::string_view::npos ? text_.size() : nl;
+  *line = text_.substr(pos_, end - pos_);
+  if (line->ends_with('\r')) line->remove_suffix(1);
+  pos_ = end + 1;
+  ++number_;
+  return true;
+}
+
+std::unexpected<Error> Lines::error_at(uint64_t line, const std::string& message) const {
+  return fail(path_ + ":" + std::to_string(line) + ": " + message);
+}
+
 }  // namespace hearth::text

@@ -5,9 +5,33 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "common/result.h"
+
 namespace hearth::text {
+
+// The lines of a text ('\n' ends a line; a '\r' before it is dropped), numbered from 1, and
+// one-line errors that name the place: "PATH:LINE: MESSAGE".
+class Lines {
+ public:
+  Lines(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
+  // The next line into *LINE; false at the end of the text.
+  bool next(std::string_view* line);
+  // The number of the line last returned (0 before the first).
+  uint64_t number() const { return number_; }
+  std::unexpected<Error> error(const std::string& message) const {
+    return error_at(number_, message);
+  }
+  std::unexpected<Error> error_at(uint64_t line, const std::string& message) const;
+
+ private:
+  std::string_view text_;
+  std::string path_;
+  size_t pos_ = 0;
+  uint64_t number_ = 0;
+};
 
 // V as it may appear in a one-line error: in backquotes, at most 40 bytes, control and
 // non-ASCII bytes as '?', "..." when cut (a garbage file cannot garble the terminal).

@@ -104,16 +104,6 @@ std::string format_pct(double part, double whole) {
   return buf;
 }
 
-std::string with_thousands(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string group_name(std::string_view comm) {
   return pool_name(comm);
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/digits.h"
 #include "render/scene/scene.h"
 
 namespace hearth::charts {
@@ -47,8 +48,8 @@ scene::Rgb rank_color(size_t i, size_t position);
 std::string format_ns(double ns);
 // "12.3%" of WHOLE; "0.0%" when WHOLE is 0.
 std::string format_pct(double part, double whole);
-// 1234567 -> "1,234,567".
-std::string with_thousands(uint64_t n);
+// 1234567 -> "1,234,567" (common/digits.h).
+using hearth::with_thousands;
 
 // The pool a thread belongs to: every run of digits becomes '*' ("worker-12" -> "worker-*"),
 // except in a role's entry function ("app:run_shard2" stays): common/pool_name.h.

@@ -5,20 +5,12 @@
 #include <optional>
 #include <set>
 
+#include "common/digits.h"
+
 namespace hearth::report {
 namespace {
 
 using json = nlohmann::json;
-
-std::string with_thousands(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string fixed(double v, int decimals) {
   char buf[64];

@@ -94,39 +94,23 @@ using text::split_tabs;
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& path) : text_(text) { file_.path = path; }
+  Parser(std::string_view text, const std::string& path) : lines_(text, path) { file_.path = path; }
 
   Result<SchedFile> run();
 
  private:
-  std::unexpected<Error> error(const std::string& message) const {
-    return fail(file_.path + ":" + std::to_string(line_no_) + ": " + message);
-  }
-  bool next_line(std::string_view* line);
+  std::unexpected<Error> error(const std::string& message) const { return lines_.error(message); }
   Result<void> format_line(std::string_view line);
   Result<void> header_line(std::string_view line);
   Result<void> columns_line(std::string_view line);
   Result<void> row(std::string_view line);
   Result<uint64_t> number(std::string_view name, std::string_view value, Col type) const;
 
-  std::string_view text_;
-  size_t pos_ = 0;
-  uint64_t line_no_ = 0;
+  text::Lines lines_;
   SchedFile file_;
   std::set<std::string_view> seen_headers_;
   std::map<std::pair<int64_t, int>, uint64_t> seen_keys_;  // (tid, cpu or -1) -> line
 };
-
-bool Parser::next_line(std::string_view* line) {
-  if (pos_ >= text_.size()) return false;
-  size_t nl = text_.find('\n', pos_);
-  size_t end = nl == std::string_view::npos ? text_.size() : nl;
-  *line = text_.substr(pos_, end - pos_);
-  if (line->ends_with('\r')) line->remove_suffix(1);
-  pos_ = end + 1;
-  ++line_no_;
-  return true;
-}
 
 Result<void> Parser::format_line(std::string_view line) {
   constexpr std::string_view kPrefix = "# hearth sched.";
@@ -253,7 +237,7 @@ Result<void> Parser::row(std::string_view line) {
   auto tid = static_cast<int64_t>(n[0]);
   std::string comm(f[1]);
   auto unique = [&](int cpu) -> Result<void> {
-    auto [it, fresh] = seen_keys_.try_emplace({tid, cpu}, line_no_);
+    auto [it, fresh] = seen_keys_.try_emplace({tid, cpu}, lines_.number());
     if (fresh) return {};
     std::string what = "tid " + std::to_string(tid);
     if (cpu >= 0) what += " on cpu " + std::to_string(cpu);
@@ -290,10 +274,10 @@ Result<void> Parser::row(std::string_view line) {
 
 Result<SchedFile> Parser::run() {
   std::string_view line;
-  if (!next_line(&line)) return fail(file_.path + ": empty file, not a hearth sched file");
+  if (!lines_.next(&line)) return fail(file_.path + ": empty file, not a hearth sched file");
   RETURN_IF_ERROR(format_line(line));
   bool have_columns = false;
-  while (next_line(&line)) {
+  while (lines_.next(&line)) {
     if (line.empty()) continue;
     if (line.starts_with('#')) {
       if (!have_columns) RETURN_IF_ERROR(header_line(line));

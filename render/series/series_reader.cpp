@@ -60,7 +60,7 @@ std::optional<Semantics> parse_semantics(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& path) : text_(text) {
+  Parser(std::string_view text, const std::string& path) : lines_(text, path) {
     file_.path = path;
     file_.instances.emplace_back();
     instance_ids_.emplace("", 0);
@@ -68,19 +68,14 @@ class Parser {
   Result<SeriesFile> run();
 
  private:
-  std::unexpected<Error> error(const std::string& message) const {
-    return fail(file_.path + ":" + std::to_string(line_no_) + ": " + message);
-  }
-  bool next_line(std::string_view* line);
+  std::unexpected<Error> error(const std::string& message) const { return lines_.error(message); }
   Result<void> header(std::string_view line);
   Result<void> declaration(std::string_view line);
   Result<void> row(std::string_view line);
   Result<std::string> field(std::string_view what, std::string_view raw) const;
   Result<uint64_t> series_ref(std::string_view raw, bool may_be_empty) const;
 
-  std::string_view text_;
-  size_t pos_ = 0;
-  uint64_t line_no_ = 0;
+  text::Lines lines_;
   bool have_interval_ = false, have_clock_ = false, have_columns_ = false;
   SeriesFile file_;
   std::map<uint64_t, size_t> series_ids_;                            // id -> index
@@ -88,17 +83,6 @@ class Parser {
   std::unordered_map<std::string, uint32_t> instance_ids_;
   std::unordered_map<std::string, uint64_t> string_ids_;
 };
-
-bool Parser::next_line(std::string_view* line) {
-  if (pos_ >= text_.size()) return false;
-  size_t nl = text_.find('\n', pos_);
-  size_t end = nl == std::string_view::npos ? text_.size() : nl;
-  *line = text_.substr(pos_, end - pos_);
-  if (line->ends_with('\r')) line->remove_suffix(1);
-  pos_ = end + 1;
-  ++line_no_;
-  return true;
-}
 
 Result<std::string> Parser::field(std::string_view what, std::string_view raw) const {
   std::optional<std::string> s = unescape_field(raw);
@@ -288,10 +272,9 @@ Result<void> Parser::row(std::string_view line) {
 
 Result<SeriesFile> Parser::run() {
   std::string_view line;
-  if (!next_line(&line) || !line.starts_with(kSeriesMagic)) {
-    line_no_ = 1;
-    return error("not an MMV series file: expected `# hearth mmv.series 1` first, found " +
-                 shown(line));
+  if (!lines_.next(&line) || !line.starts_with(kSeriesMagic)) {
+    return lines_.error_at(
+        1, "not an MMV series file: expected `# hearth mmv.series 1` first, found " + shown(line));
   }
   uint64_t version = 0;
   if (!parse_u64(line.substr(kSeriesMagic.size()), &version)) {
@@ -304,7 +287,7 @@ Result<SeriesFile> Parser::run() {
                  std::to_string(kSeriesFormatVersion) + ")");
   }
   file_.version = static_cast<int>(version);
-  while (next_line(&line)) {
+  while (lines_.next(&line)) {
     if (line.empty()) continue;
     if (!have_columns_) {
       RETURN_IF_ERROR(header(line));
@@ -315,8 +298,7 @@ Result<SeriesFile> Parser::run() {
     }
   }
   if (!have_columns_) {
-    ++line_no_;
-    return error("the file ends before the column names line");
+    return lines_.error_at(lines_.number() + 1, "the file ends before the column names line");
   }
   return std::move(file_);
 }
