@@ -15,6 +15,7 @@
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
+#include "render/report/report.h"
 #include "render/sched/sched_tsv_reader.h"
 #include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
@@ -135,6 +136,12 @@ int run_chart(const ChartArgs& a) {
   }
 
   charts::ChartOptions o;
+  // A report directory: the threads keep the names the stack sampler gave them (roles).
+  for (const std::string& in : a.inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) continue;
+    for (auto& [tid, name] : report::sampled_thread_names(in)) o.thread_names.emplace(tid, name);
+  }
   o.title = a.title;
   o.width = a.width;
   o.sort = *charts::parse_sort_key(a.sort);

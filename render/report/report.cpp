@@ -523,6 +523,21 @@ std::string index_path(const std::string& dir) {
   return (fs::path(dir) / kIndexHtml).lexically_normal().string();
 }
 
+std::map<int64_t, std::string> sampled_thread_names(const std::string& dir) {
+  std::map<int64_t, std::string> names;
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {});
+  if (!reader.read_file(path_in(dir, kStacksFolded))) return names;
+  for (profile::NodeId c = tree.node(profile::kRoot).first_child; c != profile::kNone;
+       c = tree.node(c).next_sibling) {
+    std::string_view root = tree.name(tree.node(c).name);
+    if (!profile::is_thread_root(root)) continue;
+    auto [name, tid] = parse_root(root);
+    if (tid >= 0) names.emplace(tid, std::move(name));
+  }
+  return names;
+}
+
 Result<RenderResult> render_report(const RenderOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(o.dir, ec)) return fail(o.dir + ": not a directory");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ std::vector<std::string> rendered_files(const std::string& dir);
 
 // DIR/index.html as people write paths: "rec/" and "rec//" give "rec/index.html".
 std::string index_path(const std::string& dir);
+
+// The names the stack sampler gave the threads it sampled (an unnamed thread's role, see the
+// README), by tid, from DIR/stacks.folded: what the report's scheduler charts and
+// `hearth chart DIR` call the threads. Empty when DIR has no readable stacks.folded.
+std::map<int64_t, std::string> sampled_thread_names(const std::string& dir);
 
 // Renders every picture the directory's inputs allow and writes index.html. Fails only when
 // nothing can be written (not a directory, no permission); damaged inputs are problems.

@@ -183,7 +183,11 @@ TEST(RolesCli, RecordShowsRolesInTheChartsAndTheThreadsTable) {
   const std::string states = read_all(dir / "sched.states.tsv");
   const std::string chart = read_all(dir / "sched.svg");
   const std::string html = read_all(dir / "index.html");
+  // `hearth chart DIR` on the report directory names the threads as the report does.
+  HearthRun c = run_hearth({"chart", dir.string(), "-o", (dir / "again.svg").string()});
+  const std::string again = read_all(dir / "again.svg");
   fs::remove_all(dir);
+  ASSERT_EQ(WEXITSTATUS(c.status), 0) << c.err;
   const pid_t ingest = s.tids["ingest_main"].at(0);
   EXPECT_NE(folded.find(root("roles_target-no:ingest_main", ingest)), std::string::npos);
   EXPECT_NE(states.find(std::to_string(ingest) + "\troles_target-no\t"), std::string::npos)
@@ -193,6 +197,7 @@ TEST(RolesCli, RecordShowsRolesInTheChartsAndTheThreadsTable) {
     const std::string role = std::string("roles_target-no:") + f;
     EXPECT_NE(chart.find(role), std::string::npos) << role;
     EXPECT_NE(html.find(">" + role + "</a>"), std::string::npos) << role;
+    EXPECT_NE(again.find(role), std::string::npos) << role;
   }
   // The collectors table in words.
   EXPECT_NE(html.find(" samples at 20 Hz of up to 6 threads: "), std::string::npos) << html;
