@@ -377,7 +377,7 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   // The sampler's stops as the target's threads felt them: only when both ran over the window
   // (without the sampler, any stopped time is another tracer's).
   std::optional<report::SamplingCost>& cost = rec.cost;
-  if (stop_cost && stacks_out.figures.value("status", "") == "ok") {
+  if (stop_cost && stacks_out.ran()) {
     cost = report::SamplingCost{.window_pct = stop_cost->share * 100,
                                 .stop_median_us = stop_cost->median_stop_ns / 1e3,
                                 .threads = stop_cost->threads,

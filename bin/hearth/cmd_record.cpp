@@ -109,8 +109,8 @@ int run_record(const RecordArgs& a) {
         {"mmv", &rec.mmv}}) {
     std::string status = o->figures.value("status", "");
     std::string message = o->figures.value("message", "");
-    if (status == "ok") ++ran;
-    if (status != "ok" || !message.empty())
+    if (o->ran()) ++ran;
+    if (!o->ran() || !message.empty())
       std::fprintf(stderr, "hearth record: %s: %s%s%s\n", name, status.c_str(),
                    message.empty() ? "" : ": ", message.c_str());
   }
