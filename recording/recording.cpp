@@ -99,7 +99,10 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   std::string ended_because;
   auto period = microseconds(static_cast<int64_t>(1e6 / a.frequency));
   auto next = Clock::now();
-  while (!w->ended()) {
+  // The first sample is taken even when the window ended while the sampler attached (loading
+  // a large process's symbols can outlast a short window on a busy host): a report with one
+  // sample says more than a failed collector.
+  for (bool first = true; first || !w->ended(); first = false) {
     if (auto r = sampler->sample(); !r) {
       ended_because = r.error().message;
       break;
@@ -120,8 +123,8 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     if (wait.count() <= 0) next = std::max(next, Clock::now() - period);
   }
   (void)sampler->detach();
-  if (sampler->summary().rounds == 0) {
-    return out->failed(ended_because.empty() ? "no sample taken" : ended_because);
+  if (sampler->summary().thread_samples == 0) {  // no round, or the target was already gone
+    return out->failed(ended_because.empty() ? "no stack taken" : ended_because);
   }
   stacks::AggregateOptions ao;
   auto write = [&]() -> Result<void> {

@@ -43,7 +43,9 @@ fs::path fresh_dir(const std::string& name) {
   return d;
 }
 
-void expect_complete_report(const fs::path& dir, const Target& target) {
+// MIN_SAMPLES: what the window surely gave the stack sampler; a window ended by Ctrl-C gives at
+// least one whatever the machine's load (the sampler's attach can take most of a short window).
+void expect_complete_report(const fs::path& dir, const Target& target, int min_samples = 3) {
   for (const char* f :
        {"index.html", "report.json", "stacks.folded", "stacks.raw.txt", "flame.svg",
         "sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.svg"}) {
@@ -58,7 +60,7 @@ void expect_complete_report(const fs::path& dir, const Target& target) {
   EXPECT_EQ(meta["target"]["comm"], "stack_target-fp");
   EXPECT_FALSE(meta["host"].get<std::string>().empty());
   EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
-  EXPECT_GE(meta["collectors"]["stacks"]["samples"].get<int>(), 3);
+  EXPECT_GE(meta["collectors"]["stacks"]["samples"].get<int>(), min_samples);
   // How the stacks were taken adds up; with bpf the sleepers were copied without a stop.
   const json& st = meta["collectors"]["stacks"];
   EXPECT_GE(st["stall_median_ms"].get<double>(), 0);
@@ -135,7 +137,7 @@ TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
   EXPECT_LT(Clock::now() - start, 30s);
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
-  expect_complete_report(dir, *target);
+  expect_complete_report(dir, *target, 1);
   json meta = json::parse(read_all(dir / "report.json"));
   EXPECT_TRUE(meta["interrupted"].get<bool>());
   EXPECT_LT(meta["window_s"].get<double>(), 30);
@@ -166,7 +168,9 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   ASSERT_TRUE(target);
   fs::path dir = fresh_dir("exit");
   std::thread closer([&] {
-    std::this_thread::sleep_for(1s);
+    // Long enough for the sampler to attach and sample first on a loaded machine (1 s was
+    // not, under ThreadSanitizer at load 17).
+    std::this_thread::sleep_for(3s);
     target->close_stdin();  // the target exits
   });
   auto start = Clock::now();
@@ -179,7 +183,7 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   EXPECT_TRUE(meta["target_exited"].get<bool>());
   EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
   EXPECT_TRUE(fs::exists(dir / "index.html"));
-  EXPECT_TRUE(fs::exists(dir / "flame.svg"));
+  EXPECT_TRUE(fs::exists(dir / "flame.svg")) << r.err;
 }
 
 // The stack sampler's stops as the scheduler saw them (issue 12): sched.states.tsv's stopped

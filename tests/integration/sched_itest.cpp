@@ -225,7 +225,9 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   }
   const auto* sleeper = by_comm(states, "sleeper");
   ASSERT_NE(sleeper, nullptr);
-  EXPECT_GT(u(*sleeper, "sleeping_ns"), window * 9 / 10);
+  // Mostly asleep. On a loaded machine (other work on CPU 0 too) each of its 100 wakeups can
+  // wait a few ms for the CPU, which counts as runnable: 82% asleep was seen at load 10.
+  EXPECT_GT(u(*sleeper, "sleeping_ns"), window * 6 / 10);
   EXPECT_GT(u(*sleeper, "switches_sleeping"), 50u);
 
   // Each hog preempts the other, many times (the sleeper, waking every 20 ms on the same CPU,
@@ -243,7 +245,9 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
     }
     ASSERT_NE(row_of_other, nullptr) << victim;
     EXPECT_GT(u(*row_of_other, "count"), 5u) << victim;
-    EXPECT_GT(u(*row_of_other, "time_ns"), window / 10) << victim;
+    // Idle, about half the window; at load 10 (other programs share CPU 0 and preempt the hogs
+    // too) 104 ms of 2 s was seen.
+    EXPECT_GT(u(*row_of_other, "time_ns"), window / 50) << victim;
   }
 
   // Tenancy: the hogs only ever ran on CPU 0; per-thread sums equal on-CPU time.

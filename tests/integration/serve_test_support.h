@@ -23,11 +23,12 @@
 
 namespace hearth::serve_test {
 
-// Built with AddressSanitizer (bin/test's sanitizer stage): the server reserves terabytes of
-// address space for its shadow and keeps freed memory in quarantine, so an address-space limit
-// stops it from starting and its peak resident set says nothing about hearth's own memory.
-// Memory bounds are checked in the Release build; behaviour is checked in both.
-#if defined(__SANITIZE_ADDRESS__)
+// Built with AddressSanitizer or ThreadSanitizer (bin/test's sanitizer stages): the server
+// reserves terabytes of address space for its shadow (and ASan keeps freed memory in
+// quarantine), so an address-space limit stops it from starting and its peak resident set says
+// nothing about hearth's own memory. Memory bounds are checked in the Release build; behaviour
+// is checked in all.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;
