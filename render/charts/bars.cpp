@@ -215,13 +215,7 @@ SectionGeometry draw_section(const Section& sec, int index, scene::Scene* s, dou
     s->texts.push_back(std::move(foot));
     bottom += 18;
   }
-  // The SVG's base style sets every text's font size (CSS beats the font-size attribute):
-  // other sizes need a class, "f10" for 10 px (templates/chart.css).
-  for (size_t i = first_text; i < s->texts.size(); ++i) {
-    scene::Text& t = s->texts[i];
-    if (t.size == s->font_size) continue;
-    t.css_class += (t.css_class.empty() ? "f" : " f") + std::to_string(std::lround(t.size));
-  }
+  add_size_classes(s, first_text);
   *y = bottom + 22;
   return g;
 }

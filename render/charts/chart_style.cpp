@@ -118,6 +118,14 @@ std::string thread_who(std::string_view comm, int64_t tid, size_t threads) {
   return group_name(comm) + " (" + std::to_string(threads) + " threads)";
 }
 
+void add_size_classes(scene::Scene* s, size_t first) {
+  for (size_t i = first; i < s->texts.size(); ++i) {
+    scene::Text& t = s->texts[i];
+    if (t.size == s->font_size) continue;
+    t.css_class += (t.css_class.empty() ? "f" : " f") + std::to_string(std::lround(t.size));
+  }
+}
+
 size_t char_count(std::string_view s) {
   return utf8::length(s);
 }

@@ -67,6 +67,11 @@ std::string elide(std::string_view s, size_t max_chars);
 // Characters of S, counted as common/utf8.h does.
 size_t char_count(std::string_view s);
 
+// The SVG's base style sets every text's font size (CSS beats the font-size attribute), so a
+// text of another size needs a class: "f10" for 10 px (templates/chart.css). Adds it to the
+// scene's texts from FIRST on.
+void add_size_classes(scene::Scene* s, size_t first);
+
 // Axis ticks for a time axis 0..FULL_NS: a round step (1, 2 or 5 × 10^k ns) giving at most
 // MAX_TICKS intervals; labels in the unit of the largest tick ("0", "0.5 ms", "1 ms").
 struct Tick {

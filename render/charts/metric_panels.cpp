@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -106,15 +107,9 @@ void build_line(const SeriesFile& f, const series::MetricInfo& m, std::vector<Ra
     // Values so large that axis arithmetic would overflow (1e306 - -1e308) are not drawn:
     // no real metric reaches them, and a damaged file must not break the picture.
     auto drawable = [](double v) { return std::isfinite(v) && std::fabs(v) < 1e200; };
+    std::optional<double> v;  // the point this snapshot gives, if any
     if (!panel->rate) {
-      double v = r.p->value * panel->unit.factor;
-      if (!drawable(v)) {
-        close();
-        prev = nullptr;
-        continue;
-      }
-      run.push_back({t, v});
-      widen(panel, v);
+      v = r.p->value * panel->unit.factor;
     } else if (prev && !gap && r.t > prev->t) {
       if (went_down(m.type, *prev->p, *r.p)) {
         ++line->resets;
@@ -122,17 +117,19 @@ void build_line(const SeriesFile& f, const series::MetricInfo& m, std::vector<Ra
       } else {
         double per_s =
             increase(m.type, *prev->p, *r.p) / (static_cast<double>(r.t - prev->t) / 1e9);
-        double v = per_s * panel->unit.factor;
-        if (!drawable(v)) {
-          close();
-          prev = nullptr;
-          continue;
-        }
-        run.push_back({t, v});
-        widen(panel, v);
+        v = per_s * panel->unit.factor;
       }
     } else if (prev && r.t <= prev->t) {
       continue;  // the same snapshot time again: no interval to divide by; keep the first
+    }
+    if (v) {
+      if (!drawable(*v)) {
+        close();
+        prev = nullptr;
+        continue;
+      }
+      run.push_back({t, *v});
+      widen(panel, *v);
     }
     prev = &r;
   }

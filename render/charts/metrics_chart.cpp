@@ -398,12 +398,7 @@ std::vector<PanelGeometry> draw_metrics(const PanelSet& set, const std::string& 
     s->texts.push_back(std::move(ft));
     bottom += 16;
   }
-  // Sizes other than the base one need a class (templates/chart.css: "f10" for 10 px).
-  for (size_t i = first_text; i < s->texts.size(); ++i) {
-    scene::Text& tx = s->texts[i];
-    if (tx.size == s->font_size) continue;
-    tx.css_class += (tx.css_class.empty() ? "f" : " f") + std::to_string(std::lround(tx.size));
-  }
+  add_size_classes(s, first_text);
   *y = bottom + 10;
   if (stats) {
     stats->panels = set.panels.size();

@@ -31,6 +31,7 @@
 #include "render/profile/folded_writer.h"
 #include "render/profile/frame_tree.h"
 #include "render/svg/xml.h"
+#include "tests/support/strict_utf8.h"
 
 namespace {
 
@@ -51,28 +52,6 @@ bool same_total(profile::Count a, profile::Count b) {
   if (!a.fractional && !b.fractional) return a.whole == b.whole;
   if (a.value == b.value) return true;
   return std::fabs(a.value - b.value) <= 1e-9 * std::fmax(std::fabs(a.value), std::fabs(b.value));
-}
-
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned char c = b(0);
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xc2 && c <= 0xdf ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((b(k) & 0xc0) != 0x80) return false;
-    }
-    if ((c == 0xe0 && b(1) < 0xa0) || (c == 0xed && b(1) > 0x9f) || (c == 0xf0 && b(1) < 0x90) ||
-        (c == 0xf4 && b(1) > 0x8f)) {
-      return false;
-    }
-    i += n;
-  }
-  return true;
 }
 
 profile::FrameTree parse(std::string_view text, profile::Merge merge, bool reverse,
@@ -103,7 +82,7 @@ void check_name(std::string_view name, size_t chars) {
   if (flame::code_points(label) > chars) die("label too long", bare, label);
   for (std::string_view s : {name, std::string_view(label)}) {
     std::string x = svg::escaped(s);
-    if (!valid_utf8(x)) die("escaped text is not UTF-8", s, x);
+    if (!hearth::test_support::strict_utf8(x)) die("escaped text is not UTF-8", s, x);
     if (x.find('<') != std::string::npos) die("raw '<' in escaped text", s, x);
   }
 }

@@ -6,16 +6,7 @@ set -uo pipefail
 hearth=${1:?usage: diff_cli.sh HEARTH_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
 pair=$here/../golden/inputs/diffpair
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-expect_exit() {  # expect_exit CODE DESCRIPTION -- COMMAND...
-  local want=$1 what=$2; shift 3
-  "$@" >"$t/out" 2>"$t/err" </dev/null; local got=$?
-  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, want $want; stderr: $(cat "$t/err")"; fi
-}
+. "$here/cli_lib.sh"
 
 # Identical inputs: exit 0 whatever the threshold, no change reported.
 expect_exit 0 "identical inputs" -- "$hearth" diff "$pair/base.folded" "$pair/base.folded" --fail-above 0
@@ -84,5 +75,4 @@ expect_exit 2 "bad options" -- "$hearth" diff "$pair/base.folded" "$pair/new.fol
 expect_exit 2 "unwritable output" -- "$hearth" diff "$pair/base.folded" "$pair/new.folded" --summary "$t/missing/dir/s.md"
 ls "$t" | grep -q 'hearth-tmp' && bad "temp files left behind" || ok
 
-echo "diff_cli: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish diff_cli

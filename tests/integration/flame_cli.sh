@@ -6,16 +6,7 @@ set -uo pipefail
 hearth=${1:?usage: flame_cli.sh HEARTH_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
 inputs=$here/../golden/inputs
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-expect_exit() {  # expect_exit CODE DESCRIPTION -- COMMAND...
-  local want=$1 what=$2; shift 3
-  "$@" >"$t/out" 2>"$t/err" </dev/null; local got=$?
-  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, want $want; stderr: $(cat "$t/err")"; fi
-}
+. "$here/cli_lib.sh"
 
 # A file in, an SVG out.
 expect_exit 0 "svg from a file" -- "$hearth" flame "$inputs/threads.folded" -o "$t/a.svg"
@@ -153,5 +144,4 @@ wait $reader
 # Version names the revision.
 "$hearth" --version | grep -Eq '^hearth [0-9]+\.[0-9]+\.[0-9]+ \(' && ok || bad "--version: $("$hearth" --version)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish flame_cli

@@ -8,11 +8,7 @@ hearth=${1:?usage: same_file_cli.sh HEARTH_BINARY}
 hearth=$(cd "$(dirname "$hearth")" && pwd)/$(basename "$hearth")  # the commands run in $t/w
 here=$(cd "$(dirname "$0")" && pwd)
 inputs=$here/../golden/inputs
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$here/cli_lib.sh"
 
 # A listing of every file under $t/w with its checksum: what "nothing written" compares.
 snapshot() { (cd "$t/w" && find . -printf '%p %y %l\n' | sort && find . -type f -exec md5sum {} + | sort); }
@@ -123,5 +119,4 @@ fresh
 refused stacks "two outputs" "outputs a.folded and ./a.folded are the same file — choose another name" -- \
   "$hearth" stacks -p "$$" -o a.folded --raw ./a.folded
 
-echo "same_file_cli: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish same_file_cli

@@ -9,6 +9,7 @@
 
 #include "render/scene/color.h"
 #include "render/scene/format.h"
+#include "tests/support/strict_utf8.h"
 
 namespace hearth {
 namespace {
@@ -19,29 +20,6 @@ std::string rep(int n) {
   std::string s;
   for (int i = 0; i < n; ++i) s += kFffd;
   return s;
-}
-
-// A strict UTF-8 check written independently of xml.cpp (RFC 3629 table 3-7).
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned char c = b(0);
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xc2 && c <= 0xdf ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((b(k) & 0xc0) != 0x80) return false;
-    }
-    if (c == 0xe0 && b(1) < 0xa0) return false;
-    if (c == 0xed && b(1) > 0x9f) return false;
-    if (c == 0xf0 && b(1) < 0x90) return false;
-    if (c == 0xf4 && b(1) > 0x8f) return false;
-    i += n;
-  }
-  return true;
 }
 
 TEST(Xml, EscapesMarkup) {
@@ -100,7 +78,7 @@ TEST(Xml, RandomBytesGiveWellFormedText) {
     std::string in(rng() % 24, '\0');
     for (char& c : in) c = static_cast<char>(rng() % 4 == 0 ? '<' + rng() % 3 : rng());
     std::string out = svg::escaped(in);
-    ASSERT_TRUE(valid_utf8(out)) << round;
+    ASSERT_TRUE(test_support::strict_utf8(out)) << round;
     ASSERT_EQ(out.find_first_of("<>\""), std::string::npos) << round;
     for (unsigned char c : out) ASSERT_TRUE(c >= 0x20 || c == '\t') << round;
   }
