@@ -90,14 +90,14 @@ struct JvmLitter {
   pid_t pid = 0;
   std::string dir;
   ~JvmLitter() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
     if (pid <= 0) return;
     const std::string p = std::to_string(pid);
-    std::error_code ec;
     for (const std::string& f :
          {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
           fs::current_path(ec).string() + "/.attach_pid" + p})
       fs::remove(f, ec);
-    if (!dir.empty()) fs::remove_all(dir, ec);
   }
 };
 
