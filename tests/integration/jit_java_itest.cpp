@@ -2,7 +2,8 @@
 // runs tests/integration/targets/Hot.java, compiled here with javac, with frame pointers kept
 // (-XX:+PreserveFramePointer); `jcmd PID Compiler.perfmap` writes /tmp/perf-PID.map. Before the
 // map, the summary says how to write one; after it, the worker threads' stacks name Hot.fib,
-// marked _[j], down to the threads' entry in libjvm.
+// marked _[j], down to the threads' entry in libjvm. Then a JVM without the flag: stacks cut
+// short in compiled code, and the summary names the flag.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,19 +88,43 @@ WorkerStacks worker_stacks(const std::string& folded) {
 // map, and the attach mechanism's socket and trigger file (the JVM removes its socket when it
 // exits normally, not when killed).
 struct JvmLitter {
-  pid_t pid = 0;
+  std::vector<pid_t> pids;
   std::string dir;
   ~JvmLitter() {
     std::error_code ec;
     if (!dir.empty()) fs::remove_all(dir, ec);
-    if (pid <= 0) return;
-    const std::string p = std::to_string(pid);
-    for (const std::string& f :
-         {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
-          fs::current_path(ec).string() + "/.attach_pid" + p})
-      fs::remove(f, ec);
+    for (const pid_t pid : pids) {
+      const std::string p = std::to_string(pid);
+      for (const std::string& f :
+           {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
+            fs::current_path(ec).string() + "/.attach_pid" + p})
+        fs::remove(f, ec);
+    }
   }
 };
+
+// Has the JVM PID write its perf map (jcmd PID Compiler.perfmap) until the map names Hot.fib and
+// its Hot entries stop changing between two snapshots: the JIT compiles Hot.fib within its first
+// calls (tiered: C1, then C2), and the map is a snapshot of the code cache. A generous bound, not
+// a timing. The map's Hot lines ("" if it never named Hot.fib).
+std::string write_perf_map(const std::string& pid, const std::string& log) {
+  const std::string map = "/tmp/perf-" + pid + ".map";
+  std::string hot_lines, previous;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    if (run({"/usr/bin/jcmd", "-J-XX:-UsePerfData", pid, "Compiler.perfmap"}, log) == 0) {
+      std::istringstream in(slurp(map));
+      hot_lines.clear();
+      for (std::string line; std::getline(in, line);) {
+        if (line.find(" Hot.") != std::string::npos) hot_lines += line + "\n";
+      }
+      if (hot_lines.find("Hot.fib(int)") != std::string::npos && hot_lines == previous)
+        return hot_lines;
+      previous = hot_lines;
+    }
+    std::this_thread::sleep_for(250ms);
+  }
+  return hot_lines.find("Hot.fib(int)") != std::string::npos ? hot_lines : "";
+}
 
 TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
@@ -121,9 +146,8 @@ TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
   auto t = Target::start("/usr/bin/java", {"-XX:+PreserveFramePointer", "-XX:-UsePerfData", "-cp",
                                            litter.dir, "Hot", "2"});
   ASSERT_TRUE(t);
-  litter.pid = t->pid();
+  litter.pids.push_back(t->pid());
   const std::string pid = std::to_string(t->pid());
-  const std::string map = "/tmp/perf-" + pid + ".map";
 
   {
     SCOPED_TRACE("no perf map");
@@ -137,23 +161,7 @@ TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
     EXPECT_NE(r.err.find("jcmd PID Compiler.perfmap"), std::string::npos) << r.err;
   }
 
-  // The JIT compiles Hot.fib within its first calls (tiered: C1, then C2); the map is a snapshot
-  // of the code cache, so it is written again until it names Hot.fib and the Hot entries stop
-  // changing between two snapshots (C2's code is in). A generous bound, not a timing.
-  std::string hot_lines, previous;
-  for (int attempt = 0; attempt < 60; ++attempt) {
-    if (run({"/usr/bin/jcmd", "-J-XX:-UsePerfData", pid, "Compiler.perfmap"}, log) == 0) {
-      std::istringstream in(slurp(map));
-      hot_lines.clear();
-      for (std::string line; std::getline(in, line);) {
-        if (line.find(" Hot.") != std::string::npos) hot_lines += line + "\n";
-      }
-      if (hot_lines.find("Hot.fib(int)") != std::string::npos && hot_lines == previous) break;
-      previous = hot_lines;
-    }
-    std::this_thread::sleep_for(250ms);
-  }
-  ASSERT_NE(hot_lines.find("Hot.fib(int)"), std::string::npos) << slurp(log) << slurp(map);
+  ASSERT_NE(write_perf_map(pid, log), "") << slurp(log);
 
   for (const char* method : {"auto", "ptrace"}) {
     SCOPED_TRACE(method);
@@ -169,7 +177,29 @@ TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
     EXPECT_GE(w.reach_entry * 3, w.samples * 2) << r.out;
     EXPECT_EQ(w.unknown_runs, 0) << r.out;
     EXPECT_EQ(r.err.find("no perf map"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("-XX:+PreserveFramePointer"), std::string::npos) << r.err;
   }
+  t.reset();
+
+  // Without -XX:+PreserveFramePointer (the JVM's default), compiled code uses rbp as a register:
+  // a worker's stack is its leaf method, cut short, and the summary names the flag.
+  SCOPED_TRACE("-XX:-PreserveFramePointer");
+  auto nofp = Target::start("/usr/bin/java", {"-XX:-UsePerfData", "-cp", litter.dir, "Hot", "2"});
+  ASSERT_TRUE(nofp);
+  litter.pids.push_back(nofp->pid());
+  const std::string nofp_pid = std::to_string(nofp->pid());
+  ASSERT_NE(write_perf_map(nofp_pid, log), "") << slurp(log);
+  HearthRun r =
+      hearth::testing_support::run_hearth({"stacks", "-p", nofp_pid, "-d", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  const WorkerStacks w = worker_stacks(r.out);
+  ASSERT_GT(w.samples, 0) << r.out;
+  EXPECT_GE(w.named_leaf * 3, w.samples * 2) << r.out;  // the leaf is still named
+  EXPECT_EQ(w.reach_entry, 0) << r.out;
+  EXPECT_NE(r.err.find("stop in it (compiled without frame pointers): start Java with "
+                       "-XX:+PreserveFramePointer"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
