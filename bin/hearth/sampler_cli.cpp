@@ -55,7 +55,17 @@ std::string unnamed_hint(const stacks::UnnamedFrames& frames) {
 }
 
 std::string jit_hint(const stacks::UnnamedFrames& frames) {
-  if (frames.samples == 0 || frames.perf_map) return "";
+  if (frames.samples == 0) return "";
+  if (frames.perf_map) {
+    // Of the stacks through JIT code: a busy JIT thread among many idle native ones counts.
+    if (frames.jit == 0) return "";
+    const double lost = static_cast<double>(frames.lost_in_jit) / static_cast<double>(frames.jit);
+    if (lost < kUnnamedHintShare) return "";
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * lost);
+    return std::string(pct) + " of the stacks through JIT-compiled code stop in it (compiled " +
+           "without frame pointers): start Java with -XX:+PreserveFramePointer (Node keeps them)";
+  }
   const double share = static_cast<double>(frames.unknown) / static_cast<double>(frames.samples);
   if (share < kUnnamedHintShare) return "";
   char pct[16];

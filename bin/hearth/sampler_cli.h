@@ -32,7 +32,8 @@ std::string unnamed_hint(const stacks::UnnamedFrames& frames);
 
 // The hint line for stacks through code outside every file ("[unknown]": JIT-compiled code) when
 // the target wrote no perf map and they are kUnnamedHintShare of the samples or more: which
-// runtime flag writes one.
+// runtime flag writes one. With a map, when kUnnamedHintShare of the samples or more were cut
+// short in JIT code (compiled without frame pointers): the flag that keeps them.
 std::string jit_hint(const stacks::UnnamedFrames& frames);
 
 }  // namespace hearth::cli

@@ -68,6 +68,7 @@ struct RawStack {
   std::vector<uint64_t> ips;
   std::vector<uint32_t> exact_ips;
   bool truncated = false;
+  bool lost = false;  // truncated where no unwind info or frame pointer led on (not a limit)
   std::vector<std::string> kernel;
   std::vector<uint64_t> kernel_ips;
 };
@@ -77,7 +78,7 @@ std::string stack_key(const RawStack& s) {
   key.append(reinterpret_cast<const char*>(s.ips.data()), s.ips.size() * sizeof(uint64_t));
   key.push_back('\0');
   for (uint32_t e : s.exact_ips) key.append(reinterpret_cast<const char*>(&e), sizeof e);
-  key.push_back(s.truncated ? '1' : '0');
+  key.push_back(s.truncated ? (s.lost ? '2' : '1') : '0');
   for (const std::string& k : s.kernel) {
     key.push_back('\0');
     key += k;
@@ -268,6 +269,7 @@ struct Sampler::Impl {
     raw.ips = unwinder->unwind(slot.regs, slot.copy, options.max_frames, &status);
     raw.exact_ips = std::move(status.exact_ips);
     raw.truncated = status.stop != UnwindStop::kEndOfStack;
+    raw.lost = status.stop == UnwindStop::kNoUnwindInfo || status.stop == UnwindStop::kBadFrame;
     *deeper = status.stop == UnwindStop::kOutsideCopy && slot.stack_bytes < options.max_stack_bytes;
     if (*deeper) {
       slot.stack_bytes = std::min(slot.stack_bytes * 2, options.max_stack_bytes);
@@ -697,10 +699,19 @@ UnnamedFrames Sampler::unnamed_frames() {
   std::unordered_map<std::string, uint64_t> modules;
   for (const auto& [id, n] : samples_of) {
     out.samples += n;
-    bool unknown = false;
-    for (const std::string& f : s.frames_of(id)) {
+    const std::vector<std::string>& frames = s.frames_of(id);
+    // Root first: "[truncated]", then the outermost frame the unwinding reached.
+    if (s.stacks[id].lost && frames.size() > 1 &&
+        (frames[1].ends_with("_[j]") || frames[1] == "[unknown]"))
+      out.lost_in_jit += n;
+    bool unknown = false, jit = false;
+    for (const std::string& f : frames) {
       if (f.ends_with("_[k]") || f == "[truncated]") continue;
       out.frames += n;
+      if (!jit && (f.ends_with("_[j]") || f == "[unknown]")) {
+        jit = true;
+        out.jit += n;
+      }
       if (f == "[unknown]" && !unknown) {
         unknown = true;
         out.unknown += n;

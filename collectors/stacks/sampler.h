@@ -86,9 +86,11 @@ struct UnnamedFrames {
   uint64_t unnamed = 0;                                     // of those, "[module+0x…]"
   std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
   uint64_t samples = 0;                                     // thread samples
-  uint64_t unknown = 0;   // of those, with a frame outside every file ("[unknown]": JIT code
-                          // with no perf map entry)
-  bool perf_map = false;  // the target's perf map was found
+  uint64_t unknown = 0;      // of those, with a frame outside every file ("[unknown]": JIT code
+                             // with no perf map entry)
+  uint64_t jit = 0;          // of those, through JIT code ("_[j]" or "[unknown]" frames)
+  uint64_t lost_in_jit = 0;  // of those, cut short in JIT code: no frame pointer led on from it
+  bool perf_map = false;     // the target's perf map was found
   std::string perf_map_path;
 };
 
