@@ -19,11 +19,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "collectors/stacks/ptrace_session.h"
+#include "collectors/stacks/roots.h"
 #include "collectors/stacks/stack_counts.h"
 #include "common/result.h"
 
@@ -44,13 +46,9 @@ struct SamplerOptions {
   size_t max_stack_bytes = 1 << 20;
   std::chrono::microseconds stop_timeout{10000};  // threads not stopped by then are skipped
   bool kernel_stacks = true;  // sleeping threads: /proc/PID/task/TID/stack as _[k] frames
-};
-
-struct AggregateOptions {
-  bool merge_threads = false;  // root "[NAME]" instead of "[NAME tid=TID]"
-  bool state_frames = false;   // a frame like "[S sleeping]" under the thread
-  // Roots name threads by their comm only, not by their role (thread_roles.h).
-  bool kernel_names = false;
+  bool read_title = false;    // read the process title each round (AggregateOptions::title_frames)
+  // Sample times count from here (several samplers of one run share it); default: attach.
+  std::optional<std::chrono::steady_clock::time_point> epoch;
 };
 
 // Figures for the summary line and report.json: what the target paid, what we got.
@@ -127,6 +125,13 @@ class Sampler {
   // Every thread sample as a line: "TIME_NS\tTID\tSTATE\tROOT;…;LEAF" (time since the first
   // round, ns), with a #-header. The data a timeline or heatmap needs. Roots as aggregate()'s.
   std::string raw_text(const AggregateOptions& options);
+  // The same rows without the header, one string per round (its "# round" comment, then its
+  // rows): for a profile of several processes, whose rounds are interleaved by time.
+  struct RawRound {
+    uint64_t time_ns = 0;
+    std::string text;
+  };
+  std::vector<RawRound> raw_rounds(const AggregateOptions& options);
 
   const SamplerSummary& summary() const;
   UnnamedFrames unnamed_frames();
