@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
 #include <thread>
 
 #include "common/shutdown.h"
@@ -91,6 +90,9 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
 
 void ProcessSet::let_go(Member& m, const std::string& why) {
   m.live = false;
+  // ptrace: an exit not serviced yet leaves a zombie only its tracer can reap (its parent waits
+  // for it until then): reap what is there first, then let go of the rest.
+  if (m.sampler.holds_target()) (void)m.sampler.idle_for(std::chrono::microseconds(0));
   (void)m.sampler.detach();  // what does not let go now, detach() retries
   last_error_ = why;
   if (!several_) return;  // a lone process: the run ends with its error, as it always did
@@ -230,26 +232,9 @@ SamplerSummary ProcessSet::summary() const {
 
 UnnamedFrames ProcessSet::unnamed_frames() {
   if (!several_) return members_.front()->sampler.unnamed_frames();
-  UnnamedFrames all;
-  std::map<std::string, uint64_t> modules;
-  for (auto& m : members_) {
-    UnnamedFrames u = m->sampler.unnamed_frames();
-    all.frames += u.frames;
-    all.unnamed += u.unnamed;
-    all.samples += u.samples;
-    all.unknown += u.unknown;
-    for (const auto& [module, n] : u.by_module) modules[module] += n;
-    if (u.perf_map && !all.perf_map) {
-      all.perf_map = true;
-      all.perf_map_path = u.perf_map_path;
-    }
-    if (all.perf_map_path.empty()) all.perf_map_path = u.perf_map_path;
-  }
-  all.by_module.assign(modules.begin(), modules.end());
-  std::sort(all.by_module.begin(), all.by_module.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  return all;
+  UnnamedTally tally;
+  for (auto& m : members_) tally.add(m->sampler.unnamed_frames());
+  return tally.result();
 }
 
 std::string ProcessSet::method() const {

@@ -705,32 +705,11 @@ UnnamedFrames Sampler::unnamed_frames() {
   for (const Round& r : s.rounds) {
     for (const ThreadSample& t : r.threads) ++samples_of[t.stack];
   }
-  UnnamedFrames out;
-  std::unordered_map<std::string, uint64_t> modules;
-  for (const auto& [id, n] : samples_of) {
-    out.samples += n;
-    bool unknown = false;
-    for (const std::string& f : s.frames_of(id)) {
-      if (f.ends_with("_[k]") || f == "[truncated]") continue;
-      out.frames += n;
-      if (f == "[unknown]" && !unknown) {
-        unknown = true;
-        out.unknown += n;
-      }
-      const size_t plus = f.find("+0x");
-      if (f.size() < 2 || f.front() != '[' || f.back() != ']' || plus == std::string::npos)
-        continue;
-      out.unnamed += n;
-      modules[f.substr(1, plus - 1)] += n;
-    }
-  }
-  out.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
-  out.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
-  out.by_module.assign(modules.begin(), modules.end());
-  std::sort(out.by_module.begin(), out.by_module.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  return out;
+  UnnamedTally tally;
+  for (const auto& [id, n] : samples_of) tally.add_stack(s.frames_of(id), n);
+  tally.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
+  tally.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
+  return tally.result();
 }
 
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {

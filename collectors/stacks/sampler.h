@@ -27,6 +27,7 @@
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/roots.h"
 #include "collectors/stacks/stack_counts.h"
+#include "collectors/stacks/unnamed_frames.h"
 #include "common/result.h"
 
 namespace hearth::stacks {
@@ -75,19 +76,6 @@ struct SamplerSummary {
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;
-};
-
-// Frames of the samples so far that have no name: "[module+0x…]" (a module without symbols for
-// that address: stripped, and no debug file found). Counted per thread sample, user frames only.
-struct UnnamedFrames {
-  uint64_t frames = 0;                                      // user frames in all thread samples
-  uint64_t unnamed = 0;                                     // of those, "[module+0x…]"
-  std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
-  uint64_t samples = 0;                                     // thread samples
-  uint64_t unknown = 0;   // of those, with a frame outside every file ("[unknown]": JIT code
-                          // with no perf map entry)
-  bool perf_map = false;  // the target's perf map was found
-  std::string perf_map_path;
 };
 
 class Sampler {
