@@ -41,12 +41,12 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
   set.options_ = options;
   set.options_.sampler.epoch = Clock::now();
   const ProcessSelection& sel = set.options_.selection;
-  set.several_ = sel.pids.size() > 1 || selection_grows(sel) || options.sampler.read_title;
   // Every -p first (each must attach, as a lone -p must), then what the selection adds.
   std::vector<pid_t> chosen;
   for (pid_t pid : sel.pids) {
     if (!listed(chosen, pid)) chosen.push_back(pid);
   }
+  set.several_ = chosen.size() > 1 || selection_grows(sel) || options.sampler.read_title;
   if (selection_grows(sel)) {
     ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(sel.comm.has_value()));
     for (pid_t pid : select_processes(procs, sel, {}, ::getpid())) {
@@ -59,6 +59,7 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
                 ENOENT);
   }
   for (pid_t pid : chosen) RETURN_IF_ERROR(set.add(pid, listed(sel.pids, pid)));
+  set.opened_ = true;
   if (set.members_.empty()) {
     return fail("none of the " + std::to_string(chosen.size()) +
                     " processes selected could be attached (see above)",
@@ -79,7 +80,7 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
   if (fallback_.empty()) fallback_ = sampler->fallback_reason();
   auto m = std::make_unique<Member>(Member{.sampler = std::move(*sampler), .pid = pid});
   m->name = m->sampler.process_name();
-  if (rounds_ > 0) {
+  if (opened_) {  // not in the selection open() found
     ++joined_;
     notices_.push_back("process " + std::to_string(pid) + " (" + m->name + ") joined at sample " +
                        std::to_string(rounds_ + 1));

@@ -70,7 +70,7 @@ class ProcessSet {
   std::string method() const;  // "bpf", "ptrace", or "bpf and ptrace" (auto fell back for some)
   const std::string& fallback_reason() const;  // the first process's, when auto fell back
   size_t processes() const;                    // sampled at some point
-  size_t joined() const;                       // of those, after the first round
+  size_t joined() const;                       // of those, found after open()
   size_t exited() const;                       // of those, let go before the end
   pid_t first_pid() const;
   std::string first_name() const;
@@ -85,6 +85,7 @@ class ProcessSet {
 
   ProcessSetOptions options_;
   bool several_ = false;
+  bool opened_ = false;  // open() attached its selection: later processes have joined
   std::vector<std::unique_ptr<Member>> members_;  // in the order they joined
   std::vector<std::string> notices_;
   std::string last_error_;
