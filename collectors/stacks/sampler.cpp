@@ -107,9 +107,9 @@ struct Slot {
 
 struct Sampler::Impl {
   SamplerOptions options;
-  std::optional<BpfCapture> bpf;           // the bpf method; else session
-  std::string fallback;                    // why auto did not use bpf
-  std::optional<proc::Kallsyms> kallsyms;  // bpf: kernel frame names, loaded on first use
+  std::optional<BpfCapture> bpf;                   // the bpf method; else session
+  std::string fallback;                            // why auto did not use bpf
+  std::shared_ptr<const proc::Kallsyms> kallsyms;  // bpf: kernel frame names, on first use
   bool kallsyms_tried = false;
   std::optional<PtraceSession> session;
   std::unique_ptr<RemoteMemory> memory;  // stable address: the Unwinder keeps a pointer
@@ -505,7 +505,7 @@ struct Sampler::Impl {
       out.push_back(folded_safe(*k) + "_[k]");
     if (!s.kernel_ips.empty() && !kallsyms_tried) {
       kallsyms_tried = true;
-      if (auto k = proc::Kallsyms::load()) kallsyms.emplace(std::move(*k));
+      kallsyms = proc::Kallsyms::shared();
     }
     for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
       std::string_view name = kallsyms->name_of_return_address(*k);
