@@ -41,7 +41,10 @@ std::string parse_cmdline(std::string_view bytes) {
   title.reserve(std::min(bytes.size(), kMaxTitleBytes));
   for (char c : bytes) {
     if (title.size() >= kMaxTitleBytes) {
-      title.resize(kMaxTitleBytes - 3);
+      // Cut at a character's start: a UTF-8 continuation byte (10xxxxxx) goes with the rest.
+      size_t cut = kMaxTitleBytes - 3;
+      while (cut > 0 && (static_cast<unsigned char>(title[cut]) & 0xC0) == 0x80) --cut;
+      title.resize(cut);
       title += "...";
       break;
     }

@@ -31,7 +31,7 @@ Result<std::string> process_title(pid_t pid);
 
 // cmdline bytes -> title: NULs between arguments become one blank each, trailing NULs and
 // blanks (the padding of a rewritten title) are dropped, control characters become '?', and
-// the result is cut to kMaxTitleBytes ("..." at the end when cut).
+// the result is cut to kMaxTitleBytes at a UTF-8 character boundary ("..." at the end when cut).
 std::string parse_cmdline(std::string_view bytes);
 
 }  // namespace hearth::proc

@@ -125,6 +125,13 @@ TEST(ProcessTitle, CmdlineBytesAsPsShowsThem) {
   std::string cut = parse_cmdline(long_line);
   EXPECT_EQ(cut.size(), proc::kMaxTitleBytes);
   EXPECT_TRUE(cut.ends_with("..."));
+  // Cut between characters, not inside one: "é" is 2 bytes.
+  std::string accents;
+  for (int i = 0; i < 200; ++i) accents += "\xc3\xa9";
+  cut = parse_cmdline(accents);
+  EXPECT_LE(cut.size(), proc::kMaxTitleBytes);
+  EXPECT_EQ(cut.substr(0, cut.size() - 3).size() % 2, 0u);
+  EXPECT_TRUE(cut.ends_with("\xc3\xa9..."));
 }
 
 TEST(Roots, OneProcessKeepsTheThreadRoot) {
