@@ -14,6 +14,7 @@
 #include "collectors/proc/threads.h"
 #include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
+#include "collectors/stacks/raw_stack.h"
 #include "collectors/stacks/remote_memory.h"
 #include "collectors/stacks/symbolizer.h"
 #include "collectors/stacks/thread_roles.h"
@@ -39,33 +40,6 @@ double thread_cpu_ms() {
   timespec ts{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-// A user stack as unwound (IPs leaf first) plus the kernel stack (leaf first, as the kernel
-// lists it): names read from /proc just before a ptrace stop, or return addresses the BPF
-// capture read in the same visit as the user stack.
-struct RawStack {
-  std::vector<uint64_t> ips;
-  std::vector<uint32_t> exact_ips;
-  bool truncated = false;
-  std::vector<std::string> kernel;
-  std::vector<uint64_t> kernel_ips;
-};
-
-std::string stack_key(const RawStack& s) {
-  std::string key;
-  key.append(reinterpret_cast<const char*>(s.ips.data()), s.ips.size() * sizeof(uint64_t));
-  key.push_back('\0');
-  for (uint32_t e : s.exact_ips) key.append(reinterpret_cast<const char*>(&e), sizeof e);
-  key.push_back(s.truncated ? '1' : '0');
-  for (const std::string& k : s.kernel) {
-    key.push_back('\0');
-    key += k;
-  }
-  key.push_back('\1');
-  key.append(reinterpret_cast<const char*>(s.kernel_ips.data()),
-             s.kernel_ips.size() * sizeof(uint64_t));
-  return key;
 }
 
 struct ThreadSample {
