@@ -13,15 +13,27 @@ std::string folded_safe(std::string_view name) {
   return out;
 }
 
-std::string thread_root(std::string_view name, pid_t tid, bool merge_by_name) {
+namespace {
+
+std::string id_root(std::string_view name, std::string_view key, pid_t id, bool merge_by_name) {
   std::string root = "[";
   root += folded_safe(name);
   if (!merge_by_name) {
-    root += " tid=";
-    root += std::to_string(tid);
+    root += key;
+    root += std::to_string(id);
   }
   root += ']';
   return root;
+}
+
+}  // namespace
+
+std::string thread_root(std::string_view name, pid_t tid, bool merge_by_name) {
+  return id_root(name, " tid=", tid, merge_by_name);
+}
+
+std::string process_root(std::string_view name, pid_t pid, bool merge_by_name) {
+  return id_root(name, " pid=", pid, merge_by_name);
 }
 
 std::optional<ThreadRoot> parse_thread_root(std::string_view frame) {

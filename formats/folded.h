@@ -19,6 +19,10 @@ std::string folded_safe(std::string_view name);
 // The root frame of a thread: "[NAME tid=TID]", or "[NAME]" when threads are merged by name.
 std::string thread_root(std::string_view name, pid_t tid, bool merge_by_name);
 
+// The root frame of a process, when several are sampled into one profile: "[NAME pid=PID]", or
+// "[NAME]" when merged by name. A multi-threaded process's thread roots come under it.
+std::string process_root(std::string_view name, pid_t pid, bool merge_by_name);
+
 struct ThreadRoot {
   std::string_view name;  // what stands before " tid=" inside the brackets
   int64_t tid = -1;       // -1: merged by name ("[NAME]"), or no valid tid

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <future>
 #include <optional>
@@ -14,8 +15,10 @@
 #include "bin/hearth/sampler_cli.h"
 #include "bin/hearth/terminal.h"
 #include "collectors/stacks/live_view.h"
+#include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
+#include "common/pattern.h"
 #include "common/shutdown.h"
 
 namespace hearth::cli {
@@ -32,7 +35,14 @@ constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
 std::vector<std::string> validate_stacks(const StacksArgs& a) {
   std::vector<std::string> problems;
-  if (a.pid <= 0) problems.push_back("-p must be a process id");
+  if (a.pids.empty() && a.comm.empty())
+    problems.push_back("give -p PID (repeatable) or --comm REGEX");
+  for (int pid : a.pids) {
+    if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
+  }
+  if (!a.comm.empty()) {
+    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
+  }
   if (a.count < 0) problems.push_back("-n must not be negative");
   if (!(a.duration >= 0 && a.duration <= 7 * 24 * 3600))
     problems.push_back("-d must be between 0 and a week");
@@ -71,8 +81,12 @@ int run_stacks(const StacksArgs& a) {
   // Symbols come from the host's files only: libdw must not download debug info from a
   // debuginfod server while we sample a production process.
   unsetenv("DEBUGINFOD_URLS");
-  stacks::SamplerOptions so;
-  so.pid = a.pid;
+  stacks::ProcessSetOptions po;
+  po.selection.pids.assign(a.pids.begin(), a.pids.end());
+  po.selection.children = a.children;
+  if (!a.comm.empty()) po.selection.comm = *Pattern::compile(a.comm);
+  stacks::SamplerOptions& so = po.sampler;
+  so.read_title = a.title;
   so.method = *method_of(a.method);
   // ptrace: a one-shot snapshot stops every thread together (consistent across threads);
   // repeated sampling doesn't need that and stops one thread at a time, so that no thread
@@ -83,18 +97,30 @@ int run_stacks(const StacksArgs& a) {
   so.max_stack_bytes = std::max<size_t>(a.stack_bytes, 1 << 20);
   so.stop_timeout = microseconds(static_cast<int64_t>(a.stop_timeout_ms * 1000));
   so.kernel_stacks = !a.no_kernel;
-  auto sampler = stacks::Sampler::attach(so);
+  auto sampler = stacks::ProcessSet::open(po);
   if (!sampler) {
     std::fprintf(stderr, "hearth stacks: %s\n", sampler.error().message.c_str());
-    return 1;
+    return sampler.error().errnum == ENOENT ? 2 : 1;  // ENOENT: the selection matched nothing
   }
+  // Processes that joined, left or were left out: said as it happens (at the end in the live
+  // view, which owns the terminal).
+  std::vector<std::string> notices;
+  auto say_notices = [&](bool now) {
+    for (std::string& n : sampler->notices()) notices.push_back(std::move(n));
+    if (!now) return;
+    for (const std::string& n : notices) std::fprintf(stderr, "hearth stacks: %s\n", n.c_str());
+    notices.clear();
+  };
+  say_notices(!live);
   if (!sampler->fallback_reason().empty()) {
     std::fprintf(stderr, "hearth stacks: %s; using ptrace (stops every thread briefly)\n",
                  sampler->fallback_reason().c_str());
   }
   stacks::AggregateOptions ao{.merge_threads = a.threads == "merge",
                               .state_frames = a.state,
-                              .kernel_names = a.threads == "raw"};
+                              .kernel_names = a.threads == "raw",
+                              .process_roots = sampler->several(),
+                              .title_frames = a.title};
   stacks::StackCounts counts;
   std::string ended_because;
   {
@@ -117,17 +143,20 @@ int run_stacks(const StacksArgs& a) {
         ended_because = r.error().message;
         break;
       }
+      say_notices(!live);
       if (term && Clock::now() >= next_refresh) {
         sampler->aggregate(&counts, ao);
         int cols, rows;
         term->size(&cols, &rows);
-        stacks::LiveStatus st{.pid = a.pid,
-                              .process_name = sampler->process_name(),
-                              .samples = sampler->summary().rounds,
-                              .threads = sampler->summary().threads_seen,
-                              .elapsed_s = sampler->summary().elapsed_s,
-                              .stall_median_ms = median_of(sampler->summary().round_stall_ms),
-                              .stall_max_ms = max_of(sampler->summary().round_stall_ms)};
+        const stacks::SamplerSummary sum = sampler->summary();
+        stacks::LiveStatus st{.pid = sampler->first_pid(),
+                              .process_name = sampler->first_name(),
+                              .samples = sum.rounds,
+                              .threads = sum.threads_seen,
+                              .elapsed_s = sum.elapsed_s,
+                              .stall_median_ms = median_of(sum.round_stall_ms),
+                              .stall_max_ms = max_of(sum.round_stall_ms),
+                              .processes = sampler->several() ? sampler->processes() : 0};
         term->show(stacks::render_live_view(counts, st, cols, rows));
         next_refresh = Clock::now() + kLiveRefresh;
       }
@@ -143,6 +172,7 @@ int run_stacks(const StacksArgs& a) {
           ended_because = r.error().message;
           break;
         }
+        say_notices(!live);
       } else {
         next = Clock::now();  // we fell behind: don't try to catch up in a burst
       }
@@ -152,9 +182,10 @@ int run_stacks(const StacksArgs& a) {
   // touches it through ptrace.
   if (auto r = sampler->detach(); !r)
     std::fprintf(stderr, "hearth stacks: %s\n", r.error().message.c_str());
+  say_notices(true);
   if (!ended_because.empty())
     std::fprintf(stderr, "hearth stacks: stopped: %s\n", ended_because.c_str());
-  if (sampler->summary().rounds == 0) {
+  if (sampler->rounds() == 0) {
     std::fprintf(stderr, "hearth stacks: no sample taken\n");
     return 1;
   }
@@ -196,7 +227,7 @@ int run_stacks(const StacksArgs& a) {
     // Still held: the kernel releases them as we exit.
   }
   if (status != 0) return status;
-  std::fputs(sampler_summary("stacks", *sampler, a.pid).c_str(), stderr);
+  std::fputs(sampler_summary("stacks", *sampler).c_str(), stderr);
   return 0;
 }
 

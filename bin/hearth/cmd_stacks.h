@@ -1,4 +1,4 @@
-// `hearth stacks`: sample every thread's stack of a running process.
+// `hearth stacks`: sample every thread's stack of running processes.
 #pragma once
 
 #include <string>
@@ -7,7 +7,10 @@
 namespace hearth::cli {
 
 struct StacksArgs {
-  int pid = 0;
+  std::vector<int> pids;  // -p, repeatable
+  bool children = false;  // and their descendants, those started during the run too
+  std::string comm;       // and the processes whose name or title matches (RE2); "": none
+  bool title = false;     // the process title at each sample as a frame under the process
   int count = 0;          // rounds; 0: by duration, or 1 when neither is given (batch)
   double duration = 0;    // s
   double frequency = 10;  // Hz

@@ -160,7 +160,7 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   CLI::App* c = app.add_subcommand(
       "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
   c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
-  c->add_flag("--inherit", a->inherit,
+  c->add_flag("--inherit,--children", a->inherit,
               "With -p: also the child processes and their descendants, each under its own pid");
   c->add_flag("-a,--all", a->all, "Record every task on the system");
   c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
@@ -187,8 +187,18 @@ void add_serve_command(CLI::App& app, ServeArgs* a) {
 }
 
 void add_stacks_command(CLI::App& app, StacksArgs* a) {
-  CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of a process");
-  c->add_option("-p,--pid", a->pid, "Process to sample")->required();
+  CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of processes");
+  c->add_option("-p,--pid", a->pids, "Process to sample (repeatable)");
+  c->add_flag("--children,--inherit", a->children,
+              "Also the child processes of those selected and their descendants, those started "
+              "during the run too (each under its own root)");
+  c->add_option("--comm", a->comm,
+                "Also the processes whose name (comm) or title (command line as ps shows it) "
+                "matches this regular expression (RE2 syntax, searched anywhere); new matches "
+                "join during the run");
+  c->add_flag("--title", a->title,
+              "Add each process's title at the sample (PostgreSQL's `postgres: bench bench "
+              "[local] UPDATE waiting`) as a frame under its root");
   c->add_option("-n,--count", a->count, "Number of samples (default: 1, or as many as -d allows)");
   c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
   c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();

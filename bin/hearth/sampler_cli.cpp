@@ -21,6 +21,17 @@ namespace {
   out->append(buf);
 }
 
+// What a summary is made of, from one Sampler or from a ProcessSet.
+struct SummaryInput {
+  std::string subject;  // "pid 4242", or "14 processes (3 joined, 2 exited)"
+  bool several = false;
+  const stacks::SamplerSummary* summary = nullptr;
+  std::string method;
+  stacks::UnnamedFrames unnamed;
+};
+
+std::string summary_of(std::string_view verb, const SummaryInput& in);
+
 }  // namespace
 
 const char* const kMethodHelp =
@@ -77,15 +88,43 @@ std::string jit_hint(const stacks::UnnamedFrames& frames) {
 }
 
 std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid_t pid) {
-  const stacks::SamplerSummary& s = sampler.summary();
+  return summary_of(verb, {.subject = "pid " + std::to_string(pid),
+                           .several = false,
+                           .summary = &sampler.summary(),
+                           .method = std::string(sampler.method()),
+                           .unnamed = sampler.unnamed_frames()});
+}
+
+std::string sampler_summary(std::string_view verb, stacks::ProcessSet& set) {
+  const stacks::SamplerSummary all = set.summary();
+  std::string subject = "pid " + std::to_string(set.first_pid());
+  if (set.several()) {
+    subject = std::to_string(set.processes()) + " process" + (set.processes() == 1 ? "" : "es");
+    if (set.joined() + set.exited() > 0) {
+      subject += " (" + std::to_string(set.joined()) + " joined, " + std::to_string(set.exited()) +
+                 " exited during the run)";
+    }
+  }
+  return summary_of(verb, {.subject = subject,
+                           .several = set.several(),
+                           .summary = &all,
+                           .method = set.method(),
+                           .unnamed = set.unnamed_frames()});
+}
+
+namespace {
+
+std::string summary_of(std::string_view verb, const SummaryInput& in) {
+  const stacks::SamplerSummary& s = *in.summary;
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::string out;
   line(&out, verb,
-       "pid %d: %llu sample%s of up to %zu threads (%llu stacks, %llu truncated, %llu threads "
-       "skipped) in %.1f s; stall per sample: median %.3f ms, max %.3f ms; per thread: median "
+       "%s: %llu sample%s of %s%zu threads%s (%llu stacks, %llu truncated, %llu threads "
+       "skipped) in %.1f s; stall per %ssample: median %.3f ms, max %.3f ms; per thread: median "
        "%.0f us, max %.0f us\n",
-       pid, u(s.rounds), s.rounds == 1 ? "" : "s", s.threads_seen, u(s.thread_samples),
-       u(s.truncated), u(s.skipped), s.elapsed_s, median_of(s.round_stall_ms),
+       in.subject.c_str(), u(s.rounds), s.rounds == 1 ? "" : "s", in.several ? "" : "up to ",
+       s.threads_seen, in.several ? " in all" : "", u(s.thread_samples), u(s.truncated),
+       u(s.skipped), s.elapsed_s, in.several ? "process per " : "", median_of(s.round_stall_ms),
        max_of(s.round_stall_ms), median_of(s.thread_stall_us), max_of(s.thread_stall_us));
   std::string pass;
   if (!s.capture_ms.empty()) {
@@ -97,8 +136,8 @@ std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid
   line(&out, verb,
        "capture %.*s: %llu stacks copied without a stop, %llu unchanged since their last copy, "
        "%llu taken in a ptrace stop%s\n",
-       static_cast<int>(sampler.method().size()), sampler.method().data(), u(s.copied), u(s.reused),
-       u(s.stopped), pass.c_str());
+       static_cast<int>(in.method.size()), in.method.data(), u(s.copied), u(s.reused), u(s.stopped),
+       pass.c_str());
   if (s.execs > 0) {
     line(&out, verb,
          "the target called execve %llu time%s during the run; its new maps and symbols were "
@@ -106,11 +145,11 @@ std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid
          u(s.execs), s.execs == 1 ? "" : "s");
   }
   for (const std::string& t : s.skipped_threads) line(&out, verb, "skipped thread %s\n", t.c_str());
-  const stacks::UnnamedFrames unnamed = sampler.unnamed_frames();
-  for (const std::string& hint : {unnamed_hint(unnamed), jit_hint(unnamed)}) {
+  for (const std::string& hint : {unnamed_hint(in.unnamed), jit_hint(in.unnamed)}) {
     if (!hint.empty()) out.append("hearth ").append(verb).append(": ").append(hint).append("\n");
   }
   return out;
 }
 
+}  // namespace
 }  // namespace hearth::cli

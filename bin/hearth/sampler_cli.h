@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 
 namespace hearth::cli {
@@ -20,6 +21,9 @@ std::optional<stacks::CaptureMethod> method_of(const std::string& name);
 // line end: samples and stalls (per sample and per thread), how the stacks were taken, execs,
 // skipped threads, and a hint when many frames have no name.
 std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid_t pid);
+// The same for the processes of SET: one process as above; several counted ("14 processes (3
+// joined, 2 exited)"), their stalls per process per sample.
+std::string sampler_summary(std::string_view verb, stacks::ProcessSet& set);
 
 // A share of unnamed frames at or above which the summary says how to get names.
 constexpr double kUnnamedHintShare = 0.10;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <mutex>
 
 #include "collectors/proc/threads.h"
 #include "common/file_io.h"
@@ -12,6 +13,18 @@ namespace hearth::proc {
 Result<Kallsyms> Kallsyms::load() {
   ASSIGN_OR_RETURN(std::string text, read_file("/proc/kallsyms"));
   return parse(text);
+}
+
+std::shared_ptr<const Kallsyms> Kallsyms::shared() {
+  static std::mutex mutex;
+  static bool tried = false;
+  static std::shared_ptr<const Kallsyms> kallsyms;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!tried) {
+    tried = true;
+    if (auto k = load()) kallsyms = std::make_shared<const Kallsyms>(std::move(*k));
+  }
+  return kallsyms;
 }
 
 Result<Kallsyms> Kallsyms::parse(std::string_view text) {

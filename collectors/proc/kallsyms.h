@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,9 @@ class Kallsyms {
   // Reads /proc/kallsyms. Fails when the file is unreadable or shows no addresses (they read
   // as zero without root: kptr_restrict).
   static Result<Kallsyms> load();
+  // load() once per hearth process, shared by every caller (the samplers of a process set):
+  // null when it failed (not tried again). Thread-safe.
+  static std::shared_ptr<const Kallsyms> shared();
   // Parses text in /proc/kallsyms's format ("ADDR TYPE NAME [MODULE]" per line); exposed for
   // tests and fuzzing. Fails when no line has a non-zero address.
   static Result<Kallsyms> parse(std::string_view text);

@@ -45,11 +45,18 @@ std::string render_live_view(const StackCounts& counts, const LiveStatus& s, int
   size_t width = static_cast<size_t>(cols);
   std::vector<std::string> lines;
   char buf[256];
+  char target[96];
+  if (s.processes > 0) {
+    std::snprintf(target, sizeof target, "%zu process%s", s.processes,
+                  s.processes == 1 ? "" : "es");
+  } else {
+    std::snprintf(target, sizeof target, "pid %d (%s)", s.pid, s.process_name.c_str());
+  }
   std::snprintf(buf, sizeof buf,
-                "hearth stacks  pid %d (%s)  %llu samples x %zu threads  %.0f s  stall median "
+                "hearth stacks  %s  %llu samples x %zu threads  %.0f s  stall median "
                 "%.2f ms, max %.2f ms  q: quit",
-                s.pid, s.process_name.c_str(), static_cast<unsigned long long>(s.samples),
-                s.threads, s.elapsed_s, s.stall_median_ms, s.stall_max_ms);
+                target, static_cast<unsigned long long>(s.samples), s.threads, s.elapsed_s,
+                s.stall_median_ms, s.stall_max_ms);
   lines.push_back(fit(buf, width));
   // Roles of unnamed threads ("[mariadbd:handle_one_connection tid=27618]") are long: a wide
   // terminal gives the thread column more room.

@@ -17,6 +17,7 @@ struct LiveStatus {
   double elapsed_s = 0;
   double stall_median_ms = 0;  // whole-process stall per round
   double stall_max_ms = 0;
+  size_t processes = 0;  // several processes sampled: how many (the header counts them)
 };
 
 // Exactly ROWS lines (or fewer if there is less to show), none wider than COLS columns

@@ -10,9 +10,11 @@
 
 #include "collectors/proc/kallsyms.h"
 #include "collectors/proc/maps.h"
+#include "collectors/proc/processes.h"
 #include "collectors/proc/threads.h"
 #include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
+#include "collectors/stacks/raw_stack.h"
 #include "collectors/stacks/remote_memory.h"
 #include "collectors/stacks/symbolizer.h"
 #include "collectors/stacks/thread_roles.h"
@@ -33,60 +35,11 @@ constexpr size_t kMaxSkippedNamed = 64;
 // bpf: extra passes in one round for stacks deeper than their copy (each doubles the copy).
 constexpr int kMaxDeeperPasses = 6;
 
-std::string_view state_frame(char state) {
-  switch (state) {
-    case 'R':
-      return "[R running]";
-    case 'S':
-      return "[S sleeping]";
-    case 'D':
-      return "[D uninterruptible]";
-    case 'T':
-      return "[T stopped]";
-    case 't':
-      return "[t traced]";
-    case 'Z':
-      return "[Z zombie]";
-    case 'I':
-      return "[I idle]";
-    default:
-      return "[? unknown state]";
-  }
-}
-
 // CPU time of the calling thread, ms.
 double thread_cpu_ms() {
   timespec ts{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-// A user stack as unwound (IPs leaf first) plus the kernel stack (leaf first, as the kernel
-// lists it): names read from /proc just before a ptrace stop, or return addresses the BPF
-// capture read in the same visit as the user stack.
-struct RawStack {
-  std::vector<uint64_t> ips;
-  std::vector<uint32_t> exact_ips;
-  bool truncated = false;
-  bool lost = false;  // truncated where no unwind info or frame pointer led on (not a limit)
-  std::vector<std::string> kernel;
-  std::vector<uint64_t> kernel_ips;
-};
-
-std::string stack_key(const RawStack& s) {
-  std::string key;
-  key.append(reinterpret_cast<const char*>(s.ips.data()), s.ips.size() * sizeof(uint64_t));
-  key.push_back('\0');
-  for (uint32_t e : s.exact_ips) key.append(reinterpret_cast<const char*>(&e), sizeof e);
-  key.push_back(s.truncated ? (s.lost ? '2' : '1') : '0');
-  for (const std::string& k : s.kernel) {
-    key.push_back('\0');
-    key += k;
-  }
-  key.push_back('\1');
-  key.append(reinterpret_cast<const char*>(s.kernel_ips.data()),
-             s.kernel_ips.size() * sizeof(uint64_t));
-  return key;
 }
 
 struct ThreadSample {
@@ -96,8 +49,11 @@ struct ThreadSample {
   uint32_t stack;  // index into Impl::stacks
 };
 
+constexpr uint32_t kNoTitle = ~uint32_t{0};
+
 struct Round {
-  uint64_t time_ns;  // since the first round
+  uint64_t time_ns;           // since the first round (or SamplerOptions::epoch)
+  uint32_t title = kNoTitle;  // the process title then (an index into Impl::names)
   std::vector<ThreadSample> threads;
   uint32_t copied = 0, reused = 0, stopped = 0;
   uint64_t stall_ns = 0;  // the round's stall (see SamplerSummary::round_stall_ms)
@@ -125,9 +81,9 @@ struct Slot {
 
 struct Sampler::Impl {
   SamplerOptions options;
-  std::optional<BpfCapture> bpf;           // the bpf method; else session
-  std::string fallback;                    // why auto did not use bpf
-  std::optional<proc::Kallsyms> kallsyms;  // bpf: kernel frame names, loaded on first use
+  std::optional<BpfCapture> bpf;                   // the bpf method; else session
+  std::string fallback;                            // why auto did not use bpf
+  std::shared_ptr<const proc::Kallsyms> kallsyms;  // bpf: kernel frame names, on first use
   bool kallsyms_tried = false;
   std::optional<PtraceSession> session;
   std::unique_ptr<RemoteMemory> memory;  // stable address: the Unwinder keeps a pointer
@@ -157,6 +113,7 @@ struct Sampler::Impl {
   std::vector<std::string> stack_entry;
   std::vector<uint8_t> stack_entry_known;
   std::unordered_map<pid_t, std::string> entries_aggregated;
+  bool multi_aggregated = false;  // process roots: the added samples have thread roots under it
   Clock::time_point start;
   SamplerSummary summary;
 
@@ -523,7 +480,7 @@ struct Sampler::Impl {
       out.push_back(folded_safe(*k) + "_[k]");
     if (!s.kernel_ips.empty() && !kallsyms_tried) {
       kallsyms_tried = true;
-      if (auto k = proc::Kallsyms::load()) kallsyms.emplace(std::move(*k));
+      kallsyms = proc::Kallsyms::shared();
     }
     for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
       std::string_view name = kallsyms->name_of_return_address(*k);
@@ -567,12 +524,52 @@ struct Sampler::Impl {
                         const std::string& entry) const {
     const std::string& name = names[t.name];
     if (o.kernel_names) return name;
-    // The process's name is its main thread's, as read in the same round.
-    std::string_view process = process_name;
+    return thread_role(name, process_name_in(r), t.tid == options.pid, entry);
+  }
+
+  // The process's name is its main thread's, as read in the same round.
+  std::string_view process_name_in(const Round& r) const {
     auto leader = std::lower_bound(r.threads.begin(), r.threads.end(), options.pid,
                                    [](const ThreadSample& a, pid_t tid) { return a.tid < tid; });
-    if (leader != r.threads.end() && leader->tid == options.pid) process = names[leader->name];
-    return thread_role(name, process, t.tid == options.pid, entry);
+    if (leader != r.threads.end() && leader->tid == options.pid) return names[leader->name];
+    return process_name;
+  }
+
+  // The root frames of sample T of round R (roots.h).
+  std::string root_of(const Round& r, const ThreadSample& t, const AggregateOptions& o,
+                      const std::string& entry) const {
+    return sample_root({.process = process_name_in(r),
+                        .pid = options.pid,
+                        .title = r.title == kNoTitle ? std::string_view() : names[r.title],
+                        .thread = root_name(r, t, o, entry),
+                        .tid = t.tid,
+                        .multi_threaded = summary.threads_seen > 1},
+                       o);
+  }
+
+  // Outside the stop window: the process title of the round just taken.
+  void note_title() {
+    auto title = proc::process_title(options.pid);
+    if (title && !rounds.empty()) rounds.back().title = intern_name(*title);
+  }
+
+  Result<void> round_ptrace(Release release) {
+    if (!session) return fail("the target was released");
+    RETURN_IF_ERROR(prepare_round());
+    auto visit_one = [this](pid_t tid, const user_regs_struct& regs) {
+      visit(tid, regs, session->sampled_state(tid));
+    };
+    Result<StopStats> stats = options.one_at_a_time
+                                  ? session->stop_each(options.stop_timeout, visit_one, release)
+                                  : session->stop_all(options.stop_timeout, visit_one, release);
+    if (!stats) return std::unexpected(stats.error());
+    finish_round(*stats);
+    if (stats->exec_seen) {
+      reopen_pending = true;  // new memory, maps and symbols before the next round
+      ++summary.execs;
+      exec_rounds.push_back(rounds.size());
+    }
+    return {};
   }
 
   // Entry functions of every thread, as of the rounds tallied: a cache for one pass over them.
@@ -640,29 +637,17 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   }
   if (auto fp = proc::maps_fingerprint(options.pid)) s->maps_fingerprint = *fp;
   RETURN_IF_ERROR(s->load_maps());
-  s->start = Clock::now();
+  s->start = options.epoch.value_or(Clock::now());
   return Sampler(std::move(s));
 }
 
 Result<void> Sampler::sample(Release release) {
   Impl& s = *impl_;
-  if (s.bpf) return s.round_bpf();  // holds nothing between rounds: no release to make
-  if (!s.session) return fail("the target was released");
-  RETURN_IF_ERROR(s.prepare_round());
-  auto visit = [&s](pid_t tid, const user_regs_struct& regs) {
-    s.visit(tid, regs, s.session->sampled_state(tid));
-  };
-  Result<StopStats> stats = s.options.one_at_a_time
-                                ? s.session->stop_each(s.options.stop_timeout, visit, release)
-                                : s.session->stop_all(s.options.stop_timeout, visit, release);
-  if (!stats) return std::unexpected(stats.error());
-  s.finish_round(*stats);
-  if (stats->exec_seen) {
-    s.reopen_pending = true;  // new memory, maps and symbols before the next round
-    ++s.summary.execs;
-    s.exec_rounds.push_back(s.rounds.size());
-  }
-  return {};
+  const size_t before = s.rounds.size();
+  // bpf holds nothing between rounds: no release to make.
+  Result<void> r = s.bpf ? s.round_bpf() : s.round_ptrace(release);
+  if (s.options.read_title && s.rounds.size() > before) s.note_title();
+  return r;
 }
 
 Result<void> Sampler::idle_for(std::chrono::microseconds duration) {
@@ -695,41 +680,11 @@ UnnamedFrames Sampler::unnamed_frames() {
   for (const Round& r : s.rounds) {
     for (const ThreadSample& t : r.threads) ++samples_of[t.stack];
   }
-  UnnamedFrames out;
-  std::unordered_map<std::string, uint64_t> modules;
-  for (const auto& [id, n] : samples_of) {
-    out.samples += n;
-    const std::vector<std::string>& frames = s.frames_of(id);
-    // Root first: "[truncated]", then the outermost frame the unwinding reached.
-    if (s.stacks[id].lost && frames.size() > 1 &&
-        (frames[1].ends_with("_[j]") || frames[1] == "[unknown]"))
-      out.lost_in_jit += n;
-    bool unknown = false, jit = false;
-    for (const std::string& f : frames) {
-      if (f.ends_with("_[k]") || f == "[truncated]") continue;
-      out.frames += n;
-      if (!jit && (f.ends_with("_[j]") || f == "[unknown]")) {
-        jit = true;
-        out.jit += n;
-      }
-      if (f == "[unknown]" && !unknown) {
-        unknown = true;
-        out.unknown += n;
-      }
-      const size_t plus = f.find("+0x");
-      if (f.size() < 2 || f.front() != '[' || f.back() != ']' || plus == std::string::npos)
-        continue;
-      out.unnamed += n;
-      modules[f.substr(1, plus - 1)] += n;
-    }
-  }
-  out.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
-  out.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
-  out.by_module.assign(modules.begin(), modules.end());
-  std::sort(out.by_module.begin(), out.by_module.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  return out;
+  UnnamedTally tally;
+  for (const auto& [id, n] : samples_of) tally.add_stack(s.frames_of(id), n, s.stacks[id].lost);
+  tally.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
+  tally.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
+  return tally.result();
 }
 
 void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
@@ -747,27 +702,44 @@ void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
       break;
     }
   }
+  // A process seen with one thread so far has none under its root: once a second thread
+  // appears, every sample goes under a thread root, so the samples so far are added again.
+  const bool multi = s.summary.threads_seen > 1;
+  if (options.process_roots && s.aggregated > 0 && multi != s.multi_aggregated) {
+    *counts = StackCounts();
+    s.aggregated = 0;
+    s.entries_aggregated.clear();
+  }
+  s.multi_aggregated = multi;
   static const std::string kNone;
   for (; s.aggregated < s.rounds.size(); ++s.aggregated) {
     const Round& r = s.rounds[s.aggregated];
     for (const ThreadSample& t : r.threads) {
       const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
       if (!options.kernel_names) s.entries_aggregated.try_emplace(t.tid, e);
-      counts->add(thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads),
-                  s.sample_frames(t, options));
+      counts->add(s.root_of(r, t, options, e), s.sample_frames(t, options));
     }
   }
 }
 
 std::string Sampler::raw_text(const AggregateOptions& options) {
   Impl& s = *impl_;
+  std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
+                    "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
+  for (const RawRound& r : raw_rounds(options)) out += r.text;
+  return out;
+}
+
+std::vector<Sampler::RawRound> Sampler::raw_rounds(const AggregateOptions& options) {
+  Impl& s = *impl_;
   if (!options.kernel_names) s.tally_entries();
   std::unordered_map<pid_t, std::string> entry;
   static const std::string kNone;
-  std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
-                    "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
+  std::vector<RawRound> rounds;
+  rounds.reserve(s.rounds.size());
   for (size_t i = 0; i < s.rounds.size(); ++i) {
     const Round& r = s.rounds[i];
+    std::string out;
     if (std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()) {
       out += "# exec\tthe target called execve before this round: a new program from here on\n";
     }
@@ -779,15 +751,16 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
     for (const ThreadSample& t : r.threads) {
       out += std::to_string(r.time_ns) + '\t' + std::to_string(t.tid) + '\t' + t.state + '\t';
       const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
-      out += thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads);
+      out += s.root_of(r, t, options, e);
       for (const std::string& f : s.sample_frames(t, options)) {
         out += ';';
         out += f;
       }
       out += '\n';
     }
+    rounds.push_back({r.time_ns, std::move(out)});
   }
-  return out;
+  return rounds;
 }
 
 const SamplerSummary& Sampler::summary() const {

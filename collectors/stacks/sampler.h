@@ -19,12 +19,15 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "collectors/stacks/ptrace_session.h"
+#include "collectors/stacks/roots.h"
 #include "collectors/stacks/stack_counts.h"
+#include "collectors/stacks/unnamed_frames.h"
 #include "common/result.h"
 
 namespace hearth::stacks {
@@ -44,13 +47,9 @@ struct SamplerOptions {
   size_t max_stack_bytes = 1 << 20;
   std::chrono::microseconds stop_timeout{10000};  // threads not stopped by then are skipped
   bool kernel_stacks = true;  // sleeping threads: /proc/PID/task/TID/stack as _[k] frames
-};
-
-struct AggregateOptions {
-  bool merge_threads = false;  // root "[NAME]" instead of "[NAME tid=TID]"
-  bool state_frames = false;   // a frame like "[S sleeping]" under the thread
-  // Roots name threads by their comm only, not by their role (thread_roles.h).
-  bool kernel_names = false;
+  bool read_title = false;    // read the process title each round (AggregateOptions::title_frames)
+  // Sample times count from here (several samplers of one run share it); default: attach.
+  std::optional<std::chrono::steady_clock::time_point> epoch;
 };
 
 // Figures for the summary line and report.json: what the target paid, what we got.
@@ -77,21 +76,6 @@ struct SamplerSummary {
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;
-};
-
-// Frames of the samples so far that have no name: "[module+0x…]" (a module without symbols for
-// that address: stripped, and no debug file found). Counted per thread sample, user frames only.
-struct UnnamedFrames {
-  uint64_t frames = 0;                                      // user frames in all thread samples
-  uint64_t unnamed = 0;                                     // of those, "[module+0x…]"
-  std::vector<std::pair<std::string, uint64_t>> by_module;  // module basename, unnamed; most first
-  uint64_t samples = 0;                                     // thread samples
-  uint64_t unknown = 0;      // of those, with a frame outside every file ("[unknown]": JIT code
-                             // with no perf map entry)
-  uint64_t jit = 0;          // of those, through JIT code ("_[j]" or "[unknown]" frames)
-  uint64_t lost_in_jit = 0;  // of those, cut short in JIT code: no frame pointer led on from it
-  bool perf_map = false;     // the target's perf map was found
-  std::string perf_map_path;
 };
 
 class Sampler {
@@ -129,6 +113,13 @@ class Sampler {
   // Every thread sample as a line: "TIME_NS\tTID\tSTATE\tROOT;…;LEAF" (time since the first
   // round, ns), with a #-header. The data a timeline or heatmap needs. Roots as aggregate()'s.
   std::string raw_text(const AggregateOptions& options);
+  // The same rows without the header, one string per round (its "# round" comment, then its
+  // rows): for a profile of several processes, whose rounds are interleaved by time.
+  struct RawRound {
+    uint64_t time_ns = 0;
+    std::string text;
+  };
+  std::vector<RawRound> raw_rounds(const AggregateOptions& options);
 
   const SamplerSummary& summary() const;
   UnnamedFrames unnamed_frames();

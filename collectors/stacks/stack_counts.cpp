@@ -14,6 +14,11 @@ void StackCounts::add(std::string_view root, std::span<const std::string> frames
   total_ += count;
 }
 
+void StackCounts::add(const StackCounts& other) {
+  for (const auto& [stack, count] : other.counts_) counts_[stack] += count;
+  total_ += other.total_;
+}
+
 std::string StackCounts::to_folded() const {
   std::vector<const std::pair<const std::string, uint64_t>*> lines;
   lines.reserve(counts_.size());

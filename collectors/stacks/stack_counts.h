@@ -25,6 +25,9 @@ class StackCounts {
   // FRAMES root first, already folded_safe; the thread root is prepended. COUNT samples.
   void add(std::string_view root, std::span<const std::string> frames, uint64_t count = 1);
 
+  // Every stack of OTHER, with its count.
+  void add(const StackCounts& other);
+
   uint64_t total() const { return total_; }
   size_t unique() const { return counts_.size(); }
 

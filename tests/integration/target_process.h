@@ -63,6 +63,8 @@ class Target {
   }
 
   pid_t pid() const { return pid_; }
+  // The write end of the target's stdin (commands for targets that read them), -1 once closed.
+  int stdin_fd() const { return in_; }
   void close_stdin() {
     if (in_ >= 0) close(in_);
     in_ = -1;

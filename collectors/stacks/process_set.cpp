@@ -1,0 +1,266 @@
+#include "collectors/stacks/process_set.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include "common/shutdown.h"
+
+namespace hearth::stacks {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Between two services of the ptrace sessions while idle (as PtraceSession::idle_for).
+constexpr auto kServicePeriod = std::chrono::milliseconds(1);
+// Without a session to serve: how often a shutdown request is looked at.
+constexpr auto kIdleCheck = std::chrono::milliseconds(10);
+
+bool listed(const std::vector<pid_t>& v, pid_t pid) {
+  return std::find(v.begin(), v.end(), pid) != v.end();
+}
+
+}  // namespace
+
+struct ProcessSet::Member {
+  Sampler sampler;
+  pid_t pid = 0;
+  std::string name;
+  bool live = true;
+  StackCounts counts;  // its samples, aggregated (several processes)
+};
+
+ProcessSet::ProcessSet(ProcessSet&&) noexcept = default;
+ProcessSet& ProcessSet::operator=(ProcessSet&&) noexcept = default;
+ProcessSet::~ProcessSet() = default;
+
+Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
+  ProcessSet set;
+  set.options_ = options;
+  set.options_.sampler.epoch = Clock::now();
+  const ProcessSelection& sel = set.options_.selection;
+  // Every -p first (each must attach, as a lone -p must), then what the selection adds.
+  std::vector<pid_t> chosen;
+  for (pid_t pid : sel.pids) {
+    if (!listed(chosen, pid)) chosen.push_back(pid);
+  }
+  set.several_ = chosen.size() > 1 || selection_grows(sel) || options.sampler.read_title;
+  if (selection_grows(sel)) {
+    ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(sel.comm.has_value()));
+    for (pid_t pid : select_processes(procs, sel, {}, ::getpid())) {
+      if (!listed(chosen, pid)) chosen.push_back(pid);
+    }
+  }
+  if (chosen.empty()) {
+    return fail("no process matches --comm " + (sel.comm ? sel.comm->text() : std::string()) +
+                    " (its name or its title, as ps shows them)",
+                ENOENT);
+  }
+  for (pid_t pid : chosen) RETURN_IF_ERROR(set.add(pid, listed(sel.pids, pid)));
+  set.opened_ = true;
+  if (set.members_.empty()) {
+    return fail("none of the " + std::to_string(chosen.size()) +
+                    " processes selected could be attached (see above)",
+                ESRCH);
+  }
+  return set;
+}
+
+Result<void> ProcessSet::add(pid_t pid, bool named) {
+  SamplerOptions so = options_.sampler;
+  so.pid = pid;
+  auto sampler = Sampler::attach(so);
+  if (!sampler) {
+    if (named) return std::unexpected(sampler.error());
+    notices_.push_back("process " + std::to_string(pid) + " left out: " + sampler.error().message);
+    return {};
+  }
+  if (fallback_.empty()) fallback_ = sampler->fallback_reason();
+  auto m = std::make_unique<Member>(Member{.sampler = std::move(*sampler), .pid = pid});
+  m->name = m->sampler.process_name();
+  if (opened_) {  // not in the selection open() found
+    ++joined_;
+    notices_.push_back("process " + std::to_string(pid) + " (" + m->name + ") joined at sample " +
+                       std::to_string(rounds_ + 1));
+  }
+  members_.push_back(std::move(m));
+  return {};
+}
+
+void ProcessSet::let_go(Member& m, const std::string& why) {
+  m.live = false;
+  // ptrace: an exit not serviced yet leaves a zombie only its tracer can reap (its parent waits
+  // for it until then): reap what is there first, then let go of the rest.
+  if (m.sampler.holds_target()) (void)m.sampler.idle_for(std::chrono::microseconds(0));
+  (void)m.sampler.detach();  // what does not let go now, detach() retries
+  last_error_ = why;
+  if (!several_) return;  // a lone process: the run ends with its error, as it always did
+  ++exited_;
+  const uint64_t n = m.sampler.summary().rounds;
+  notices_.push_back("process " + std::to_string(m.pid) + " (" + m.name + ") exited after " +
+                     std::to_string(n) + " sample" + (n == 1 ? "" : "s"));
+}
+
+Result<void> ProcessSet::rescan() {
+  const ProcessSelection& sel = options_.selection;
+  ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(sel.comm.has_value()));
+  std::vector<pid_t> live;
+  for (const auto& m : members_) {
+    if (m->live) live.push_back(m->pid);
+  }
+  const std::vector<pid_t> chosen = select_processes(procs, sel, live, ::getpid());
+  for (auto& m : members_) {
+    if (m->live && !std::binary_search(chosen.begin(), chosen.end(), m->pid)) {
+      let_go(*m, "process " + std::to_string(m->pid) + " exited");
+    }
+  }
+  for (pid_t pid : chosen) {
+    if (!listed(live, pid)) RETURN_IF_ERROR(add(pid, false));
+  }
+  return {};
+}
+
+Result<void> ProcessSet::sample(Release release) {
+  if (rounds_ == 0) first_round_ = Clock::now();
+  if (selection_grows(options_.selection)) RETURN_IF_ERROR(rescan());
+  bool any = false;
+  // One process after another: each one's stop window ends before the next one's begins.
+  for (auto& m : members_) {
+    if (!m->live) continue;
+    if (auto r = m->sampler.sample(release); !r) {
+      let_go(*m, r.error().message);
+    } else {
+      any = true;
+    }
+  }
+  ++rounds_;
+  last_round_ = Clock::now();
+  if (any || options_.selection.comm) return {};
+  if (!several_) return fail(last_error_);
+  return fail("every selected process has exited", ESRCH);
+}
+
+Result<void> ProcessSet::idle_for(std::chrono::microseconds duration) {
+  if (!several_) return members_.front()->sampler.idle_for(duration);
+  const auto deadline = Clock::now() + duration;
+  for (;;) {
+    bool serving = false;
+    for (auto& m : members_) {
+      if (!m->live || !m->sampler.holds_target()) continue;
+      serving = true;
+      if (auto r = m->sampler.idle_for(std::chrono::microseconds(0)); !r) {
+        let_go(*m, r.error().message);
+      }
+    }
+    if (shutdown_requested()) return {};
+    const auto now = Clock::now();
+    if (now >= deadline) return {};
+    std::this_thread::sleep_for(std::min<Clock::duration>(
+        deadline - now, serving ? Clock::duration(kServicePeriod) : Clock::duration(kIdleCheck)));
+  }
+}
+
+Result<void> ProcessSet::detach() {
+  Result<void> first;
+  for (auto& m : members_) {
+    if (!m->sampler.holds_target()) continue;
+    if (auto r = m->sampler.detach(); !r && first) first = r;
+  }
+  return first;
+}
+
+bool ProcessSet::holds_target() const {
+  return std::any_of(members_.begin(), members_.end(),
+                     [](const auto& m) { return m->sampler.holds_target(); });
+}
+
+void ProcessSet::aggregate(StackCounts* counts, const AggregateOptions& options) {
+  if (!several_) return members_.front()->sampler.aggregate(counts, options);
+  *counts = StackCounts();
+  for (auto& m : members_) {
+    m->sampler.aggregate(&m->counts, options);
+    counts->add(m->counts);
+  }
+}
+
+std::string ProcessSet::raw_text(const AggregateOptions& options) {
+  if (!several_) return members_.front()->sampler.raw_text(options);
+  std::string out = "# hearth stacks raw 1\tprocesses=" + std::to_string(members_.size()) + "\n";
+  std::vector<Sampler::RawRound> rounds;
+  for (auto& m : members_) {
+    out += "# process\tpid=" + std::to_string(m->pid) + "\tname=" + folded_safe(m->name) + "\n";
+    for (Sampler::RawRound& r : m->sampler.raw_rounds(options)) rounds.push_back(std::move(r));
+  }
+  out += "# time_ns\ttid\tstate\tstack\n";
+  std::stable_sort(rounds.begin(), rounds.end(),
+                   [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
+  for (const Sampler::RawRound& r : rounds) out += r.text;
+  return out;
+}
+
+std::vector<std::string> ProcessSet::notices() {
+  return std::exchange(notices_, {});
+}
+
+SamplerSummary ProcessSet::summary() const {
+  if (!several_) return members_.front()->sampler.summary();
+  SamplerSummary all;
+  all.rounds = rounds_;
+  auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+  for (const auto& m : members_) {
+    const SamplerSummary& s = m->sampler.summary();
+    all.thread_samples += s.thread_samples;
+    all.skipped += s.skipped;
+    all.truncated += s.truncated;
+    all.threads_seen += s.threads_seen;
+    all.copied += s.copied;
+    all.reused += s.reused;
+    all.stopped += s.stopped;
+    all.execs += s.execs;
+    append(all.round_stall_ms, s.round_stall_ms);
+    append(all.thread_stall_us, s.thread_stall_us);
+    append(all.capture_ms, s.capture_ms);
+    append(all.capture_cpu_ms, s.capture_cpu_ms);
+    append(all.skipped_threads, s.skipped_threads);
+  }
+  // From the first round's start (attaching every process came before it) to the last's end.
+  if (rounds_ > 0)
+    all.elapsed_s = std::chrono::duration<double>(last_round_ - first_round_).count();
+  return all;
+}
+
+UnnamedFrames ProcessSet::unnamed_frames() {
+  if (!several_) return members_.front()->sampler.unnamed_frames();
+  UnnamedTally tally;
+  for (auto& m : members_) tally.add(m->sampler.unnamed_frames());
+  return tally.result();
+}
+
+std::string ProcessSet::method() const {
+  bool bpf = false, ptrace = false;
+  for (const auto& m : members_) (m->sampler.method() == "bpf" ? bpf : ptrace) = true;
+  return bpf && ptrace ? "bpf and ptrace" : bpf ? "bpf" : "ptrace";
+}
+
+const std::string& ProcessSet::fallback_reason() const {
+  return fallback_;
+}
+size_t ProcessSet::processes() const {
+  return members_.size();
+}
+size_t ProcessSet::joined() const {
+  return joined_;
+}
+size_t ProcessSet::exited() const {
+  return exited_;
+}
+pid_t ProcessSet::first_pid() const {
+  return members_.front()->pid;
+}
+std::string ProcessSet::first_name() const {
+  return members_.front()->name;
+}
+
+}  // namespace hearth::stacks

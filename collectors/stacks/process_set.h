@@ -1,0 +1,98 @@
+// The processes one `hearth stacks` run samples, each with its own Sampler (its own BPF
+// iterator link, or its own ptrace session): a round samples them one after another, so each
+// process is its own stop window and no two processes are ever stopped at once. A selection
+// that grows (--children, --comm) looks at /proc again before every round: a process that
+// appeared joins at that round, one that exited is let go (its samples kept, nothing of it
+// held), and each is said once (notices()).
+// Not thread-safe, like Sampler: ptrace ties the tracees to the thread that attached.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/stacks/process_select.h"
+#include "collectors/stacks/sampler.h"
+#include "collectors/stacks/stack_counts.h"
+#include "common/result.h"
+
+namespace hearth::stacks {
+
+struct ProcessSetOptions {
+  ProcessSelection selection;
+  SamplerOptions sampler;  // for every process (its pid and epoch are set per process)
+};
+
+class ProcessSet {
+ public:
+  // Selects the processes and attaches a Sampler to each (the slow work, before any stop).
+  // Fails when the selection matches no process ("no process matches …", errnum ESRCH), or
+  // when a process named with -p cannot be attached (the Sampler's one line). A process found
+  // by --children or --comm that cannot be attached is left out and said (notices()).
+  static Result<ProcessSet> open(const ProcessSetOptions& options);
+
+  ProcessSet(ProcessSet&&) noexcept;
+  ProcessSet& operator=(ProcessSet&&) noexcept;
+  ~ProcessSet();
+
+  // One round: new processes first (a growing selection), then a sample of each process in
+  // turn. Fails when no process is left and none can join (the last process's own error when
+  // only one was ever sampled, as Sampler::sample).
+  Result<void> sample(Release release = Release::kResume);
+  // Sleeps, serving the ptrace sessions' events (Sampler::idle_for) every millisecond.
+  Result<void> idle_for(std::chrono::microseconds duration);
+  // Sampler::detach() of every process; the first failure is returned.
+  Result<void> detach();
+  bool holds_target() const;
+
+  // Roots carry the process (AggregateOptions::process_roots): more than one process is, or
+  // may be, sampled.
+  bool several() const { return several_; }
+
+  // All processes' samples (those that exited included) in COUNTS. Same contract as
+  // Sampler::aggregate: the same options every time.
+  void aggregate(StackCounts* counts, const AggregateOptions& options);
+  // One process without process roots: Sampler::raw_text. Otherwise a header naming every
+  // process, then every process's rounds in time order.
+  std::string raw_text(const AggregateOptions& options);
+
+  // Lines said since the last call, one per event: "process 1234 (postgres) exited after 37
+  // samples", "process 1240 (postgres) joined at sample 12".
+  std::vector<std::string> notices();
+
+  // Figures over every process: rounds are the set's; stalls per process per round.
+  SamplerSummary summary() const;
+  UnnamedFrames unnamed_frames();
+  std::string method() const;  // "bpf", "ptrace", or "bpf and ptrace" (auto fell back for some)
+  const std::string& fallback_reason() const;  // the first process's, when auto fell back
+  size_t processes() const;                    // sampled at some point
+  size_t joined() const;                       // of those, found after open()
+  size_t exited() const;                       // of those, let go before the end
+  pid_t first_pid() const;
+  std::string first_name() const;
+  uint64_t rounds() const { return rounds_; }
+
+ private:
+  struct Member;
+  ProcessSet() = default;
+  Result<void> add(pid_t pid, bool named);
+  void let_go(Member& m, const std::string& why);
+  Result<void> rescan();
+
+  ProcessSetOptions options_;
+  bool several_ = false;
+  bool opened_ = false;  // open() attached its selection: later processes have joined
+  std::vector<std::unique_ptr<Member>> members_;  // in the order they joined
+  std::vector<std::string> notices_;
+  std::string last_error_;
+  std::string fallback_;
+  uint64_t rounds_ = 0;
+  std::chrono::steady_clock::time_point first_round_, last_round_;  // the sampling window
+  size_t joined_ = 0, exited_ = 0;
+};
+
+}  // namespace hearth::stacks
