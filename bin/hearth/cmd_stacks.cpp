@@ -134,7 +134,9 @@ int run_stacks(const StacksArgs& a) {
       if (count > 0 && n >= count) break;
       if (a.duration > 0 && Clock::now() - start >= std::chrono::duration<double>(a.duration))
         break;
-      if (shutdown_requested()) break;
+      // Ctrl-C ends the run, after the first round: one taken while attaching outlasted the
+      // wait (a large process, a busy host) gives an answer rather than "no sample taken".
+      if (n > 0 && shutdown_requested()) break;
       // The last round of -n releases the target at the end of its own stop. Runs that end
       // otherwise (-d, Ctrl-C, q) release it below, one thread at a time.
       bool last = count > 0 && n + 1 >= count;
