@@ -18,6 +18,7 @@
 #include "collectors/stacks/thread_roles.h"
 #include "collectors/stacks/unwinder.h"
 #include "common/shutdown.h"
+#include "formats/raw_samples.h"
 
 namespace hearth::stacks {
 namespace {
@@ -753,27 +754,27 @@ std::string Sampler::raw_text(const AggregateOptions& options) {
   if (!options.kernel_names) s.tally_entries();
   std::unordered_map<pid_t, std::string> entry;
   static const std::string kNone;
-  std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
-                    "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
+  std::string out;
+  raw_samples::append_header(&out, s.options.pid, s.process_name);
+  raw_samples::Sample line;
   for (size_t i = 0; i < s.rounds.size(); ++i) {
     const Round& r = s.rounds[i];
-    if (std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()) {
-      out += "# exec\tthe target called execve before this round: a new program from here on\n";
-    }
     // How this round's stacks were taken, and what the stops cost: a comment, so readers of
     // the rows need not know it.
-    out += "# round " + std::to_string(r.time_ns) + "\tcopied=" + std::to_string(r.copied) +
-           "\treused=" + std::to_string(r.reused) + "\tstopped=" + std::to_string(r.stopped) +
-           "\tstall_ns=" + std::to_string(r.stall_ns) + "\n";
+    raw_samples::append_round(
+        &out, {r.time_ns, r.copied, r.reused, r.stopped, r.stall_ns,
+               std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()});
+    line.time_ns = r.time_ns;
     for (const ThreadSample& t : r.threads) {
-      out += std::to_string(r.time_ns) + '\t' + std::to_string(t.tid) + '\t' + t.state + '\t';
       const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
-      out += thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads);
+      line.tid = t.tid;
+      line.state = t.state;
+      line.stack = thread_root(s.root_name(r, t, options, e), t.tid, options.merge_threads);
       for (const std::string& f : s.sample_frames(t, options)) {
-        out += ';';
-        out += f;
+        line.stack += ';';
+        line.stack += f;
       }
-      out += '\n';
+      raw_samples::append_sample(&out, line);
     }
   }
   return out;
