@@ -117,7 +117,11 @@ Result<void> Parser::sample_line(std::string_view line) {
   if (state.size() != 1) return error("state " + shown(state) + " is not one letter");
   s.state = state[0];
   if (stack.empty()) return error("a sample has an empty stack");
-  if (stack.find('\t') != std::string_view::npos) return error("a stack holds a tab");
+  for (char c : stack) {  // the writer's frames are folded-safe: no tab, line end or other control
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return error("a stack holds a tab or another control byte");
+    }
+  }
   s.stack = std::string(stack);
   file_.samples.push_back(std::move(s));
   return {};

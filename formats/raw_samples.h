@@ -66,7 +66,7 @@ struct RawFile {
 // ("x.raw.txt:7: ..."). Checked: line 1 is `# hearth stacks raw VERSION` (VERSION 1), its
 // further fields KEY=VALUE (pid a number; unknown keys ignored); `# round` lines as written;
 // every other line has 4 tab-separated fields: time and tid plain decimals (tid <= 4194304),
-// a one-letter state, a non-empty stack. Other `#` lines and blank lines are skipped, and a
+// a one-letter state, a non-empty stack without control bytes. Other `#` lines and blank lines are skipped, and a
 // '\r' before '\n'. Garbage input gives an error, never a crash.
 Result<RawFile> parse_raw_samples(std::string_view text, const std::string& path);
 

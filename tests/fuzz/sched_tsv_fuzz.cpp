@@ -1,4 +1,5 @@
-// Fuzz target for the scheduler path: sched.*.tsv reader -> charts layout -> SVG writer.
+// Fuzz target for the scheduler path: sched.*.tsv reader -> charts layout -> SVG writer (and
+// each part through the sched.cpu.tsv reader too).
 //
 // Input: the first byte picks the mode (bit 0: --group-threads, bits 1-3: the sort key, modulo
 // the number of keys, bit 6: the stopped state named after hearth); then an optional '\n'; the
@@ -7,7 +8,8 @@
 //
 // Invariants checked (abort with context on failure):
 // - an error is one line, starts with the file's name, and quotes nothing unprintable;
-// - a parsed file has rows of its kind only, and the header's window adds up;
+// - a parsed file has rows of its kind only (cpu rows from the cpu reader only), and the
+//   header's window adds up;
 // - the layout's rects and texts have finite coordinates, widths and heights >= 0, and lie
 //   within the scene's width; the SVG is produced without tripping a CHECK.
 #include <cmath>
@@ -46,9 +48,10 @@ void check_file(const sched_tsv::SchedFile& f) {
   if (h.window_end_ns < h.window_start_ns || h.window_ns != h.window_end_ns - h.window_start_ns) {
     die("inconsistent window accepted", f.path);
   }
-  size_t kinds =
-      !f.states.empty() + !f.tenancy.empty() + !f.preemptors.empty() + !f.wakeups.empty();
+  size_t kinds = !f.states.empty() + !f.tenancy.empty() + !f.preemptors.empty() +
+                 !f.wakeups.empty() + !f.cpu.empty();
   if (kinds > 1) die("rows of several kinds in one file", f.path);
+  if (!f.cpu.empty() && f.header.kind != sched_tsv::FileKind::kCpu) die("cpu rows", f.path);
   for (const sched_tsv::TenancyRow& t : f.tenancy) {
     if (t.cpu < 0 || t.cpu >= sched_tsv::kMaxCpus) die("cpu out of range accepted", f.path);
   }
@@ -88,6 +91,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view part = text.substr(0, sep == std::string_view::npos ? text.size() : sep + 1);
     text = sep == std::string_view::npos ? std::string_view() : text.substr(sep + 4);
     std::string path = "dir/sched." + std::to_string(i) + ".tsv";
+    if (hearth::Result<sched_tsv::SchedFile> c = sched_tsv::parse_sched_cpu_tsv(part, path); c) {
+      if (c->header.kind != sched_tsv::FileKind::kCpu) die("the cpu reader read another kind");
+      check_file(*c);
+    } else {
+      check_error(c.error().message, path);
+    }
     hearth::Result<sched_tsv::SchedFile> f = sched_tsv::parse_sched_tsv(part, path);
     if (!f) {
       check_error(f.error().message, path);

@@ -104,7 +104,10 @@ TEST(RawSamples, ErrorsNameTheLine) {
   EXPECT_EQ(error_of(head + "1\t9999999\tS\ta\n"), "x.txt:2: tid `9999999` is not a thread id");
   EXPECT_EQ(error_of(head + "1\t2\tSS\ta\n"), "x.txt:2: state `SS` is not one letter");
   EXPECT_EQ(error_of(head + "1\t2\tS\t\n"), "x.txt:2: a sample has an empty stack");
-  EXPECT_EQ(error_of(head + "1\t2\tS\ta\tb\n"), "x.txt:2: a stack holds a tab");
+  EXPECT_EQ(error_of(head + "1\t2\tS\ta\tb\n"),
+            "x.txt:2: a stack holds a tab or another control byte");
+  EXPECT_EQ(error_of(head + "1\t2\tS\ta\rb\n"),
+            "x.txt:2: a stack holds a tab or another control byte");
   EXPECT_EQ(error_of(head + "# round 5\tcopied=1\n"),
             "x.txt:2: `# round` needs TIME copied=N reused=N stopped=N stall_ns=N");
   EXPECT_EQ(error_of(head + "# round 5\tcopied=1\treused=x\tstopped=0\tstall_ns=0\n"),
