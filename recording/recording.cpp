@@ -16,15 +16,15 @@
 #include <thread>
 
 #include "collectors/mmv/mmv_watch.h"
-#include "collectors/mmv/tsv_writer.h"
+#include "collectors/mmv/series_output.h"
 #include "collectors/sched/recorder.h"
 #include "collectors/sched/stop_cost.h"
-#include "collectors/sched/tsv_writer.h"
 #include "common/atomic_file.h"
 #include "common/file_io.h"
 #include "common/shutdown.h"
 #include "common/stats.h"
 #include "common/version.h"
+#include "formats/sched_tsv.h"
 
 namespace hearth::recording {
 namespace {
@@ -186,7 +186,7 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
   o.spool_dir = a.output;
   auto r = sched::record_sched(o);
   if (!r) return out->failed(r.error().message);
-  if (auto written = sched::write_sched_tsvs(a.output, r->header, r->model, a.wakeups, false);
+  if (auto written = sched_tsv::write_sched_tsvs(a.output, r->header, r->model, a.wakeups, false);
       !written) {
     return out->failed(written.error().message);
   }
@@ -231,7 +231,7 @@ Result<std::vector<mmv::Source>> mmv_sources(const Options& a) {
 // Counts series and snapshots while the TSV writer writes.
 class CountingSink : public mmv::SeriesSink {
  public:
-  explicit CountingSink(mmv::TsvWriter* tsv) : tsv_(tsv) {}
+  explicit CountingSink(mmv::SeriesTsvWriter* tsv) : tsv_(tsv) {}
   void on_series(const mmv::Series& s) override {
     ++series_;
     tsv_->on_series(s);
@@ -248,7 +248,7 @@ class CountingSink : public mmv::SeriesSink {
   uint64_t series_ = 0, snapshots_ = 0, errors_ = 0;
 
  private:
-  mmv::TsvWriter* tsv_;
+  mmv::SeriesTsvWriter* tsv_;
 };
 
 void run_mmv_collector(const Options& a, Window* w, Outcome* out) {
@@ -258,7 +258,7 @@ void run_mmv_collector(const Options& a, Window* w, Outcome* out) {
   if (!file) return out->failed(file.error().message);
   mmv::TsvOptions o;
   o.interval_ns = static_cast<uint64_t>(std::llround(a.mmv_interval * 1e9));
-  mmv::TsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
+  mmv::SeriesTsvWriter tsv(o, [&](std::string_view s) { file->write(s); });
   CountingSink sink(&tsv);
   mmv::Watcher watcher(std::move(*sources));
   auto period =

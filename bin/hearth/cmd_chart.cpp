@@ -12,12 +12,12 @@
 #include <fstream>
 
 #include "common/output_guard.h"
+#include "formats/sched_tsv.h"
+#include "formats/series_tsv.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
 #include "render/report/report.h"
-#include "render/sched/sched_tsv_reader.h"
-#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 
 namespace hearth::cli {
@@ -45,7 +45,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
       }
       if (!name.starts_with("sched.") || !name.ends_with(".tsv")) continue;
       std::string kind = name.substr(6, name.size() - 10);
-      if (sched_model::parse_kind(kind)) {
+      if (sched_tsv::parse_kind(kind)) {
         found.push_back(e.path().string());
       } else {
         std::fprintf(stderr, "hearth chart: %s: no chart reads sched.%s files; skipped\n",
@@ -111,7 +111,7 @@ int run_chart(const ChartArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth chart: %s\n", p.c_str());
     return 2;
   }
-  std::vector<sched_model::SchedFile> files;
+  std::vector<sched_tsv::SchedFile> files;
   std::vector<series::SeriesFile> mmv_files;
   for (const std::string& p : paths) {
     if (is_series_file(p)) {
@@ -123,7 +123,7 @@ int run_chart(const ChartArgs& a) {
       }
       continue;
     }
-    Result<sched_model::SchedFile> f = sched_model::read_sched_tsv(p);
+    Result<sched_tsv::SchedFile> f = sched_tsv::read_sched_tsv(p);
     if (f) {
       files.push_back(std::move(*f));
     } else {

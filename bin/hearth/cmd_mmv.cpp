@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "collectors/mmv/mmv_watch.h"
-#include "collectors/mmv/tsv_writer.h"
+#include "collectors/mmv/series_output.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/shutdown.h"
@@ -99,7 +99,7 @@ int run_mmv(const MmvArgs& a) {
       a.count == 0 && a.duration == 0 && !table && to_stdout && isatty(STDOUT_FILENO) ? 0 : a.count;
 
   std::optional<AtomicFile> out;
-  std::unique_ptr<mmv::TsvWriter> tsv;
+  std::unique_ptr<mmv::SeriesTsvWriter> tsv;
   if (!table) {
     Result<AtomicFile> f = AtomicFile::create(to_stdout ? "-" : a.output);
     if (!f) {
@@ -110,7 +110,7 @@ int run_mmv(const MmvArgs& a) {
     mmv::TsvOptions o;
     o.interval_ns = static_cast<uint64_t>(std::llround(a.interval * 1e9));
     o.reproducible = a.reproducible;
-    tsv = std::make_unique<mmv::TsvWriter>(o, [&](std::string_view s) { out->write(s); });
+    tsv = std::make_unique<mmv::SeriesTsvWriter>(o, [&](std::string_view s) { out->write(s); });
   }
   TeeSink sink(tsv.get(), table, a.help_text);
   mmv::Watcher watcher(std::move(*sources));

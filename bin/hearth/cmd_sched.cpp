@@ -14,10 +14,11 @@
 #include <optional>
 #include <string>
 
+#include "collectors/sched/ftrace_text.h"
 #include "collectors/sched/recorder.h"
 #include "collectors/sched/tracefs_instance.h"
-#include "collectors/sched/tsv_writer.h"
 #include "common/shutdown.h"
+#include "formats/sched_tsv.h"
 
 namespace hearth::cli {
 namespace {
@@ -36,7 +37,7 @@ const char* signal_name(int sig) {
 }
 
 void print_summary(const sched::RecordResult& r, const std::string& dir) {
-  const sched::SchedHeader& h = r.header;
+  const sched_tsv::SchedHeader& h = r.header;
   double window_s = static_cast<double>(h.window_end_ns - h.window_start_ns) / 1e9;
   std::fprintf(stderr,
                "hearth sched: %llu events (sched_switch %llu, sched_waking %llu, sched_wakeup "
@@ -148,8 +149,8 @@ int run_sched(const SchedArgs& a) {
     std::fprintf(stderr, "hearth sched: interrupted by %s: writing what was recorded\n",
                  signal_name(shutdown_signal()));
   }
-  auto written = sched::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
-                                         a.all && a.cpu >= 0);
+  auto written = sched_tsv::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
+                                             a.all && a.cpu >= 0);
   if (written && ftrace) written = ftrace->commit();
   if (!written) {
     std::fprintf(stderr, "hearth sched: %s\n", written.error().message.c_str());
@@ -158,7 +159,7 @@ int run_sched(const SchedArgs& a) {
   print_summary(*recorded, a.output);
   if (const uint64_t estimated = recorded->model.inferred_without_wakeup; estimated > 0) {
     uint64_t switch_ins = 0;
-    for (const sched::TenancyRow& t : recorded->model.tenancy) switch_ins += t.switch_ins;
+    for (const sched_tsv::TenancyRow& t : recorded->model.tenancy) switch_ins += t.switch_ins;
     std::fprintf(
         stderr,
         "hearth sched: note: this kernel did not record %llu of %llu switch-ins of the "

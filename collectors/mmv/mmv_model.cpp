@@ -4,42 +4,6 @@
 
 namespace hearth::mmv {
 
-const char* type_name(Type t) {
-  switch (t) {
-    case Type::kI32:
-      return "i32";
-    case Type::kU32:
-      return "u32";
-    case Type::kI64:
-      return "i64";
-    case Type::kU64:
-      return "u64";
-    case Type::kFloat:
-      return "float";
-    case Type::kDouble:
-      return "double";
-    case Type::kString:
-      return "string";
-    case Type::kElapsed:
-      return "elapsed";
-  }
-  return "?";
-}
-
-const char* semantics_name(Semantics s) {
-  switch (s) {
-    case Semantics::kCounter:
-      return "counter";
-    case Semantics::kInstant:
-      return "instant";
-    case Semantics::kDiscrete:
-      return "discrete";
-    case Semantics::kUnknown:
-      return "unknown";
-  }
-  return "?";
-}
-
 namespace {
 
 void append_dim(std::string* out, int dim, const char* unit) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/series_tsv.h"
+
 namespace hearth::mmv {
 
 // Header flags (man 5 mmv).
@@ -14,8 +16,13 @@ inline constexpr uint32_t kFlagNoPrefix = 0x1;  // names are not prefixed with t
 inline constexpr uint32_t kFlagProcess = 0x2;   // values are valid while `pid` runs
 inline constexpr uint32_t kFlagSentinel = 0x4;  // all-ones / NaN / "" mean "no value"
 
-enum class Type : uint8_t { kI32, kU32, kI64, kU64, kFloat, kDouble, kString, kElapsed };
-enum class Semantics : uint8_t { kCounter, kInstant, kDiscrete, kUnknown };
+// A metric's value type and semantics are the series TSV's (formats/series_tsv.h), and so are
+// their names for people and for the TSV: "i32" "u32" "i64" "u64" "float" "double" "string"
+// "elapsed"; "counter" "instant" "discrete" "unknown".
+using Type = series::ValueType;
+using series::Semantics;
+using series::semantics_name;
+using series::type_name;
 
 // PCP's pmUnits: dimensions (powers of space, time, count) and scales (PM_SPACE_*, PM_TIME_*,
 // a power of ten for count).
@@ -82,10 +89,6 @@ struct Layout {
   uint64_t min_size = 0;    // bytes the file must hold for every slot and string to be readable
 };
 
-// Names for people and for the TSV: "i32" "u32" "i64" "u64" "float" "double" "string" "elapsed";
-// "counter" "instant" "discrete" "unknown".
-const char* type_name(Type t);
-const char* semantics_name(Semantics s);
 // PCP's notation: "count", "byte", "Kbyte / sec", "count x 10^3", "" when dimensionless.
 std::string units_text(const Units& u);
 

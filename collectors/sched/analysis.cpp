@@ -26,10 +26,50 @@ uint64_t latency_bucket_bound_ns(int k) {
 }
 
 int latency_bucket(uint64_t latency_ns) {
-  for (int k = 0; k < kLatencyBuckets - 1; ++k) {
+  for (int k = 0; k < sched_tsv::kWakeupBuckets - 1; ++k) {
     if (latency_ns <= latency_bucket_bound_ns(k)) return k;
   }
-  return kLatencyBuckets - 1;
+  return sched_tsv::kWakeupBuckets - 1;
+}
+
+uint64_t& off_ns(ThreadStates& row, OffState s) {
+  switch (s) {
+    case OffState::kRunnable:
+      return row.runnable_ns;
+    case OffState::kSleeping:
+      return row.sleeping_ns;
+    case OffState::kBlocked:
+      return row.blocked_ns;
+    case OffState::kStopped:
+      return row.stopped_ns;
+    case OffState::kOther:
+      break;
+  }
+  return row.other_ns;
+}
+
+uint64_t& switches(ThreadStates& row, OffState s) {
+  switch (s) {
+    case OffState::kRunnable:
+      return row.switches_runnable;
+    case OffState::kSleeping:
+      return row.switches_sleeping;
+    case OffState::kBlocked:
+      return row.switches_blocked;
+    case OffState::kStopped:
+      return row.switches_stopped;
+    case OffState::kOther:
+      break;
+  }
+  return row.switches_other;
+}
+
+uint64_t off_ns(const ThreadStates& row, OffState s) {
+  return off_ns(const_cast<ThreadStates&>(row), s);
+}
+
+uint64_t switches(const ThreadStates& row, OffState s) {
+  return switches(const_cast<ThreadStates&>(row), s);
 }
 
 namespace {
@@ -83,7 +123,7 @@ struct SchedAnalysis::Thread {
   bool migrated_while_off = false;
   uint64_t migrate_ts = 0;
   std::vector<uint64_t> latencies;  // ns
-  std::array<uint64_t, kLatencyBuckets> histogram{};
+  std::array<uint64_t, sched_tsv::kWakeupBuckets> histogram{};
   uint64_t migrations = 0;
   int last_run_cpu = -1;
   uint64_t inferred = 0;  // switch-ins the stream lacked (SchedModel::inferred_switch_ins)
@@ -439,7 +479,15 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
     }
     if (idle) continue;
 
-    m.states.push_back({t.tid, pid, t.comm, t.on_cpu_ns, t.off_ns, t.switches});
+    ThreadStates& row = m.states.emplace_back();
+    row.tid = t.tid;
+    row.comm = t.comm;
+    row.pid = pid;
+    row.on_cpu_ns = t.on_cpu_ns;
+    for (size_t k = 0; k < kOffStates; ++k) {
+      off_ns(row, static_cast<OffState>(k)) = t.off_ns[k];
+      switches(row, static_cast<OffState>(k)) = t.switches[k];
+    }
     for (const auto& [ptid, acc] : t.preemptors) {
       pid_t ppid = acc.pid < 0 ? 0 : acc.pid;
       std::string pcomm = acc.comm;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "collectors/sched/events.h"
+#include "formats/sched_tsv.h"
 
 namespace hearth::sched {
 
@@ -52,67 +53,28 @@ struct ThreadSeed {
   int cpu = -1;           // CPU it last ran on
 };
 
-// Wakeup latency histogram: bucket k (0..14) counts latencies in (1000·2^(k-1), 1000·2^k] ns
-// (bucket 0: ≤ 1000 ns); bucket 15 counts those above 16.384 ms. Columns le_1us … le_16ms,
-// gt_16ms: powers of two of a microsecond, so "1ms" is 1.024 ms. Counts per bucket, not
-// cumulative.
-constexpr int kLatencyBuckets = 16;
+// Wakeup latency histogram buckets (sched_tsv::WakeupRow::histogram): bucket k (0..14) counts
+// latencies in (1000·2^(k-1), 1000·2^k] ns (bucket 0: ≤ 1000 ns); bucket 15 those above
+// 16.384 ms.
 uint64_t latency_bucket_bound_ns(int k);  // upper bound of bucket k < 15
 int latency_bucket(uint64_t latency_ns);
 
-struct ThreadStates {
-  pid_t tid = 0;
-  pid_t pid = 0;  // 0: unknown (exited before it could be looked up)
-  std::string comm;
-  uint64_t on_cpu_ns = 0;
-  std::array<uint64_t, kOffStates> off_ns{};    // indexed by OffState
-  std::array<uint64_t, kOffStates> switches{};  // switch-outs per OffState
-};
+// The rows it hands to the writer are the sched TSVs' own (formats/sched_tsv.h).
+using sched_tsv::CpuRow;
+using sched_tsv::PreemptorRow;
+using sched_tsv::TenancyRow;
+using sched_tsv::ThreadStates;
+using sched_tsv::WakeupRow;
 
-struct TenancyRow {
-  pid_t tid = 0;
-  std::string comm;
-  int cpu = 0;
-  uint64_t on_cpu_ns = 0;
-  uint64_t switch_ins = 0;
-};
+// The columns of off-CPU state S in a states row: its time and its switch-outs.
+uint64_t& off_ns(ThreadStates& row, OffState s);
+uint64_t& switches(ThreadStates& row, OffState s);
+uint64_t off_ns(const ThreadStates& row, OffState s);
+uint64_t switches(const ThreadStates& row, OffState s);
 
-struct PreemptorRow {
-  pid_t tid = 0;
-  std::string comm;
-  pid_t preemptor_pid = 0;
-  pid_t preemptor_tid = 0;
-  std::string preemptor_comm;
-  uint64_t count = 0;    // runnable switch-outs with this task next
-  uint64_t time_ns = 0;  // runnable time of those switch-outs, until the thread ran again
-};
-
-struct WakeupRow {
-  pid_t tid = 0;
-  std::string comm;
-  uint64_t wakeups = 0;  // sched_waking followed by a switch-in within the window
-  uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;  // nearest-rank percentiles
-  uint64_t migrations = 0;  // switch-ins on another CPU than the previous switch-in
-  std::array<uint64_t, kLatencyBuckets> histogram{};
-};
-
-// With --cpu N: each task that ran on CPU N.
-struct CpuRow {
-  pid_t tid = 0;
-  pid_t pid = 0;
-  std::string comm;
-  uint64_t on_cpu_ns = 0;
-  uint64_t switch_ins = 0;
-  uint64_t longest_off_ns = 0;  // longest interval off CPU N inside the window, edges included
-};
-
-// Everything the writers need; each vector sorted as the README states.
-struct SchedModel {
-  std::vector<ThreadStates> states;      // by tid
-  std::vector<TenancyRow> tenancy;       // by tid, cpu
-  std::vector<PreemptorRow> preemptors;  // by tid, time desc, preemptor_tid
-  std::vector<WakeupRow> wakeups;        // by tid
-  std::vector<CpuRow> cpu;               // by tid (only with AnalysisOptions::cpu >= 0)
+// Everything the writers need (the tables, each sorted as the README states; cpu only with
+// AnalysisOptions::cpu >= 0), and what the analysis noticed on the way.
+struct SchedModel : sched_tsv::SchedTables {
   // Switch-ins of reported threads the kernel did not record (some virtual machines' idle paths;
   // a new thread's first run before the event filter selected it): placed at the thread's
   // wakeup (or fork) when one was recorded, else at the CPU's previous switch.

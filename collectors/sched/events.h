@@ -86,9 +86,9 @@ inline const EventContext& context_of(const SchedEvent& e) {
   return std::visit([](const auto& v) -> const EventContext& { return v.ctx; }, e);
 }
 
-// Where off-CPU time goes, by the state a thread was switched out in. The values index
-// ThreadStates::off_ns and ::switches; kStopped came last (format version 2) so the others kept
-// their places.
+// Where off-CPU time goes, by the state a thread was switched out in. The values index the
+// analysis's per-thread arrays; analysis.h's off_ns() and switches() name the sched.states
+// columns of each (stopped_ns and switches_stopped came last, in format version 2).
 enum class OffState : uint8_t {
   kRunnable = 0,  // "R" or "R+": preempted, still wants the CPU
   kSleeping = 1,  // "S": interruptible sleep

@@ -234,7 +234,7 @@ std::vector<ThreadSeed> seed_threads(const std::vector<pid_t>& pids, TaskDirecto
 
 Result<RecordResult> record_sched(const RecordOptions& o) {
   RecordResult result;
-  SchedHeader& h = result.header;
+  sched_tsv::SchedHeader& h = result.header;
   h.cpu = o.all ? o.cpu : -1;
 
   // Targets and their threads, before anything touches tracefs.

@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "collectors/sched/analysis.h"
+#include "collectors/sched/ftrace_text.h"
 #include "collectors/sched/tracefs_instance.h"
-#include "collectors/sched/tsv_writer.h"
 #include "common/result.h"
 
 namespace hearth::sched {
@@ -59,7 +59,7 @@ struct RecordOptions {
 };
 
 struct RecordResult {
-  SchedHeader header;
+  sched_tsv::SchedHeader header;  // what every TSV's `#` header says
   SchedModel model;
   std::vector<CpuLoss> losses;  // per CPU
   uint64_t events = 0;          // all events read, every kind

@@ -1,18 +1,17 @@
 #include "collectors/sched/stop_cost.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace hearth::sched {
 
 StopCost stop_cost(const std::vector<ThreadStates>& states) {
-  constexpr auto kStopped = static_cast<size_t>(OffState::kStopped);
   StopCost c;
   std::vector<double> per_stop;  // ns, one per stopped thread
   for (const ThreadStates& t : states) {
     ++c.threads;
-    c.thread_ns += std::accumulate(t.off_ns.begin(), t.off_ns.end(), t.on_cpu_ns);
-    const uint64_t ns = t.off_ns[kStopped], stops = t.switches[kStopped];
+    c.thread_ns +=
+        t.on_cpu_ns + t.runnable_ns + t.sleeping_ns + t.blocked_ns + t.other_ns + t.stopped_ns;
+    const uint64_t ns = t.stopped_ns, stops = t.switches_stopped;
     c.stopped_ns += ns;
     c.stops += stops;
     if (stops == 0) continue;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/shutdown.h"
+#include "formats/raw_samples.h"
 
 namespace hearth::stacks {
 namespace {
@@ -187,13 +188,14 @@ void ProcessSet::aggregate(StackCounts* counts, const AggregateOptions& options)
 
 std::string ProcessSet::raw_text(const AggregateOptions& options) {
   if (!several_) return members_.front()->sampler.raw_text(options);
-  std::string out = "# hearth stacks raw 1\tprocesses=" + std::to_string(members_.size()) + "\n";
+  std::vector<raw_samples::Process> processes;
   std::vector<Sampler::RawRound> rounds;
   for (auto& m : members_) {
-    out += "# process\tpid=" + std::to_string(m->pid) + "\tname=" + folded_safe(m->name) + "\n";
+    processes.push_back({m->pid, m->name});
     for (Sampler::RawRound& r : m->sampler.raw_rounds(options)) rounds.push_back(std::move(r));
   }
-  out += "# time_ns\ttid\tstate\tstack\n";
+  std::string out;
+  raw_samples::append_set_header(&out, processes);
   std::stable_sort(rounds.begin(), rounds.end(),
                    [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
   for (const Sampler::RawRound& r : rounds) out += r.text;

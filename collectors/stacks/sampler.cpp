@@ -20,6 +20,7 @@
 #include "collectors/stacks/thread_roles.h"
 #include "collectors/stacks/unwinder.h"
 #include "common/shutdown.h"
+#include "formats/raw_samples.h"
 
 namespace hearth::stacks {
 namespace {
@@ -724,8 +725,8 @@ void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
 
 std::string Sampler::raw_text(const AggregateOptions& options) {
   Impl& s = *impl_;
-  std::string out = "# hearth stacks raw 1\tpid=" + std::to_string(s.options.pid) +
-                    "\tname=" + folded_safe(s.process_name) + "\n# time_ns\ttid\tstate\tstack\n";
+  std::string out;
+  raw_samples::append_header(&out, s.options.pid, s.process_name);
   for (const RawRound& r : raw_rounds(options)) out += r.text;
   return out;
 }
@@ -737,26 +738,26 @@ std::vector<Sampler::RawRound> Sampler::raw_rounds(const AggregateOptions& optio
   static const std::string kNone;
   std::vector<RawRound> rounds;
   rounds.reserve(s.rounds.size());
+  raw_samples::Sample line;
   for (size_t i = 0; i < s.rounds.size(); ++i) {
     const Round& r = s.rounds[i];
     std::string out;
-    if (std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()) {
-      out += "# exec\tthe target called execve before this round: a new program from here on\n";
-    }
     // How this round's stacks were taken, and what the stops cost: a comment, so readers of
     // the rows need not know it.
-    out += "# round " + std::to_string(r.time_ns) + "\tcopied=" + std::to_string(r.copied) +
-           "\treused=" + std::to_string(r.reused) + "\tstopped=" + std::to_string(r.stopped) +
-           "\tstall_ns=" + std::to_string(r.stall_ns) + "\n";
+    raw_samples::append_round(
+        &out, {r.time_ns, r.copied, r.reused, r.stopped, r.stall_ns,
+               std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()});
+    line.time_ns = r.time_ns;
     for (const ThreadSample& t : r.threads) {
-      out += std::to_string(r.time_ns) + '\t' + std::to_string(t.tid) + '\t' + t.state + '\t';
       const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
-      out += s.root_of(r, t, options, e);
+      line.tid = t.tid;
+      line.state = t.state;
+      line.stack = s.root_of(r, t, options, e);
       for (const std::string& f : s.sample_frames(t, options)) {
-        out += ';';
-        out += f;
+        line.stack += ';';
+        line.stack += f;
       }
-      out += '\n';
+      raw_samples::append_sample(&out, line);
     }
     rounds.push_back({r.time_ns, std::move(out)});
   }

@@ -111,7 +111,8 @@ class Sampler {
   // every round is added again, so that one thread has one root.
   void aggregate(StackCounts* counts, const AggregateOptions& options);
   // Every thread sample as a line: "TIME_NS\tTID\tSTATE\tROOT;…;LEAF" (time since the first
-  // round, ns), with a #-header. The data a timeline or heatmap needs. Roots as aggregate()'s.
+  // round, ns), with a #-header: the raw samples format (formats/raw_samples.h). The data a
+  // timeline or heatmap needs. Roots as aggregate()'s.
   std::string raw_text(const AggregateOptions& options);
   // The same rows without the header, one string per round (its "# round" comment, then its
   // rows): for a profile of several processes, whose rounds are interleaved by time.

@@ -12,29 +12,28 @@ std::string base_name(const std::string& path) {
   return path.substr(path.rfind('/') + 1);
 }
 
-bool same_recording(const sched_model::Header& a, const sched_model::Header& b) {
+bool same_recording(const sched_tsv::Header& a, const sched_tsv::Header& b) {
   return a.window_start_ns == b.window_start_ns && a.window_end_ns == b.window_end_ns &&
          a.targets == b.targets;
 }
 
 // The first file of KIND among FILES from the same recording as OF, or null.
-const sched_model::SchedFile* companion(const std::vector<sched_model::SchedFile>& files,
-                                        const sched_model::SchedFile& of,
-                                        sched_model::FileKind kind) {
-  for (const sched_model::SchedFile& f : files) {
+const sched_tsv::SchedFile* companion(const std::vector<sched_tsv::SchedFile>& files,
+                                      const sched_tsv::SchedFile& of, sched_tsv::FileKind kind) {
+  for (const sched_tsv::SchedFile& f : files) {
     if (f.header.kind == kind && same_recording(f.header, of.header)) return &f;
   }
   return nullptr;
 }
 
 // FILES with every thread in NAMES named so.
-std::vector<sched_model::SchedFile> renamed(const std::vector<sched_model::SchedFile>& files,
-                                            const std::map<int64_t, std::string>& names) {
-  std::vector<sched_model::SchedFile> out = files;
+std::vector<sched_tsv::SchedFile> renamed(const std::vector<sched_tsv::SchedFile>& files,
+                                          const std::map<int64_t, std::string>& names) {
+  std::vector<sched_tsv::SchedFile> out = files;
   auto rename = [&names](int64_t tid, std::string* comm) {
     if (auto it = names.find(tid); it != names.end()) *comm = it->second;
   };
-  for (sched_model::SchedFile& f : out) {
+  for (sched_tsv::SchedFile& f : out) {
     for (auto& t : f.states) rename(t.tid, &t.comm);
     for (auto& t : f.tenancy) rename(t.tid, &t.comm);
     for (auto& t : f.wakeups) rename(t.tid, &t.comm);
@@ -57,30 +56,28 @@ std::optional<SortKey> parse_sort_key(std::string_view name) {
   return std::nullopt;
 }
 
-scene::Scene layout_charts(const std::vector<sched_model::SchedFile>& files_in,
-                           const ChartOptions& o, ChartStats* stats) {
-  std::vector<sched_model::SchedFile> named;
+scene::Scene layout_charts(const std::vector<sched_tsv::SchedFile>& files_in, const ChartOptions& o,
+                           ChartStats* stats) {
+  std::vector<sched_tsv::SchedFile> named;
   if (!o.thread_names.empty()) named = renamed(files_in, o.thread_names);
-  const std::vector<sched_model::SchedFile>& files = o.thread_names.empty() ? files_in : named;
+  const std::vector<sched_tsv::SchedFile>& files = o.thread_names.empty() ? files_in : named;
   ChartStats local;
   ChartStats& st = stats ? *stats : local;
   st = {};
 
   std::vector<Section> sections;
-  for (sched_model::FileKind kind :
-       {sched_model::FileKind::kStates, sched_model::FileKind::kTenancy,
-        sched_model::FileKind::kPreemptors}) {
-    for (const sched_model::SchedFile& f : files) {
+  for (sched_tsv::FileKind kind : {sched_tsv::FileKind::kStates, sched_tsv::FileKind::kTenancy,
+                                   sched_tsv::FileKind::kPreemptors}) {
+    for (const sched_tsv::SchedFile& f : files) {
       if (f.header.kind != kind) continue;
       switch (kind) {
-        case sched_model::FileKind::kStates: {
-          const sched_model::SchedFile* pre =
-              companion(files, f, sched_model::FileKind::kPreemptors);
-          const sched_model::SchedFile* wk = companion(files, f, sched_model::FileKind::kWakeups);
+        case sched_tsv::FileKind::kStates: {
+          const sched_tsv::SchedFile* pre = companion(files, f, sched_tsv::FileKind::kPreemptors);
+          const sched_tsv::SchedFile* wk = companion(files, f, sched_tsv::FileKind::kWakeups);
           sections.push_back(states_section(f, pre, wk, o));
           break;
         }
-        case sched_model::FileKind::kTenancy:
+        case sched_tsv::FileKind::kTenancy:
           sections.push_back(tenancy_by_thread_section(f, o));
           sections.push_back(tenancy_by_cpu_section(f, o));
           break;
@@ -90,12 +87,12 @@ scene::Scene layout_charts(const std::vector<sched_model::SchedFile>& files_in,
     }
   }
   // Wakeups have no chart of their own (yet): they only annotate a states chart.
-  for (const sched_model::SchedFile& f : files) {
-    if (f.header.kind != sched_model::FileKind::kWakeups) continue;
+  for (const sched_tsv::SchedFile& f : files) {
+    if (f.header.kind != sched_tsv::FileKind::kWakeups) continue;
     bool used = false;
-    for (const sched_model::SchedFile& s : files) {
-      used = used || (s.header.kind == sched_model::FileKind::kStates &&
-                      companion(files, s, sched_model::FileKind::kWakeups) == &f);
+    for (const sched_tsv::SchedFile& s : files) {
+      used = used || (s.header.kind == sched_tsv::FileKind::kStates &&
+                      companion(files, s, sched_tsv::FileKind::kWakeups) == &f);
     }
     if (!used) st.skipped.push_back(base_name(f.path));
   }

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/sched_tsv.h"
 #include "render/charts/chart_style.h"
 #include "render/scene/scene.h"
-#include "render/sched/sched_model.h"
 
 namespace hearth::charts {
 
@@ -51,7 +51,7 @@ struct ChartStats {
 // preemptors file of the same recording (same window and targets), and its sleeping and
 // blocked tooltips' wakeup latency from the wakeups file of the same recording, when FILES
 // hold them.
-scene::Scene layout_charts(const std::vector<sched_model::SchedFile>& files,
+scene::Scene layout_charts(const std::vector<sched_tsv::SchedFile>& files,
                            const ChartOptions& options, ChartStats* stats);
 
 }  // namespace hearth::charts

@@ -1,4 +1,4 @@
-// The metrics chart's content: MMV series (render/series) -> one Panel per metric, with what
+// The metrics chart's content: MMV series (formats/series_tsv.h) -> one Panel per metric, with what
 // each panel plots. Geometry is metrics_chart.cpp's business; this decides values:
 // - counters become rates per second between consecutive snapshots of one series; a counter
 //   that goes down (a reset, a wrap) and a new series (a replaced file) break the line instead
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/pattern.h"
+#include "formats/series_tsv.h"
 #include "render/charts/value_units.h"
-#include "render/series/series_model.h"
 
 namespace hearth::charts {
 

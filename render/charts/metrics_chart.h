@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "formats/series_tsv.h"
 #include "render/charts/metric_panels.h"
 #include "render/scene/scene.h"
-#include "render/series/series_model.h"
 
 namespace hearth::charts {
 
@@ -38,7 +38,7 @@ struct MetricsStats {
 
 // Panel geometry, for tests.
 struct PanelGeometry {
-  double x = 0, y = 0, w = 0, h = 0;                        // the panel's frame, px
+  double x = 0, y = 0, w = 0, h = 0;                      // the panel's frame, px
   double plot_x = 0, plot_y = 0, plot_w = 0, plot_h = 0;  // the plot area, px
 };
 

@@ -42,7 +42,7 @@ std::string note(double ns, uint64_t count) {
 
 }  // namespace
 
-Section preemptors_section(const sched_model::SchedFile& file, const ChartOptions& o) {
+Section preemptors_section(const sched_tsv::SchedFile& file, const ChartOptions& o) {
   Section sec;
   sec.title = "Preemptors: who took the CPU from these threads";
   sec.subtitle = recording_facts(file, &sec.warn);
@@ -54,7 +54,7 @@ Section preemptors_section(const sched_model::SchedFile& file, const ChartOption
   std::map<std::string, Party> preemptors;
   // (preemptor key, victim key) -> time and count
   std::map<std::pair<std::string, std::string>, Party> pairs;
-  for (const sched_model::Preemption& p : file.preemptors) {
+  for (const sched_tsv::PreemptorRow& p : file.preemptors) {
     auto t = static_cast<double>(p.time_ns);
     std::string pk = key_of(p.preemptor_comm, p.preemptor_tid, group);
     std::string vk = key_of(p.comm, p.tid, group);

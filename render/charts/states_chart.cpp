@@ -26,8 +26,7 @@ bool by_name(const StatesRow& a, const StatesRow& b) {
 }
 
 // " · preempted by 4244 hog-2 1.10 s (950×), 12 kworker/0:1 3.0 ms (4×), +2 others 1.0 ms"
-std::string preemptor_breakdown(const sched_model::SchedFile& pre, const StatesRow& row,
-                                bool group) {
+std::string preemptor_breakdown(const sched_tsv::SchedFile& pre, const StatesRow& row, bool group) {
   struct Agg {
     std::string comm;
     int64_t tid = 0;
@@ -36,7 +35,7 @@ std::string preemptor_breakdown(const sched_model::SchedFile& pre, const StatesR
     uint64_t count = 0;
   };
   std::map<std::string, Agg> by_key;
-  for (const sched_model::Preemption& p : pre.preemptors) {
+  for (const sched_tsv::PreemptorRow& p : pre.preemptors) {
     if (!std::binary_search(row.tids.begin(), row.tids.end(), p.tid)) continue;
     std::string key = group ? group_name(p.preemptor_comm) : std::to_string(p.preemptor_tid);
     Agg& a = by_key[key];
@@ -75,11 +74,11 @@ std::string preemptor_breakdown(const sched_model::SchedFile& pre, const StatesR
 
 // " · wakeup latency p50 8.2 µs, p99 64.0 µs, max 81.0 µs (140 wakeups)"; for a pool, the
 // worst thread's p99 and max.
-std::string wakeup_latency(const sched_model::SchedFile& wk, const StatesRow& row) {
-  const sched_model::Wakeups* only = nullptr;
+std::string wakeup_latency(const sched_tsv::SchedFile& wk, const StatesRow& row) {
+  const sched_tsv::WakeupRow* only = nullptr;
   uint64_t wakeups = 0, p99 = 0, max = 0;
   size_t threads = 0;
-  for (const sched_model::Wakeups& w : wk.wakeups) {
+  for (const sched_tsv::WakeupRow& w : wk.wakeups) {
     if (!std::binary_search(row.tids.begin(), row.tids.end(), w.tid) || w.wakeups == 0) continue;
     only = &w;
     ++threads;
@@ -100,10 +99,10 @@ std::string wakeup_latency(const sched_model::SchedFile& wk, const StatesRow& ro
 
 }  // namespace
 
-std::vector<StatesRow> states_rows(const sched_model::SchedFile& file, bool group, SortKey sort) {
+std::vector<StatesRow> states_rows(const sched_tsv::SchedFile& file, bool group, SortKey sort) {
   std::vector<StatesRow> rows;
   std::map<std::string, size_t> pools;  // group name -> index in rows
-  for (const sched_model::ThreadStates& t : file.states) {
+  for (const sched_tsv::ThreadStates& t : file.states) {
     size_t i = rows.size();
     if (group) {
       auto [it, fresh] = pools.try_emplace(group_name(t.comm), rows.size());
@@ -155,8 +154,8 @@ std::vector<StatesRow> states_rows(const sched_model::SchedFile& file, bool grou
   return rows;
 }
 
-Section states_section(const sched_model::SchedFile& file, const sched_model::SchedFile* preemptors,
-                       const sched_model::SchedFile* wakeups, const ChartOptions& o) {
+Section states_section(const sched_tsv::SchedFile& file, const sched_tsv::SchedFile* preemptors,
+                       const sched_tsv::SchedFile* wakeups, const ChartOptions& o) {
   Section sec;
   sec.title = "Thread states: where each thread's time went";
   sec.subtitle = recording_facts(file, &sec.warn);
@@ -202,8 +201,8 @@ Section states_section(const sched_model::SchedFile& file, const sched_model::Sc
   return sec;
 }
 
-std::string recording_facts(const sched_model::SchedFile& file, bool* warn) {
-  const sched_model::Header& h = file.header;
+std::string recording_facts(const sched_tsv::SchedFile& file, bool* warn) {
+  const sched_tsv::Header& h = file.header;
   std::string base = file.path.substr(file.path.rfind('/') + 1);
   const std::string dot = " \xc2\xb7 ";
   std::string out = base;

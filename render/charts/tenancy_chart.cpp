@@ -23,10 +23,10 @@ struct ThreadRow {
 };
 
 // Rows in first-seen order, and each tenancy row's index in them.
-std::vector<ThreadRow> thread_rows(const sched_model::SchedFile& file, bool group) {
+std::vector<ThreadRow> thread_rows(const sched_tsv::SchedFile& file, bool group) {
   std::vector<ThreadRow> rows;
   std::map<std::string, size_t> index;
-  for (const sched_model::Tenancy& t : file.tenancy) {
+  for (const sched_tsv::TenancyRow& t : file.tenancy) {
     std::string key = group ? group_name(t.comm) : std::to_string(t.tid);
     auto [it, fresh] = index.try_emplace(key, rows.size());
     if (fresh) rows.push_back({t.comm, t.tid, {}, {}, 0});
@@ -63,7 +63,7 @@ std::string who(const ThreadRow& r) {
 
 }  // namespace
 
-Section tenancy_by_thread_section(const sched_model::SchedFile& file, const ChartOptions& o) {
+Section tenancy_by_thread_section(const sched_tsv::SchedFile& file, const ChartOptions& o) {
   Section sec;
   sec.title = "CPU tenancy by thread: where each thread ran";
   sec.subtitle = recording_facts(file, &sec.warn);
@@ -95,7 +95,7 @@ Section tenancy_by_thread_section(const sched_model::SchedFile& file, const Char
   return sec;
 }
 
-Section tenancy_by_cpu_section(const sched_model::SchedFile& file, const ChartOptions& o) {
+Section tenancy_by_cpu_section(const sched_tsv::SchedFile& file, const ChartOptions& o) {
   Section sec;
   sec.title = "CPU tenancy by CPU: which threads each CPU ran";
   sec.subtitle = recording_facts(file, &sec.warn);

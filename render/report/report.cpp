@@ -13,6 +13,8 @@
 
 #include "common/atomic_file.h"
 #include "common/check.h"
+#include "formats/sched_tsv.h"
+#include "formats/series_tsv.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
 #include "render/diff/diff_model.h"
@@ -23,8 +25,6 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/report/collector_text.h"
-#include "render/sched/sched_tsv_reader.h"
-#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -78,7 +78,7 @@ struct ThreadRow {
   int64_t tid = -1;  // -1: merged by name (no tid in the root)
   std::string root;  // the flamegraph's root frame, when sampled
   double samples = 0;
-  std::optional<sched_model::ThreadStates> sched;
+  std::optional<sched_tsv::ThreadStates> sched;
   int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time
 };
 
@@ -174,13 +174,13 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
 
 void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, RenderResult* result,
                    std::map<std::string, ThreadRow>* threads) {
-  std::vector<sched_model::SchedFile> files;
+  std::vector<sched_tsv::SchedFile> files;
   std::vector<std::string> names;
   for (const char* kind : kSchedKinds) {
     std::string name = std::string("sched.") + kind + ".tsv";
     std::string path = path_in(o.dir, name);
     if (!exists(path)) continue;
-    auto f = sched_model::read_sched_tsv(path);
+    auto f = sched_tsv::read_sched_tsv(path);
     if (!f) {
       page->problems.push_back(f.error().message);
       continue;
@@ -189,8 +189,8 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
     names.push_back(name);
   }
   if (files.empty()) return;
-  for (const sched_model::SchedFile& f : files) {
-    for (const sched_model::ThreadStates& t : f.states) {
+  for (const sched_tsv::SchedFile& f : files) {
+    for (const sched_tsv::ThreadStates& t : f.states) {
       ThreadRow& row = (*threads)[thread_key(t.tid, t.comm)];
       if (row.name.empty()) row.name = t.comm;
       row.tid = t.tid;
@@ -299,7 +299,7 @@ void diff_section(const RenderOptions& o, Page* page, RenderResult* result) {
 bool busier(const ThreadRow* a, const ThreadRow* b) {
   if (a->sched.has_value() != b->sched.has_value()) return a->sched.has_value();
   if (a->sched) {
-    const sched_model::ThreadStates &x = *a->sched, &y = *b->sched;
+    const sched_tsv::ThreadStates &x = *a->sched, &y = *b->sched;
     if (x.on_cpu_ns != y.on_cpu_ns) return x.on_cpu_ns > y.on_cpu_ns;
     if (x.runnable_ns != y.runnable_ns) return x.runnable_ns > y.runnable_ns;
     if (x.stopped_ns != y.stopped_ns) return x.stopped_ns > y.stopped_ns;

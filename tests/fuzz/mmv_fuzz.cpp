@@ -15,7 +15,7 @@
 
 #include "collectors/mmv/mmv_file.h"
 #include "collectors/mmv/mmv_layout.h"
-#include "collectors/mmv/tsv_writer.h"
+#include "collectors/mmv/series_output.h"
 
 namespace {
 
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // /proc/self/fd/N resolves to the memfd: same inode, same size, unchanged.
   if (st != mmv::SnapshotStatus::kOk) die("snapshot of an unchanging file failed");
   std::string out;
-  mmv::TsvWriter w({1000000000, true}, [&](std::string_view s) { out.append(s); });
+  mmv::SeriesTsvWriter w({1000000000, true}, [&](std::string_view s) { out.append(s); });
   mmv::Series series{1, "fuzz", std::move(*f), false};
   w.on_series(series);
   w.on_values(series, snap);

@@ -1,4 +1,5 @@
-// Fuzz target for the scheduler path: sched.*.tsv reader -> charts layout -> SVG writer.
+// Fuzz target for the scheduler path: sched.*.tsv reader -> charts layout -> SVG writer (and
+// each part through the sched.cpu.tsv reader too).
 //
 // Input: the first byte picks the mode (bit 0: --group-threads, bits 1-3: the sort key, modulo
 // the number of keys, bit 6: the stopped state named after hearth); then an optional '\n'; the
@@ -7,7 +8,8 @@
 //
 // Invariants checked (abort with context on failure):
 // - an error is one line, starts with the file's name, and quotes nothing unprintable;
-// - a parsed file has rows of its kind only, and the header's window adds up;
+// - a parsed file has rows of its kind only (cpu rows from the cpu reader only), and the
+//   header's window adds up;
 // - the layout's rects and texts have finite coordinates, widths and heights >= 0, and lie
 //   within the scene's width; the SVG is produced without tripping a CHECK.
 #include <cmath>
@@ -18,14 +20,14 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/sched_tsv.h"
 #include "render/charts/charts.h"
-#include "render/sched/sched_tsv_reader.h"
 #include "render/svg/svg_writer.h"
 
 namespace {
 
 namespace charts = hearth::charts;
-namespace sched_model = hearth::sched_model;
+namespace sched_tsv = hearth::sched_tsv;
 
 [[noreturn]] void die(const char* what, std::string_view detail = {}) {
   std::fprintf(stderr, "sched_tsv_fuzz: %s\n--- (%zu bytes)\n%.*s\n", what, detail.size(),
@@ -41,16 +43,17 @@ void check_error(const std::string& message, const std::string& path) {
   }
 }
 
-void check_file(const sched_model::SchedFile& f) {
-  const sched_model::Header& h = f.header;
+void check_file(const sched_tsv::SchedFile& f) {
+  const sched_tsv::Header& h = f.header;
   if (h.window_end_ns < h.window_start_ns || h.window_ns != h.window_end_ns - h.window_start_ns) {
     die("inconsistent window accepted", f.path);
   }
-  size_t kinds =
-      !f.states.empty() + !f.tenancy.empty() + !f.preemptors.empty() + !f.wakeups.empty();
+  size_t kinds = !f.states.empty() + !f.tenancy.empty() + !f.preemptors.empty() +
+                 !f.wakeups.empty() + !f.cpu.empty();
   if (kinds > 1) die("rows of several kinds in one file", f.path);
-  for (const sched_model::Tenancy& t : f.tenancy) {
-    if (t.cpu < 0 || t.cpu >= sched_model::kMaxCpus) die("cpu out of range accepted", f.path);
+  if (!f.cpu.empty() && f.header.kind != sched_tsv::FileKind::kCpu) die("cpu rows", f.path);
+  for (const sched_tsv::TenancyRow& t : f.tenancy) {
+    if (t.cpu < 0 || t.cpu >= sched_tsv::kMaxCpus) die("cpu out of range accepted", f.path);
   }
 }
 
@@ -82,13 +85,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (text.starts_with('\n')) text.remove_prefix(1);
 
-  std::vector<sched_model::SchedFile> files;
+  std::vector<sched_tsv::SchedFile> files;
   for (int i = 0; i < 4 && !text.empty(); ++i) {
     size_t sep = text.find("\n%%\n");
     std::string_view part = text.substr(0, sep == std::string_view::npos ? text.size() : sep + 1);
     text = sep == std::string_view::npos ? std::string_view() : text.substr(sep + 4);
     std::string path = "dir/sched." + std::to_string(i) + ".tsv";
-    hearth::Result<sched_model::SchedFile> f = sched_model::parse_sched_tsv(part, path);
+    if (hearth::Result<sched_tsv::SchedFile> c = sched_tsv::parse_sched_cpu_tsv(part, path); c) {
+      if (c->header.kind != sched_tsv::FileKind::kCpu) die("the cpu reader read another kind");
+      check_file(*c);
+    } else {
+      check_error(c.error().message, path);
+    }
+    hearth::Result<sched_tsv::SchedFile> f = sched_tsv::parse_sched_tsv(part, path);
     if (!f) {
       check_error(f.error().message, path);
       continue;
@@ -101,8 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   charts::ChartOptions options;
   options.group_threads = (mode & 1) != 0;
   options.sort = static_cast<charts::SortKey>(((mode >> 1) & 7) % 5);
-  options.stopped_by =
-      (mode & 64) != 0 ? charts::StoppedBy::kHearth : charts::StoppedBy::kTracer;
+  options.stopped_by = (mode & 64) != 0 ? charts::StoppedBy::kHearth : charts::StoppedBy::kTracer;
   options.width = 600;
   options.max_preemptors = 8;
   hearth::scene::Scene scene = charts::layout_charts(files, options, nullptr);

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "formats/series_tsv.h"
 #include "render/charts/metrics_chart.h"
-#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "formats/series_tsv.h"
 #include "render/cairo/cairo_writer.h"
 #include "render/charts/metric_panels.h"
 #include "render/charts/metrics_chart.h"
 #include "render/charts/value_units.h"
-#include "render/series/series_reader.h"
 #include "render/svg/svg_writer.h"
 
 namespace hearth::charts {

@@ -17,7 +17,7 @@
 
 #include "collectors/mmv/mmv_file.h"
 #include "collectors/mmv/mmv_layout.h"
-#include "collectors/mmv/tsv_writer.h"
+#include "collectors/mmv/series_output.h"
 
 namespace hearth::mmv {
 namespace {

@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <numeric>
-
 namespace hearth::sched {
 namespace {
 
@@ -91,10 +89,11 @@ const ThreadStates* row(const SchedModel& m, pid_t tid) {
 }
 
 uint64_t total(const ThreadStates& s) {
-  return s.on_cpu_ns + std::accumulate(s.off_ns.begin(), s.off_ns.end(), uint64_t{0});
+  return s.on_cpu_ns + s.runnable_ns + s.sleeping_ns + s.blocked_ns + s.other_ns + s.stopped_ns;
 }
 
-constexpr size_t R = 0, S = 1, D = 2, O = 3, T = 4;
+constexpr OffState R = OffState::kRunnable, S = OffState::kSleeping, D = OffState::kBlocked,
+                   O = OffState::kOther, T = OffState::kStopped;
 
 TEST(SchedAnalysis, ClassifiesKernelStateLetters) {
   EXPECT_EQ(classify_state("R"), OffState::kRunnable);
@@ -108,7 +107,7 @@ TEST(SchedAnalysis, ClassifiesKernelStateLetters) {
   EXPECT_EQ(classify_state("X"), OffState::kOther);
   EXPECT_EQ(classify_state("P"), OffState::kOther);
   EXPECT_EQ(classify_state(""), OffState::kOther);
-  // The indexes of ThreadStates' arrays, the TSV's column order depends on them.
+  // The indexes of the analysis's per-thread arrays: stopped came last (states version 2).
   EXPECT_EQ(static_cast<int>(OffState::kStopped), kOffStates - 1);
 }
 
@@ -129,16 +128,16 @@ TEST(SchedAnalysis, TracedStopsAreStoppedTime) {
   SchedModel m = a.finish(t + 1000);
   const ThreadStates* r = row(m, 1);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->off_ns[T], 80u);
-  EXPECT_EQ(r->switches[T], 2u);
-  EXPECT_EQ(r->off_ns[O], 200u);
-  EXPECT_EQ(r->switches[O], 1u);
+  EXPECT_EQ(off_ns(*r, T), 80u);
+  EXPECT_EQ(switches(*r, T), 2u);
+  EXPECT_EQ(off_ns(*r, O), 200u);
+  EXPECT_EQ(switches(*r, O), 1u);
   EXPECT_EQ(r->on_cpu_ns, 100u + 150 + 70 + 400);
   EXPECT_EQ(total(*r), 1000u);
   const ThreadStates* r2 = row(m, 2);
   ASSERT_NE(r2, nullptr);
-  EXPECT_EQ(r2->off_ns[T], 700u);
-  EXPECT_EQ(r2->switches[T], 0u);  // no switch-out seen: it was stopped before the window
+  EXPECT_EQ(off_ns(*r2, T), 700u);
+  EXPECT_EQ(switches(*r2, T), 0u);  // no switch-out seen: it was stopped before the window
   EXPECT_EQ(total(*r2), 1000u);
 }
 
@@ -151,8 +150,8 @@ TEST(SchedAnalysis, RunningAtStartAndOpenAtEnd) {
   const ThreadStates* t = row(m, 1);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->on_cpu_ns, 300 + (kEnd - kStart - 1000));
-  EXPECT_EQ(t->off_ns[S], 700u);
-  EXPECT_EQ(t->switches[S], 1u);
+  EXPECT_EQ(off_ns(*t, S), 700u);
+  EXPECT_EQ(switches(*t, S), 1u);
   EXPECT_EQ(total(*t), kEnd - kStart);
 }
 
@@ -165,10 +164,10 @@ TEST(SchedAnalysis, OffCpuAtStartUsesSeededState) {
   a.add(sw(kStart + 200, 0, 1, "S", 2));
   a.add(sw(kStart + 300, 0, 2, "S", 3));
   SchedModel m = a.finish(kStart + 1000);
-  EXPECT_EQ(row(m, 1)->off_ns[S], 100u + 800u);
-  EXPECT_EQ(row(m, 2)->off_ns[D], 200u);
-  EXPECT_EQ(row(m, 2)->off_ns[S], 700u);
-  EXPECT_EQ(row(m, 3)->off_ns[R], 300u);  // seeded R, first switched in: it was waiting
+  EXPECT_EQ(off_ns(*row(m, 1), S), 100u + 800u);
+  EXPECT_EQ(off_ns(*row(m, 2), D), 200u);
+  EXPECT_EQ(off_ns(*row(m, 2), S), 700u);
+  EXPECT_EQ(off_ns(*row(m, 3), R), 300u);  // seeded R, first switched in: it was waiting
   EXPECT_EQ(row(m, 3)->on_cpu_ns, 700u);
   for (pid_t tid : {1, 2, 3}) EXPECT_EQ(total(*row(m, tid)), 1000u) << tid;
 }
@@ -179,7 +178,7 @@ TEST(SchedAnalysis, SeededRunningWithoutEventsOwnsItsCpuAllWindow) {
   a.seed(seed(8, 'S', 0));
   SchedModel m = a.finish(kEnd);
   EXPECT_EQ(row(m, 7)->on_cpu_ns, kEnd - kStart);
-  EXPECT_EQ(row(m, 8)->off_ns[S], kEnd - kStart);
+  EXPECT_EQ(off_ns(*row(m, 8), S), kEnd - kStart);
   ASSERT_EQ(m.tenancy.size(), 1u);
   EXPECT_EQ(m.tenancy[0].tid, 7);
   EXPECT_EQ(m.tenancy[0].cpu, 1);
@@ -204,14 +203,14 @@ TEST(SchedAnalysis, RunnableRPlusSleepingBlockedOther) {
   SchedModel m = a.finish(t + 500);  // 40 on
   const ThreadStates* r = row(m, 1);
   EXPECT_EQ(r->on_cpu_ns, 10u + 20 + 40 + 60 + 80 + 40);
-  EXPECT_EQ(r->off_ns[R], 10u + 30);
-  EXPECT_EQ(r->off_ns[S], 50u);
-  EXPECT_EQ(r->off_ns[D], 70u);
-  EXPECT_EQ(r->off_ns[O], 90u);
-  EXPECT_EQ(r->switches[R], 2u);
-  EXPECT_EQ(r->switches[S], 1u);
-  EXPECT_EQ(r->switches[D], 1u);
-  EXPECT_EQ(r->switches[O], 1u);
+  EXPECT_EQ(off_ns(*r, R), 10u + 30);
+  EXPECT_EQ(off_ns(*r, S), 50u);
+  EXPECT_EQ(off_ns(*r, D), 70u);
+  EXPECT_EQ(off_ns(*r, O), 90u);
+  EXPECT_EQ(switches(*r, R), 2u);
+  EXPECT_EQ(switches(*r, S), 1u);
+  EXPECT_EQ(switches(*r, D), 1u);
+  EXPECT_EQ(switches(*r, O), 1u);
   EXPECT_EQ(total(*r), 500u);
 }
 
@@ -239,7 +238,7 @@ TEST(SchedAnalysis, PreemptorsByTimeWithTheirProcess) {
   EXPECT_EQ(p1[1].preemptor_pid, kApp);
   EXPECT_EQ(p1[1].count, 1u);
   EXPECT_EQ(p1[1].time_ns, 50u);
-  EXPECT_EQ(row(m, 1)->off_ns[R], 550u);
+  EXPECT_EQ(off_ns(*row(m, 1), R), 550u);
   // 50 belongs to another process: no rows of its own.
   EXPECT_EQ(row(m, 50), nullptr);
 }
@@ -328,10 +327,10 @@ TEST(SchedAnalysis, WokenThreadIsRunnableUntilItRuns) {
   const ThreadStates* t = row(m, 1);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->on_cpu_ns, 100u + 100u);
-  EXPECT_EQ(t->off_ns[S], 200u + 100u);
-  EXPECT_EQ(t->off_ns[R], 400u + 100u);
-  EXPECT_EQ(t->switches[S], 2u);
-  EXPECT_EQ(t->switches[R], 0u);  // switches count switch-outs: it was never preempted
+  EXPECT_EQ(off_ns(*t, S), 200u + 100u);
+  EXPECT_EQ(off_ns(*t, R), 400u + 100u);
+  EXPECT_EQ(switches(*t, S), 2u);
+  EXPECT_EQ(switches(*t, R), 0u);  // switches count switch-outs: it was never preempted
   EXPECT_EQ(total(*t), 1000u);
   EXPECT_EQ(m.wakeups[0].wakeups, 1u);
 }
@@ -354,7 +353,7 @@ TEST(SchedAnalysis, ThreadCreatedMidWindowIsAccountedFromItsFirstEvent) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->comm, "t9");
   EXPECT_EQ(t->on_cpu_ns, 100u);
-  EXPECT_EQ(t->off_ns[S], 400u);
+  EXPECT_EQ(off_ns(*t, S), 400u);
   EXPECT_EQ(total(*t), 500u);  // it did not exist before kStart + 500
 }
 
@@ -367,9 +366,9 @@ TEST(SchedAnalysis, ThreadCreatedMidWindowIsRunnableFromItsForkToItsFirstRun) {
   SchedModel m = a.finish(kStart + 1000);
   const ThreadStates* t = row(m, 9);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->off_ns[R], 100u);  // waited for its first run
+  EXPECT_EQ(off_ns(*t, R), 100u);  // waited for its first run
   EXPECT_EQ(t->on_cpu_ns, 100u);
-  EXPECT_EQ(t->off_ns[S], 400u);
+  EXPECT_EQ(off_ns(*t, S), 400u);
   EXPECT_EQ(total(*t), 600u);  // its life: from the fork on
   const WakeupRow* w = nullptr;
   for (const WakeupRow& r : m.wakeups)
@@ -392,9 +391,9 @@ TEST(SchedAnalysis, NewThreadWhoseFirstRunWasMissedStartsAtItsFork) {
   const ThreadStates* t = row(m, 9);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(total(*t), 600u);
-  EXPECT_EQ(t->off_ns[R], 50u);   // fork → the CPU's last switch
+  EXPECT_EQ(off_ns(*t, R), 50u);  // fork → the CPU's last switch
   EXPECT_EQ(t->on_cpu_ns, 250u);  // placed at that switch
-  EXPECT_EQ(t->off_ns[S], 300u);
+  EXPECT_EQ(off_ns(*t, S), 300u);
   EXPECT_EQ(m.inferred_switch_ins, 1u);
   EXPECT_EQ(m.inferred_without_wakeup, 0u);
 }
@@ -408,8 +407,8 @@ TEST(SchedAnalysis, ForkOfASeededThreadChangesNothing) {
   SchedModel m = a.finish(kStart + 1000);
   const ThreadStates* t = row(m, 9);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->off_ns[S], 1000u);
-  EXPECT_EQ(t->off_ns[R], 0u);
+  EXPECT_EQ(off_ns(*t, S), 1000u);
+  EXPECT_EQ(off_ns(*t, R), 0u);
 }
 
 // A shell (kApp, one thread: tid kApp) runs `sleep` (pid 201), which is gone by the end; the
@@ -474,9 +473,9 @@ TEST(SchedAnalysis, ThreadThatExitsStopsCounting) {
   SchedModel m = a.finish(kStart + 1000);
   const ThreadStates* t = row(m, 1);
   EXPECT_EQ(t->on_cpu_ns, 200u);
-  EXPECT_EQ(t->off_ns[S], 100u);
-  EXPECT_EQ(t->off_ns[O], 0u);
-  EXPECT_EQ(t->switches[O], 1u);
+  EXPECT_EQ(off_ns(*t, S), 100u);
+  EXPECT_EQ(off_ns(*t, O), 0u);
+  EXPECT_EQ(switches(*t, O), 1u);
 }
 
 TEST(SchedAnalysis, UnknownProcessIsNotATarget) {
@@ -532,7 +531,7 @@ TEST(SchedAnalysis, MissingSwitchInFromIdleIsPlacedAtTheWakeup) {
   SchedModel m = a.finish(kStart + 1000);
   const ThreadStates* t = row(m, 1);
   EXPECT_EQ(t->on_cpu_ns, 100u);
-  EXPECT_EQ(t->off_ns[S], 500u + 400u);
+  EXPECT_EQ(off_ns(*t, S), 500u + 400u);
   EXPECT_EQ(m.wakeups[0].wakeups, 0u);  // unknown latency: not counted
   // The idle task of CPU 1 ran 100..500 and 600..1000.
   for (const TenancyRow& r : m.tenancy) {

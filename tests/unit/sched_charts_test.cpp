@@ -12,8 +12,8 @@
 namespace hearth::charts {
 namespace {
 
-using sched_model::FileKind;
-using sched_model::SchedFile;
+using sched_tsv::FileKind;
+using sched_tsv::SchedFile;
 
 constexpr uint64_t kMs = 1'000'000;
 
@@ -35,8 +35,8 @@ SchedFile file(FileKind kind, uint64_t window_ns = 1000 * kMs) {
 }
 
 // on, runnable, sleeping, blocked in ms.
-sched_model::ThreadStates thread(int64_t tid, std::string comm, uint64_t on, uint64_t run,
-                                 uint64_t sleep, uint64_t blocked) {
+sched_tsv::ThreadStates thread(int64_t tid, std::string comm, uint64_t on, uint64_t run,
+                               uint64_t sleep, uint64_t blocked) {
   return {tid, std::move(comm), 1, on * kMs, run * kMs, sleep * kMs, blocked * kMs, 0, 5, 6, 7, 0};
 }
 
@@ -130,7 +130,7 @@ TEST(SchedCharts, SegmentWidthsProportionalToTime) {
 TEST(SchedCharts, StoppedTimeIsItsOwnStateNamedByWhoStoppedTheThreads) {
   SchedFile f = file(FileKind::kStates);
   f.header.version = 2;
-  sched_model::ThreadStates t = thread(7, "t", 500, 100, 300, 0);
+  sched_tsv::ThreadStates t = thread(7, "t", 500, 100, 300, 0);
   t.stopped_ns = 50 * kMs;
   t.switches_stopped = 10;
   t.other_ns = 50 * kMs;

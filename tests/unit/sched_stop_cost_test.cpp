@@ -13,9 +13,9 @@ ThreadStates thread(pid_t tid, uint64_t window, uint64_t stopped_ns, uint64_t st
   t.pid = 1;
   t.comm = "t";
   t.on_cpu_ns = (window - stopped_ns) / 2;
-  t.off_ns[static_cast<size_t>(OffState::kSleeping)] = window - stopped_ns - t.on_cpu_ns;
-  t.off_ns[static_cast<size_t>(OffState::kStopped)] = stopped_ns;
-  t.switches[static_cast<size_t>(OffState::kStopped)] = stops;
+  t.sleeping_ns = window - stopped_ns - t.on_cpu_ns;
+  t.stopped_ns = stopped_ns;
+  t.switches_stopped = stops;
   return t;
 }
 

@@ -1,4 +1,4 @@
-#include "render/sched/sched_tsv_reader.h"
+#include "formats/sched_tsv.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-namespace hearth::sched_model {
+namespace hearth::sched_tsv {
 namespace {
 
 const std::string kHeader =
@@ -283,4 +283,4 @@ TEST(SchedTsvReader, KindNames) {
 }
 
 }  // namespace
-}  // namespace hearth::sched_model
+}  // namespace hearth::sched_tsv

@@ -1,6 +1,6 @@
-// The sched.*.tsv writers and the ftrace text lines, byte for byte against the README contract.
-// After an intended format change, update the expected strings here and the README together.
-#include "collectors/sched/tsv_writer.h"
+// The sched.*.tsv writers, byte for byte against the README contract. After an intended format
+// change, update the expected strings here and the README together.
+#include "formats/sched_tsv.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace hearth::sched {
+namespace hearth::sched_tsv {
 namespace {
 
 SchedHeader header() {
@@ -29,10 +29,11 @@ constexpr const char* kHeader =
     "# events\tsched_switch=81234\tsched_waking=5\tsched_wakeup=0\tsched_migrate_task=2\n"
     "# lost\t0\n";
 
-SchedModel model() {
-  SchedModel m;
-  m.states.push_back({4242, 4242, "app", 100, {10, 20, 30, 40, 50}, {1, 2, 3, 4, 5}});
-  m.states.push_back({4250, 4242, "worker\t1", 7, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}});
+SchedTables model() {
+  SchedTables m;
+  // tid comm pid on_cpu; runnable sleeping blocked other (ns); their switches; stopped, switches.
+  m.states.push_back({4242, "app", 4242, 100, 10, 20, 30, 40, 1, 2, 3, 4, 50, 5});
+  m.states.push_back({4250, "worker\t1", 4242, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   m.tenancy.push_back({4242, "app", 0, 60, 3});
   m.tenancy.push_back({4242, "app", 1, 40, 2});
   m.preemptors.push_back({4242, "app", 1, 77, "kworker/0:1", 4, 900});
@@ -55,7 +56,7 @@ SchedModel model() {
 }
 
 TEST(SchedTsv, States) {
-  EXPECT_EQ(format_states(header(), model()),
+  EXPECT_EQ(format_states(header(), model().states),
             std::string("# hearth sched.states 2\n") + kHeader +
                 "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
                 "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
@@ -65,14 +66,15 @@ TEST(SchedTsv, States) {
 }
 
 TEST(SchedTsv, Tenancy) {
-  EXPECT_EQ(format_tenancy(header(), model()), std::string("# hearth sched.tenancy 1\n") + kHeader +
-                                                   "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n"
-                                                   "4242\tapp\t0\t60\t3\n"
-                                                   "4242\tapp\t1\t40\t2\n");
+  EXPECT_EQ(format_tenancy(header(), model().tenancy), std::string("# hearth sched.tenancy 1\n") +
+                                                           kHeader +
+                                                           "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n"
+                                                           "4242\tapp\t0\t60\t3\n"
+                                                           "4242\tapp\t1\t40\t2\n");
 }
 
 TEST(SchedTsv, Preemptors) {
-  EXPECT_EQ(format_preemptors(header(), model()),
+  EXPECT_EQ(format_preemptors(header(), model().preemptors),
             std::string("# hearth sched.preemptors 1\n") + kHeader +
                 "tid\tcomm\tpreemptor_pid\tpreemptor_tid\tpreemptor_comm\tcount\ttime_ns\n"
                 "4242\tapp\t1\t77\tkworker/0:1\t4\t900\n"
@@ -80,7 +82,7 @@ TEST(SchedTsv, Preemptors) {
 }
 
 TEST(SchedTsv, Wakeups) {
-  EXPECT_EQ(format_wakeups(header(), model()),
+  EXPECT_EQ(format_wakeups(header(), model().wakeups),
             std::string("# hearth sched.wakeups 1\n") + kHeader +
                 "tid\tcomm\twakeups\tp50_ns\tp90_ns\tp99_ns\tmax_ns\tmigrations\t"
                 "le_1us\tle_2us\tle_4us\tle_8us\tle_16us\tle_32us\tle_64us\tle_128us\t"
@@ -94,7 +96,7 @@ TEST(SchedTsv, CpuViewAndAllTarget) {
   h.targets.clear();
   h.cpu = 1;
   h.lost = 12;
-  EXPECT_EQ(format_cpu(h, model()),
+  EXPECT_EQ(format_cpu(h, model().cpu),
             "# hearth sched.cpu 1\n"
             "# target\tall\tcpu=1\n"
             "# window_ns\t1000\t31000\t30000\n"
@@ -107,63 +109,9 @@ TEST(SchedTsv, CpuViewAndAllTarget) {
 TEST(SchedTsv, RepeatedTargets) {
   SchedHeader h = header();
   h.targets.push_back({7, "db"});
-  std::string out = format_tenancy(h, SchedModel{});
+  std::string out = format_tenancy(h, {});
   EXPECT_NE(out.find("# target\tpid=4242\tcomm=app\n# target\tpid=7\tcomm=db\n# window_ns"),
             std::string::npos);
-}
-
-TEST(SchedTsv, FtraceLinesMatchTheKernelsTraceFile) {
-  SwitchEvent s;
-  s.ctx = {4602348630123, 1, 26877, "bash", 0x01, 0x02};
-  s.prev_pid = 26877;
-  s.prev_prio = 120;
-  s.prev_comm = "bash";
-  s.prev_state = "R+";
-  s.next_pid = 26828;
-  s.next_prio = 89;
-  s.next_comm = "heartbeat";
-  WakingEvent w;
-  w.ctx = {4602348837000, 1, 26877, "bash", 0x09, 0x03};
-  w.pid = 26828;
-  w.prio = 89;
-  w.target_cpu = 1;
-  w.comm = "heartbeat";
-  SwitchEvent idle;
-  idle.ctx = {5000000001000, 0, 0, "", 0x01, 0x02};
-  idle.prev_comm = "swapper/0";
-  idle.prev_state = "R";
-  idle.next_pid = 5;
-  idle.next_comm = "x";
-  MigrateEvent m;
-  m.ctx = {5000000002000, 0, 33, "", 0x01, 0x02};
-  m.pid = 5;
-  m.prio = 120;
-  m.orig_cpu = 0;
-  m.dest_cpu = 1;
-  m.comm = "x";
-  WakingEvent enqueued = w;  // sched_wakeup: same fields
-  enqueued.enqueued = true;
-  enqueued.ctx.ts_ns = 4602348839000;
-  enqueued.ctx.common_flags = 0x0d;
-  std::string out;
-  append_ftrace_line(&out, s);
-  append_ftrace_line(&out, w);
-  append_ftrace_line(&out, enqueued);
-  append_ftrace_line(&out, idle);
-  append_ftrace_line(&out, m);
-  EXPECT_EQ(out,
-            "            bash-26877   [001] d..2.  4602.348630: sched_switch: prev_comm=bash "
-            "prev_pid=26877 prev_prio=120 prev_state=R+ ==> next_comm=heartbeat next_pid=26828 "
-            "next_prio=89\n"
-            "            bash-26877   [001] d.h3.  4602.348837: sched_waking: comm=heartbeat "
-            "pid=26828 prio=89 target_cpu=001\n"
-            "            bash-26877   [001] dNh3.  4602.348839: sched_wakeup: comm=heartbeat "
-            "pid=26828 prio=89 target_cpu=001\n"
-            "          <idle>-0       [000] d..2.  5000.000001: sched_switch: prev_comm=swapper/0 "
-            "prev_pid=0 prev_prio=0 prev_state=R ==> next_comm=x next_pid=5 next_prio=0\n"
-            "           <...>-33      [000] d..2.  5000.000002: sched_migrate_task: comm=x pid=5 "
-            "prio=120 orig_cpu=0 dest_cpu=1\n");
-  EXPECT_EQ(ftrace_text_header().rfind("# tracer: nop\n", 0), 0u);
 }
 
 TEST(SchedTsv, WritesFilesAtomicallyIntoTheDirectory) {
@@ -180,9 +128,9 @@ TEST(SchedTsv, WritesFilesAtomicallyIntoTheDirectory) {
   std::ifstream f(dir + "/sched.states.tsv");
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_EQ(ss.str(), format_states(header(), model()));
+  EXPECT_EQ(ss.str(), format_states(header(), model().states));
   std::filesystem::remove_all(dir);
 }
 
 }  // namespace
-}  // namespace hearth::sched
+}  // namespace hearth::sched_tsv

@@ -1,6 +1,6 @@
-// The MMV series reader (render/series): strict parsing with PATH:LINE errors, escapes,
+// The MMV series reader (formats/series_tsv.h): strict parsing with PATH:LINE errors, escapes,
 // declarations between rows, replaced series; and the round trip: what collectors/mmv's
-// TsvWriter writes is read back field for field (a test may include both sides).
+// SeriesTsvWriter writes is read back field for field (a test may include both sides).
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "collectors/mmv/mmv_watch.h"
-#include "collectors/mmv/tsv_writer.h"
-#include "render/series/series_reader.h"
+#include "collectors/mmv/series_output.h"
+#include "formats/series_tsv.h"
 
 #ifdef HEARTH_HAVE_PCP_MMV
 // clang-format off
@@ -78,8 +78,9 @@ TEST(SeriesReader, NumbersAreCheckedAgainstTheirType) {
   std::string decl =
       "# series\t1\ta\n# metric\t1\ti\ti32\tinstant\t\t\t\n# metric\t1\tu\tu32\tinstant\t\t\t\n"
       "# metric\t1\td\tdouble\tinstant\t\t\t\n# metric\t1\te\telapsed\tcounter\tmicrosec\t\t\n";
-  Result<SeriesFile> ok = parse(decl + "0\t1\ti\t\t-2147483648\n0\t1\tu\t\t4294967295\n"
-                                       "0\t1\td\t\t-1.5e-3\n0\t1\td\t\tnan\n0\t1\te\t\t-7\n");
+  Result<SeriesFile> ok = parse(decl +
+                                "0\t1\ti\t\t-2147483648\n0\t1\tu\t\t4294967295\n"
+                                "0\t1\td\t\t-1.5e-3\n0\t1\td\t\tnan\n0\t1\te\t\t-7\n");
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(ok->points[0].value, -2147483648.0);
   EXPECT_EQ(static_cast<int64_t>(ok->points[4].exact), -7);
@@ -106,7 +107,8 @@ TEST(SeriesReader, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of(h + "0\t1\tm\t\t1\n"), "x.tsv:5: series 1 is used before its `# series` line");
   EXPECT_EQ(error_of(h + "# series\t1\ta\n0\t1\tm\t\t1\n"),
             "x.tsv:6: metric `m` of series 1 has no `# metric` line before it");
-  EXPECT_EQ(error_of(h + "# series\t1\ta\n# series\t1\tb\n"), "x.tsv:6: series 1 is declared twice");
+  EXPECT_EQ(error_of(h + "# series\t1\ta\n# series\t1\tb\n"),
+            "x.tsv:6: series 1 is declared twice");
   EXPECT_EQ(error_of(h + "# series\t1\ta\n# metric\t1\tm\tu64\tgauge\t\t\t\n"),
             "x.tsv:6: unknown semantics `gauge` (counter instant discrete)");
   EXPECT_EQ(error_of(h + "# series\t1\ta\n# metric\t1\tm\\q\tu64\tcounter\t\t\t\n"),
@@ -128,12 +130,12 @@ TEST(SeriesReader, UnescapeRejectsBadSequences) {
   }
 }
 
-// Records what the watcher reports, and writes it through the real TsvWriter.
+// Records what the watcher reports, and writes it through the real SeriesTsvWriter.
 struct Tee : mmv::SeriesSink {
-  mmv::TsvWriter writer;
-  std::vector<std::string> rows;      // time series metric instance value (unescaped)
-  std::vector<std::string> metrics;   // series name type semantics units indom help
-  std::vector<std::string> events;    // kind series
+  mmv::SeriesTsvWriter writer;
+  std::vector<std::string> rows;     // time series metric instance value (unescaped)
+  std::vector<std::string> metrics;  // series name type semantics units indom help
+  std::vector<std::string> events;   // kind series
   size_t labels = 0;
   explicit Tee(std::string* out)
       : writer({1000000, false}, [out](std::string_view s) { out->append(s); }) {}
@@ -232,8 +234,8 @@ TEST(SeriesRoundTrip, EscapedStringsInstancesAndAReplacedFile) {
   };
   std::string path = mmv::testing::mmv_path("roundtrip");
   auto init = [&] {
-    void* m = mmv_stats_init("roundtrip", 0, static_cast<mmv_stats_flags_t>(0), metrics, 3,
-                             indoms, 1);
+    void* m =
+        mmv_stats_init("roundtrip", 0, static_cast<mmv_stats_flags_t>(0), metrics, 3, indoms, 1);
     mmv_lookup_value_desc(m, "io", "nvme0n1")->ull = 123456789;
     mmv_stats_set_string(m, "s", nullptr, "tab\there\\back\nline\x01");
     mmv_set_value(m, mmv_lookup_value_desc(m, "f", nullptr), 0.1);

@@ -1,5 +1,5 @@
-#include "render/sched/sched_tsv_reader.h"
-
+// The sched TSVs' reader (formats/sched_tsv.h): strict; any problem is one error naming the
+// file and line.
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -11,8 +11,9 @@
 
 #include "common/file_io.h"
 #include "common/text_fields.h"
+#include "formats/sched_tsv.h"
 
-namespace hearth::sched_model {
+namespace hearth::sched_tsv {
 namespace {
 
 enum class Col : uint8_t { kTid, kCpu, kText, kU64 };
@@ -55,6 +56,9 @@ constexpr Column kWakeupColumns[] = {
     {"le_*", Col::kU64},   {"le_*", Col::kU64},   {"le_*", Col::kU64},    {"le_*", Col::kU64},
     {"le_*", Col::kU64},   {"le_*", Col::kU64},   {"le_*", Col::kU64},    {"le_*", Col::kU64},
     {"le_*", Col::kU64},   {"le_*", Col::kU64},   {"le_*", Col::kU64},    {"gt_*", Col::kU64}};
+constexpr Column kCpuColumns[] = {{"tid", Col::kTid},        {"pid", Col::kTid},
+                                  {"comm", Col::kText},      {"on_cpu_ns", Col::kU64},
+                                  {"switch_ins", Col::kU64}, {"longest_off_ns", Col::kU64}};
 
 std::span<const Column> columns_of(FileKind kind, int version) {
   switch (kind) {
@@ -67,6 +71,8 @@ std::span<const Column> columns_of(FileKind kind, int version) {
       return kPreemptorColumns;
     case FileKind::kWakeups:
       return kWakeupColumns;
+    case FileKind::kCpu:
+      return kCpuColumns;
   }
   return {};
 }
@@ -94,7 +100,11 @@ using text::split_tabs;
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& path) : lines_(text, path) { file_.path = path; }
+  // CPU_ONLY: reads sched.cpu files only; else every other kind.
+  Parser(std::string_view text, const std::string& path, bool cpu_only)
+      : lines_(text, path), cpu_only_(cpu_only) {
+    file_.path = path;
+  }
 
   Result<SchedFile> run();
 
@@ -107,6 +117,7 @@ class Parser {
   Result<uint64_t> number(std::string_view name, std::string_view value, Col type) const;
 
   text::Lines lines_;
+  bool cpu_only_;
   SchedFile file_;
   std::set<std::string_view> seen_headers_;
   std::map<std::pair<int64_t, int>, uint64_t> seen_keys_;  // (tid, cpu or -1) -> line
@@ -122,9 +133,12 @@ Result<void> Parser::format_line(std::string_view line) {
   size_t blank = rest.find(' ');
   std::string_view name = rest.substr(0, blank);
   std::optional<FileKind> kind = parse_kind(name);
+  if (cpu_only_)
+    kind = name == kind_name(FileKind::kCpu) ? std::optional(FileKind::kCpu) : std::nullopt;
   if (!kind) {
-    return error("unknown sched file kind " + shown(name) +
-                 " (expected states, tenancy, preemptors or wakeups)");
+    return error(
+        "unknown sched file kind " + shown(name) +
+        (cpu_only_ ? " (expected cpu)" : " (expected states, tenancy, preemptors or wakeups)"));
   }
   file_.header.kind = *kind;
   uint64_t version = 0;
@@ -235,7 +249,7 @@ Result<void> Parser::row(std::string_view line) {
     ASSIGN_OR_RETURN(n[i], number(cols[i].name, f[i], cols[i].type));
   }
   auto tid = static_cast<int64_t>(n[0]);
-  std::string comm(f[1]);
+  std::string comm(f[file_.header.kind == FileKind::kCpu ? 2 : 1]);
   auto unique = [&](int cpu) -> Result<void> {
     auto [it, fresh] = seen_keys_.try_emplace({tid, cpu}, lines_.number());
     if (fresh) return {};
@@ -263,11 +277,15 @@ Result<void> Parser::row(std::string_view line) {
       if (!(n[3] <= n[4] && n[4] <= n[5] && n[5] <= n[6])) {
         return error("wakeup latency percentiles decrease (p50 <= p90 <= p99 <= max expected)");
       }
-      Wakeups w{tid, std::move(comm), n[2], n[3], n[4], n[5], n[6], n[7], {}};
+      WakeupRow w{tid, std::move(comm), n[2], n[3], n[4], n[5], n[6], n[7], {}};
       for (int b = 0; b < kWakeupBuckets; ++b) w.histogram[b] = n[8 + b];
       file_.wakeups.push_back(std::move(w));
       break;
     }
+    case FileKind::kCpu:
+      RETURN_IF_ERROR(unique(-1));
+      file_.cpu.push_back({tid, static_cast<int64_t>(n[1]), std::move(comm), n[3], n[4], n[5]});
+      break;
   }
   return {};
 }
@@ -308,6 +326,8 @@ std::string_view kind_name(FileKind kind) {
       return "preemptors";
     case FileKind::kWakeups:
       return "wakeups";
+    case FileKind::kCpu:
+      return "cpu";
   }
   return "?";
 }
@@ -325,7 +345,11 @@ std::optional<FileKind> parse_kind(std::string_view name) {
 }
 
 Result<SchedFile> parse_sched_tsv(std::string_view text, const std::string& path) {
-  return Parser(text, path).run();
+  return Parser(text, path, false).run();
+}
+
+Result<SchedFile> parse_sched_cpu_tsv(std::string_view text, const std::string& path) {
+  return Parser(text, path, true).run();
 }
 
 Result<SchedFile> read_sched_tsv(const std::string& path) {
@@ -333,4 +357,4 @@ Result<SchedFile> read_sched_tsv(const std::string& path) {
   return parse_sched_tsv(text, path);
 }
 
-}  // namespace hearth::sched_model
+}  // namespace hearth::sched_tsv

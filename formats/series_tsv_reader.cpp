@@ -1,5 +1,4 @@
-#include "render/series/series_reader.h"
-
+// The MMV series TSV's reader (formats/series_tsv.h).
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -13,11 +12,10 @@
 
 #include "common/file_io.h"
 #include "common/text_fields.h"
+#include "formats/series_tsv.h"
 
 namespace hearth::series {
 namespace {
-
-constexpr std::string_view kColumns = "time_ns\tseries\tmetric\tinstance\tvalue";
 
 using text::parse_i64;
 using text::parse_u64;
@@ -102,7 +100,7 @@ Result<uint64_t> Parser::series_ref(std::string_view raw, bool may_be_empty) con
 
 // Lines 2.. before the column names: `# interval_ns N`, `# clock NAME`, other comments.
 Result<void> Parser::header(std::string_view line) {
-  if (line == kColumns) {
+  if (line == kSeriesColumns) {
     if (!have_interval_ || !have_clock_) {
       return error("the header lacks `# interval_ns` or `# clock` before the column names");
     }

@@ -1,5 +1,6 @@
-// Writers of `hearth mmv`'s outputs: the MMV series TSV (README, "MMV series") and the
-// one-snapshot table for people.
+// `hearth mmv`'s outputs: the MMV series TSV (its lines are formats/series_tsv.h's; this is the
+// watcher's sink that feeds them what the MMV files declare and hold) and the one-snapshot
+// table for people.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +9,9 @@
 #include <string_view>
 
 #include "collectors/mmv/mmv_watch.h"
+#include "formats/series_tsv.h"
 
 namespace hearth::mmv {
-
-inline constexpr int kSeriesFormatVersion = 1;
 
 struct TsvOptions {
   uint64_t interval_ns = 0;
@@ -20,10 +20,10 @@ struct TsvOptions {
   bool reproducible = false;
 };
 
-// A SeriesSink that writes the TSV through WRITE (called with whole lines, in order).
-class TsvWriter : public SeriesSink {
+// A SeriesSink that writes the series TSV through WRITE (called with whole lines, in order).
+class SeriesTsvWriter : public SeriesSink {
  public:
-  TsvWriter(TsvOptions options, std::function<void(std::string_view)> write);
+  SeriesTsvWriter(TsvOptions options, std::function<void(std::string_view)> write);
   void on_series(const Series& series) override;
   void on_values(const Series& series, const Snapshot& snapshot) override;
   void on_event(uint64_t time_ns, const Series* series, const std::string& path, EventKind kind,
@@ -31,7 +31,7 @@ class TsvWriter : public SeriesSink {
   uint64_t rows() const { return rows_; }
 
  private:
-  std::string time_text(uint64_t t);
+  uint64_t time_of(uint64_t t);
 
   TsvOptions options_;
   std::function<void(std::string_view)> write_;
@@ -40,10 +40,6 @@ class TsvWriter : public SeriesSink {
   uint64_t rows_ = 0;
   std::string line_;
 };
-
-// TEXT with '\\', tab, newline and carriage return escaped as \\ \t \n \r (and other control
-// bytes as \xHH), so a field never breaks the TSV.
-std::string escape_field(std::string_view text);
 
 // One snapshot as an aligned table: "FILE" headings, then METRIC [INSTANCE]  VALUE  UNITS
 // SEMANTICS, and the short help when WITH_HELP.

@@ -1,4 +1,4 @@
-#include "collectors/mmv/tsv_writer.h"
+#include "collectors/mmv/series_output.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -37,47 +37,15 @@ std::string indom_text(uint32_t indom) {
 
 }  // namespace
 
-std::string escape_field(std::string_view t) {
-  std::string out;
-  out.reserve(t.size());
-  for (char c : t) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-TsvWriter::TsvWriter(TsvOptions options, std::function<void(std::string_view)> write)
+SeriesTsvWriter::SeriesTsvWriter(TsvOptions options, std::function<void(std::string_view)> write)
     : options_(options), write_(std::move(write)) {
-  std::string h = "# hearth mmv.series " + std::to_string(kSeriesFormatVersion) + "\n";
-  h += "# interval_ns\t" + std::to_string(options_.interval_ns) + "\n";
-  h += options_.reproducible ? "# clock\trelative\n" : "# clock\trealtime\n";
-  h += "time_ns\tseries\tmetric\tinstance\tvalue\n";
+  std::string h;
+  series::append_header(&h, options_.interval_ns, options_.reproducible ? "relative" : "realtime");
   write_(h);
 }
 
-std::string TsvWriter::time_text(uint64_t t) {
-  if (!options_.reproducible) return std::to_string(t);
+uint64_t SeriesTsvWriter::time_of(uint64_t t) {
+  if (!options_.reproducible) return t;
   if (!started_) {
     started_ = true;
     first_ns_ = t;
@@ -87,66 +55,59 @@ std::string TsvWriter::time_text(uint64_t t) {
   if (options_.interval_ns > 0) {
     rel = (rel + options_.interval_ns / 2) / options_.interval_ns * options_.interval_ns;
   }
-  return std::to_string(rel);
+  return rel;
 }
 
-void TsvWriter::on_series(const Series& s) {
+void SeriesTsvWriter::on_series(const Series& s) {
   const Layout& L = s.file.layout();
-  std::string id = std::to_string(s.id);
-  std::string out = "# series\t" + id + "\t" + escape_field(s.name) +
-                    "\tversion=" + std::to_string(L.version) + "\tflags=" + flags_text(L.flags);
+  series::SeriesInfo info{s.id, s.name, {}};
+  info.attrs = {{"version", std::to_string(L.version)}, {"flags", flags_text(L.flags)}};
   if (!options_.reproducible) {
-    out += "\tpid=" + std::to_string(L.pid) + "\tgeneration=" + std::to_string(L.generation) +
-           "\tpath=" + escape_field(s.file.path());
+    info.attrs.emplace_back("pid", std::to_string(L.pid));
+    info.attrs.emplace_back("generation", std::to_string(L.generation));
+    info.attrs.emplace_back("path", s.file.path());
   }
-  out += "\n";
+  std::string out;
+  series::append_series(&out, info);
   for (const Metric& m : L.metrics) {
-    out += "# metric\t" + id + "\t" + escape_field(m.name) + "\t" + type_name(m.type) + "\t" +
-           semantics_name(m.semantics) + "\t" + units_text(m.units) + "\t" + indom_text(m.indom) +
-           "\t" + escape_field(m.short_help) + "\n";
+    series::append_metric(&out, {s.id, m.name, m.type, m.semantics, units_text(m.units),
+                                 indom_text(m.indom), m.short_help});
   }
-  for (const Label& l : L.labels) {
-    out += "# label\t" + id + "\t" + label_target(l) + "\t" + escape_field(l.json) + "\n";
-  }
+  for (const Label& l : L.labels) series::append_label(&out, {s.id, label_target(l), l.json});
   write_(out);
 }
 
-void TsvWriter::on_values(const Series& s, const Snapshot& snap) {
+void SeriesTsvWriter::on_values(const Series& s, const Snapshot& snap) {
   const Layout& L = s.file.layout();
-  std::string t = time_text(snap.time_ns);
-  std::string id = std::to_string(s.id);
+  const uint64_t t = time_of(snap.time_ns);
   line_.clear();
   for (size_t i = 0; i < L.slots.size(); ++i) {
     const Sample& v = snap.samples[i];
     if (!v.present) continue;  // SENTINEL "no value", or a torn string
     const Slot& slot = L.slots[i];
     const Metric& m = L.metrics[slot.metric];
-    line_ += t;
-    line_ += '\t';
-    line_ += id;
-    line_ += '\t';
-    line_ += escape_field(m.name);
-    line_ += '\t';
-    if (slot.instance >= 0) line_ += escape_field(L.instances[slot.instance].name);
-    line_ += '\t';
-    line_ += m.type == Type::kString ? escape_field(v.text) : format_value(m, v);
-    line_ += '\n';
+    std::string_view instance =
+        slot.instance >= 0 ? std::string_view(L.instances[slot.instance].name) : std::string_view();
+    if (m.type == Type::kString) {
+      series::append_row(&line_, t, s.id, m.name, instance, v.text);
+    } else {
+      series::append_row(&line_, t, s.id, m.name, instance, format_value(m, v));
+    }
     ++rows_;
   }
   write_(line_);
 }
 
-void TsvWriter::on_event(uint64_t time_ns, const Series* s, const std::string& path, EventKind kind,
-                         std::string_view detail) {
-  std::string out = "# event\t" + time_text(time_ns) + "\t" + (s ? std::to_string(s->id) : "") +
-                    "\t" + event_name(kind) + "\t";
-  if (!s) {
+void SeriesTsvWriter::on_event(uint64_t time_ns, const Series* s, const std::string& path,
+                               EventKind kind, std::string_view detail) {
+  series::EventInfo e{time_of(time_ns), s ? s->id : 0, event_name(kind), {}};
+  if (!s) {  // about a file no series was opened for: the event names it
     std::string p = path;
     if (options_.reproducible) {
       size_t slash = p.rfind('/');
       if (slash != std::string::npos) p = p.substr(slash + 1);
     }
-    out += escape_field(p) + ": ";
+    e.detail = p + ": ";
   }
   std::string d(detail);
   if (options_.reproducible && !s) {  // the message starts with the full path: name only
@@ -154,7 +115,9 @@ void TsvWriter::on_event(uint64_t time_ns, const Series* s, const std::string& p
     if (at == 0) d = d.substr(path.size());
     if (d.starts_with(": ")) d = d.substr(2);
   }
-  out += escape_field(d) + "\n";
+  e.detail += d;
+  std::string out;
+  series::append_event(&out, e);
   write_(out);
 }
 
@@ -169,14 +132,15 @@ std::string format_table(const Series& s, const Snapshot& snap, bool with_help) 
     const Slot& slot = L.slots[i];
     const Metric& m = L.metrics[slot.metric];
     Row r;
-    r.name = escape_field(m.name);
-    if (slot.instance >= 0) r.name += " [" + escape_field(L.instances[slot.instance].name) + "]";
+    r.name = series::escape_field(m.name);
+    if (slot.instance >= 0)
+      r.name += " [" + series::escape_field(L.instances[slot.instance].name) + "]";
     const Sample& v = snap.samples[i];
-    r.value = v.present ? escape_field(format_value(m, v)) : "(no value)";
+    r.value = v.present ? series::escape_field(format_value(m, v)) : "(no value)";
     if (m.type == Type::kString && v.present) r.value = "\"" + r.value + "\"";
     r.units = units_text(m.units);
     r.sem = semantics_name(m.semantics);
-    if (with_help) r.help = escape_field(m.short_help);
+    if (with_help) r.help = series::escape_field(m.short_help);
     wn = std::max(wn, r.name.size());
     wv = std::max(wv, r.value.size());
     rows.push_back(std::move(r));
