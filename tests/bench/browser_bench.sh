@@ -68,7 +68,7 @@ if [[ ! -f $browser_dir/node_modules/playwright-core/package.json ]]; then
     if [[ ! -f $browser_dir/node_modules/playwright-core/package.json ]]; then
       cd "$browser_dir" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error
     fi
-  ) 9>"${TMPDIR:-/tmp}/hearth-browser-npm-$(id -u).lock"
+  ) 9>"$browser_dir/.npm-install.lock"  # the same lock as tests/browser/run.sh
 fi
 
 out_dir=$data_dir/browser

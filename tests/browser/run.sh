@@ -82,7 +82,7 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
     if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
       cd "$here" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error
     fi
-  ) 9>"${TMPDIR:-/tmp}/hearth-browser-npm-$(id -u).lock"
+  ) 9>"$here/.npm-install.lock"  # in the checkout, not /tmp: nothing left behind there
 fi
 
 if [ "$test" = report.test.mjs ]; then
