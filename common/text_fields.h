@@ -2,6 +2,8 @@
 // strict, allocation-light, and safe to quote untrusted bytes in one-line errors.
 #pragma once
 
+#include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -45,5 +47,22 @@ bool parse_u64(std::string_view s, uint64_t* v);
 
 // An optional '-', then as parse_u64, within [MIN, MAX].
 bool parse_i64(std::string_view s, int64_t min, int64_t max, int64_t* v);
+
+// --- Writing ---
+
+// V's decimal digits (and '-' when negative) appended to OUT: the writers' integer columns,
+// whatever the locale.
+template <std::integral T>
+void append_decimal(std::string* out, T v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+// TEXT appended as a column value: tabs, CRs and LFs (which would break the line or the
+// columns) as blanks.
+inline void append_column_text(std::string* out, std::string_view text) {
+  for (char c : text) out->push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
+}
 
 }  // namespace hearth::text

@@ -1,7 +1,5 @@
 #include "formats/raw_samples.h"
 
-#include <charconv>
-
 #include "common/file_io.h"
 #include "common/text_fields.h"
 #include "formats/folded.h"
@@ -15,18 +13,6 @@ constexpr std::string_view kExec =
 constexpr std::string_view kRound = "# round ";
 constexpr std::string_view kProcess = "# process\t";
 constexpr int64_t kMaxTid = 4194304;  // PID_MAX_LIMIT on 64-bit kernels
-
-void append_num(std::string* out, uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
-
-void append_signed(std::string* out, int64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
 
 using text::parse_u64;
 using text::shown;
@@ -173,9 +159,9 @@ Result<RawFile> Parser::run() {
 
 void append_header(std::string* out, int64_t pid, std::string_view name) {
   *out += kRawMagic;
-  append_num(out, kRawVersion);
+  text::append_decimal(out, kRawVersion);
   *out += "\tpid=";
-  append_signed(out, pid);
+  text::append_decimal(out, pid);
   *out += "\tname=";
   *out += formats::folded_safe(name);
   *out += '\n';
@@ -185,14 +171,14 @@ void append_header(std::string* out, int64_t pid, std::string_view name) {
 
 void append_set_header(std::string* out, const std::vector<Process>& processes) {
   *out += kRawMagic;
-  append_num(out, kRawVersion);
+  text::append_decimal(out, kRawVersion);
   *out += "\tprocesses=";
-  append_num(out, processes.size());
+  text::append_decimal(out, processes.size());
   *out += '\n';
   for (const Process& p : processes) {
     *out += kProcess;
     *out += "pid=";
-    append_signed(out, p.pid);
+    text::append_decimal(out, p.pid);
     *out += "\tname=";
     *out += formats::folded_safe(p.name);
     *out += '\n';
@@ -207,22 +193,22 @@ void append_round(std::string* out, const Round& r) {
     *out += '\n';
   }
   *out += kRound;
-  append_num(out, r.time_ns);
+  text::append_decimal(out, r.time_ns);
   *out += "\tcopied=";
-  append_num(out, r.copied);
+  text::append_decimal(out, r.copied);
   *out += "\treused=";
-  append_num(out, r.reused);
+  text::append_decimal(out, r.reused);
   *out += "\tstopped=";
-  append_num(out, r.stopped);
+  text::append_decimal(out, r.stopped);
   *out += "\tstall_ns=";
-  append_num(out, r.stall_ns);
+  text::append_decimal(out, r.stall_ns);
   *out += '\n';
 }
 
 void append_sample(std::string* out, const Sample& s) {
-  append_num(out, s.time_ns);
+  text::append_decimal(out, s.time_ns);
   *out += '\t';
-  append_signed(out, s.tid);
+  text::append_decimal(out, s.tid);
   *out += '\t';
   out->push_back(s.state);
   *out += '\t';

@@ -1,74 +1,58 @@
 // The sched TSVs' writer (formats/sched_tsv.h): header, column names, rows.
-#include <charconv>
 
 #include "common/atomic_file.h"
+#include "common/text_fields.h"
 #include "formats/sched_tsv.h"
 
 namespace hearth::sched_tsv {
 namespace {
 
-void append_num(std::string* out, int64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
-
-void append_unum(std::string* out, uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
-
-// comm without tab/CR/LF (they would break a line or a column).
-void append_text(std::string* out, std::string_view text) {
-  for (char c : text) out->push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
-}
-
 void append_header(std::string* out, std::string_view kind, int version, const SchedHeader& h) {
   *out += "# hearth sched.";
   *out += kind;
   *out += ' ';
-  append_num(out, version);
+  text::append_decimal(out, version);
   *out += '\n';
   if (h.targets.empty()) {
     *out += "# target\tall";
     if (h.cpu >= 0) {
       *out += "\tcpu=";
-      append_num(out, h.cpu);
+      text::append_decimal(out, h.cpu);
     }
     *out += '\n';
   }
   for (const SchedTarget& t : h.targets) {
     *out += "# target\tpid=";
-    append_num(out, t.pid);
+    text::append_decimal(out, t.pid);
     *out += "\tcomm=";
-    append_text(out, t.comm);
+    text::append_column_text(out, t.comm);
     if (h.inherit) *out += "\tinherit";
     *out += '\n';
   }
   *out += "# window_ns\t";
-  append_unum(out, h.window_start_ns);
+  text::append_decimal(out, h.window_start_ns);
   *out += '\t';
-  append_unum(out, h.window_end_ns);
+  text::append_decimal(out, h.window_end_ns);
   *out += '\t';
-  append_unum(out, h.window_end_ns >= h.window_start_ns ? h.window_end_ns - h.window_start_ns : 0);
+  text::append_decimal(
+      out, h.window_end_ns >= h.window_start_ns ? h.window_end_ns - h.window_start_ns : 0);
   *out += "\n# events\tsched_switch=";
-  append_unum(out, h.sched_switch);
+  text::append_decimal(out, h.sched_switch);
   *out += "\tsched_waking=";
-  append_unum(out, h.sched_waking);
+  text::append_decimal(out, h.sched_waking);
   *out += "\tsched_wakeup=";
-  append_unum(out, h.sched_wakeup);
+  text::append_decimal(out, h.sched_wakeup);
   *out += "\tsched_migrate_task=";
-  append_unum(out, h.sched_migrate_task);
+  text::append_decimal(out, h.sched_migrate_task);
   *out += "\n# lost\t";
-  append_unum(out, h.lost);
+  text::append_decimal(out, h.lost);
   *out += '\n';
 }
 
 // Appends "\tV" for each value.
 template <typename... V>
 void cols(std::string* out, V... values) {
-  ((*out += '\t', append_unum(out, static_cast<uint64_t>(values))), ...);
+  ((*out += '\t', text::append_decimal(out, static_cast<uint64_t>(values))), ...);
 }
 
 }  // namespace
@@ -82,11 +66,11 @@ std::string format_states(const SchedHeader& header, std::span<const ThreadState
       "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
       "stopped_ns\tswitches_stopped\n";
   for (const ThreadStates& s : rows) {
-    append_num(&out, s.tid);
+    text::append_decimal(&out, s.tid);
     out += '\t';
-    append_text(&out, s.comm);
+    text::append_column_text(&out, s.comm);
     out += '\t';
-    append_num(&out, s.pid);
+    text::append_decimal(&out, s.pid);
     cols(&out, s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns, s.other_ns,
          s.switches_runnable, s.switches_sleeping, s.switches_blocked, s.switches_other,
          s.stopped_ns, s.switches_stopped);
@@ -100,11 +84,11 @@ std::string format_tenancy(const SchedHeader& header, std::span<const TenancyRow
   append_header(&out, "tenancy", kOtherFilesVersion, header);
   out += "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n";
   for (const TenancyRow& r : rows) {
-    append_num(&out, r.tid);
+    text::append_decimal(&out, r.tid);
     out += '\t';
-    append_text(&out, r.comm);
+    text::append_column_text(&out, r.comm);
     out += '\t';
-    append_num(&out, r.cpu);
+    text::append_decimal(&out, r.cpu);
     cols(&out, r.on_cpu_ns, r.switch_ins);
     out += '\n';
   }
@@ -116,15 +100,15 @@ std::string format_preemptors(const SchedHeader& header, std::span<const Preempt
   append_header(&out, "preemptors", kOtherFilesVersion, header);
   out += "tid\tcomm\tpreemptor_pid\tpreemptor_tid\tpreemptor_comm\tcount\ttime_ns\n";
   for (const PreemptorRow& r : rows) {
-    append_num(&out, r.tid);
+    text::append_decimal(&out, r.tid);
     out += '\t';
-    append_text(&out, r.comm);
+    text::append_column_text(&out, r.comm);
     out += '\t';
-    append_num(&out, r.preemptor_pid);
+    text::append_decimal(&out, r.preemptor_pid);
     out += '\t';
-    append_num(&out, r.preemptor_tid);
+    text::append_decimal(&out, r.preemptor_tid);
     out += '\t';
-    append_text(&out, r.preemptor_comm);
+    text::append_column_text(&out, r.preemptor_comm);
     cols(&out, r.count, r.time_ns);
     out += '\n';
   }
@@ -141,9 +125,9 @@ std::string format_wakeups(const SchedHeader& header, std::span<const WakeupRow>
   }
   out += "\tgt_16ms\n";
   for (const WakeupRow& r : rows) {
-    append_num(&out, r.tid);
+    text::append_decimal(&out, r.tid);
     out += '\t';
-    append_text(&out, r.comm);
+    text::append_column_text(&out, r.comm);
     cols(&out, r.wakeups, r.p50_ns, r.p90_ns, r.p99_ns, r.max_ns, r.migrations);
     for (uint64_t c : r.histogram) cols(&out, c);
     out += '\n';
@@ -156,11 +140,11 @@ std::string format_cpu(const SchedHeader& header, std::span<const CpuRow> rows) 
   append_header(&out, "cpu", kOtherFilesVersion, header);
   out += "tid\tpid\tcomm\ton_cpu_ns\tswitch_ins\tlongest_off_ns\n";
   for (const CpuRow& r : rows) {
-    append_num(&out, r.tid);
+    text::append_decimal(&out, r.tid);
     out += '\t';
-    append_num(&out, r.pid);
+    text::append_decimal(&out, r.pid);
     out += '\t';
-    append_text(&out, r.comm);
+    text::append_column_text(&out, r.comm);
     cols(&out, r.on_cpu_ns, r.switch_ins, r.longest_off_ns);
     out += '\n';
   }

@@ -1,17 +1,11 @@
 // The MMV series TSV's writer (formats/series_tsv.h): whole lines, fields escaped.
-#include <charconv>
 #include <cstdio>
 
+#include "common/text_fields.h"
 #include "formats/series_tsv.h"
 
 namespace hearth::series {
 namespace {
-
-void append_unum(std::string* out, uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
 
 void append_tab_escaped(std::string* out, std::string_view text) {
   out->push_back('\t');
@@ -56,9 +50,9 @@ std::string escape_field(std::string_view text) {
 
 void append_header(std::string* out, uint64_t interval_ns, std::string_view clock) {
   *out += kSeriesMagic;
-  append_unum(out, kSeriesFormatVersion);
+  text::append_decimal(out, kSeriesFormatVersion);
   *out += "\n# interval_ns\t";
-  append_unum(out, interval_ns);
+  text::append_decimal(out, interval_ns);
   *out += "\n# clock";
   append_tab_escaped(out, clock);
   *out += '\n';
@@ -68,7 +62,7 @@ void append_header(std::string* out, uint64_t interval_ns, std::string_view cloc
 
 void append_series(std::string* out, const SeriesInfo& s) {
   *out += "# series\t";
-  append_unum(out, s.id);
+  text::append_decimal(out, s.id);
   append_tab_escaped(out, s.name);
   for (const auto& [key, value] : s.attrs) {
     *out += '\t';
@@ -81,7 +75,7 @@ void append_series(std::string* out, const SeriesInfo& s) {
 
 void append_metric(std::string* out, const MetricInfo& m) {
   *out += "# metric\t";
-  append_unum(out, m.series);
+  text::append_decimal(out, m.series);
   append_tab_escaped(out, m.name);
   *out += '\t';
   *out += type_name(m.type);
@@ -95,7 +89,7 @@ void append_metric(std::string* out, const MetricInfo& m) {
 
 void append_label(std::string* out, const LabelInfo& l) {
   *out += "# label\t";
-  append_unum(out, l.series);
+  text::append_decimal(out, l.series);
   append_tab_escaped(out, l.target);
   append_tab_escaped(out, l.json);
   *out += '\n';
@@ -103,9 +97,9 @@ void append_label(std::string* out, const LabelInfo& l) {
 
 void append_event(std::string* out, const EventInfo& e) {
   *out += "# event\t";
-  append_unum(out, e.time_ns);
+  text::append_decimal(out, e.time_ns);
   *out += '\t';
-  if (e.series != 0) append_unum(out, e.series);
+  if (e.series != 0) text::append_decimal(out, e.series);
   append_tab_escaped(out, e.kind);
   append_tab_escaped(out, e.detail);
   *out += '\n';
@@ -113,9 +107,9 @@ void append_event(std::string* out, const EventInfo& e) {
 
 void append_row(std::string* out, uint64_t time_ns, uint64_t series, std::string_view metric,
                 std::string_view instance, std::string_view value) {
-  append_unum(out, time_ns);
+  text::append_decimal(out, time_ns);
   *out += '\t';
-  append_unum(out, series);
+  text::append_decimal(out, series);
   append_tab_escaped(out, metric);
   append_tab_escaped(out, instance);
   append_tab_escaped(out, value);

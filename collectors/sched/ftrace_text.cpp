@@ -3,21 +3,9 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/text_fields.h"
+
 namespace hearth::sched {
-namespace {
-
-void append_num(std::string* out, int64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
-
-// comm without tab/CR/LF (they would break a line or a column).
-void append_text(std::string* out, std::string_view text) {
-  for (char c : text) out->push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
-}
-
-}  // namespace
 
 std::string ftrace_text_header() {
   return "# tracer: nop\n"
@@ -55,11 +43,11 @@ void append_context(std::string* out, const EventContext& c, std::string_view co
     pad_left(out, "<...>", 16);
   } else {
     if (comm.size() < 16) out->append(16 - comm.size(), ' ');
-    append_text(out, comm);
+    text::append_column_text(out, comm);
   }
   out->push_back('-');
   size_t pid_start = out->size();
-  append_num(out, c.common_pid);
+  text::append_decimal(out, c.common_pid);
   size_t pid_len = out->size() - pid_start;
   if (pid_len < 7) out->append(7 - pid_len, ' ');
   *out += " [";
@@ -87,12 +75,12 @@ void append_context(std::string* out, const EventContext& c, std::string_view co
 
 void kv(std::string* out, std::string_view key, std::string_view text) {
   *out += key;
-  append_text(out, text);
+  text::append_column_text(out, text);
 }
 
 void kv(std::string* out, std::string_view key, int64_t v) {
   *out += key;
-  append_num(out, v);
+  text::append_decimal(out, v);
 }
 
 void append_cpu3(std::string* out, int cpu) {
