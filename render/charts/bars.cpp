@@ -9,18 +9,8 @@
 namespace hearth::charts {
 namespace {
 
-constexpr double kPad = 10;           // px, left and right margins
-constexpr double kGlyphWidth = 0.62;  // average DejaVu Sans glyph width / font size
-constexpr scene::Rgb kSubtle{0x55, 0x55, 0x55};
 constexpr scene::Rgb kWarn{0xc0, 0x20, 0x20};
 constexpr scene::Rgb kGrid{0xd8, 0xd8, 0xd8};
-
-scene::Text text(double x, double y, std::string s, double size,
-                 scene::Anchor anchor = scene::Anchor::kStart) {
-  scene::Text t;
-  t.x = x, t.y = y, t.text = std::move(s), t.size = size, t.anchor = anchor;
-  return t;
-}
 
 // "X W" as the SVG writer would write the rect: rounded edges, so both views line up.
 std::string geometry_attr(double x, double w) {

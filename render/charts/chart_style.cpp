@@ -118,6 +118,12 @@ std::string thread_who(std::string_view comm, int64_t tid, size_t threads) {
   return group_name(comm) + " (" + std::to_string(threads) + " threads)";
 }
 
+scene::Text text(double x, double y, std::string s, double size, scene::Anchor anchor) {
+  scene::Text t;
+  t.x = x, t.y = y, t.text = std::move(s), t.size = size, t.anchor = anchor;
+  return t;
+}
+
 void add_size_classes(scene::Scene* s, size_t first) {
   for (size_t i = first; i < s->texts.size(); ++i) {
     scene::Text& t = s->texts[i];

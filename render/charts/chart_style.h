@@ -67,6 +67,14 @@ std::string elide(std::string_view s, size_t max_chars);
 // Characters of S, counted as common/utf8.h does.
 size_t char_count(std::string_view s);
 
+// What every chart's text shares: margins, the width estimate that fits labels, the grey of
+// secondary text, and a text at (X, Y).
+inline constexpr double kPad = 10;           // px, left and right margins
+inline constexpr double kGlyphWidth = 0.62;  // average DejaVu Sans glyph width / font size
+inline constexpr scene::Rgb kSubtle{0x55, 0x55, 0x55};
+scene::Text text(double x, double y, std::string s, double size,
+                 scene::Anchor anchor = scene::Anchor::kStart);
+
 // The SVG's base style sets every text's font size (CSS beats the font-size attribute), so a
 // text of another size needs a class: "f10" for 10 px (templates/chart.css). Adds it to the
 // scene's texts from FIRST on.

@@ -12,20 +12,10 @@
 namespace hearth::charts {
 namespace {
 
-constexpr double kPad = 10;           // px, left and right margins
 constexpr double kGap = 14;           // px between panels
 constexpr double kPanelHeight = 210;  // px, without the legend
-constexpr double kGlyphWidth = 0.62;  // average DejaVu Sans glyph width / font size
-constexpr scene::Rgb kSubtle{0x55, 0x55, 0x55};
 constexpr scene::Rgb kGrid{0xe2, 0xe2, 0xe2};
 constexpr scene::Rgb kFrame{0xd0, 0xd0, 0xd0};
-
-scene::Text text(double x, double y, std::string s, double size,
-                 scene::Anchor anchor = scene::Anchor::kStart) {
-  scene::Text t;
-  t.x = x, t.y = y, t.text = std::move(s), t.size = size, t.anchor = anchor;
-  return t;
-}
 
 size_t chars_for(double px, double size) {
   return px <= 0 ? 0 : static_cast<size_t>(px / (size * kGlyphWidth));
