@@ -107,7 +107,9 @@ void send_multipart(httplib::Response& res, const SharedFile& file,
 }  // namespace
 
 bool is_compressible_type(const std::string& content_type) {
-  std::string_view t = content_type.substr(0, content_type.find(';'));
+  // A view of CONTENT_TYPE itself (content_type.substr() would be a temporary string that
+  // dies at the end of this line, leaving the view dangling).
+  std::string_view t = std::string_view(content_type).substr(0, content_type.find(';'));
   return t.starts_with("text/") || t == "image/svg+xml" || t == "application/json" ||
          t == "application/javascript" || t == "application/xml" || t == "application/xhtml+xml";
 }
