@@ -1,5 +1,5 @@
 // The processes of the host, from /proc: their ids and their titles. What a selection of
-// processes by parent or by name reads (collectors/stacks/process_select.h).
+// processes by parent or by name reads (collectors/proc/process_select.h).
 //
 // Like threads.h: every function opens, reads and closes; nothing is cached; all thread-safe.
 #pragma once

@@ -55,9 +55,7 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
     }
   }
   if (chosen.empty()) {
-    return fail("no process matches --comm " + (sel.comm ? sel.comm->text() : std::string()) +
-                    " (its name or its title, as ps shows them)",
-                ENOENT);
+    return fail(proc::nothing_matches(sel), ENOENT);
   }
   for (pid_t pid : chosen) RETURN_IF_ERROR(set.add(pid, listed(sel.pids, pid)));
   set.opened_ = true;

@@ -1,4 +1,6 @@
-#include "collectors/stacks/process_select.h"
+#include "collectors/proc/process_select.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -8,7 +10,7 @@
 #include "collectors/proc/threads.h"
 #include "common/file_io.h"
 
-namespace hearth::stacks {
+namespace hearth::proc {
 namespace {
 
 constexpr pid_t kKthreadd = 2;
@@ -64,13 +66,13 @@ std::string comm_of_stat(const std::string& stat) {
 }
 
 Result<std::vector<ProcessInfo>> scan_processes(bool with_titles) {
-  ASSIGN_OR_RETURN(std::vector<pid_t> pids, proc::list_processes());
+  ASSIGN_OR_RETURN(std::vector<pid_t> pids, list_processes());
   std::vector<ProcessInfo> out;
   out.reserve(pids.size());
   for (pid_t pid : pids) {
     auto text = read_file("/proc/" + std::to_string(pid) + "/stat");
     if (!text) continue;  // exited since the listing
-    auto stat = proc::parse_thread_stat(*text);
+    auto stat = parse_thread_stat(*text);
     if (!stat) continue;
     ProcessInfo p{.pid = pid,
                   .ppid = stat->ppid,
@@ -78,7 +80,7 @@ Result<std::vector<ProcessInfo>> scan_processes(bool with_titles) {
                   .comm = comm_of_stat(*text),
                   .title = {}};
     if (with_titles) {
-      auto title = proc::process_title(pid);
+      auto title = process_title(pid);
       if (title) p.title = std::move(*title);
     }
     out.push_back(std::move(p));
@@ -86,4 +88,16 @@ Result<std::vector<ProcessInfo>> scan_processes(bool with_titles) {
   return out;
 }
 
-}  // namespace hearth::stacks
+Result<std::vector<pid_t>> select_now(const ProcessSelection& selection, bool expand_children) {
+  ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(selection.comm.has_value()));
+  ProcessSelection s = selection;
+  s.children = s.children && expand_children;
+  return select_processes(procs, s, {}, ::getpid());
+}
+
+std::string nothing_matches(const ProcessSelection& selection) {
+  return "no process matches --comm " + (selection.comm ? selection.comm->text() : std::string()) +
+         " (its name or its title, as ps shows them)";
+}
+
+}  // namespace hearth::proc
