@@ -32,4 +32,15 @@ struct ThreadRoot {
 // NAME is a view into FRAME.
 std::optional<ThreadRoot> parse_thread_root(std::string_view frame);
 
+struct ProcessRoot {
+  std::string_view name;  // what stands before " pid=" inside the brackets
+  int64_t pid = -1;
+};
+
+// "[NAME pid=PID]" -> {NAME, PID}; nullopt for any other frame (a thread root, a title frame,
+// a root merged by name). NAME is a view into FRAME. Under a process root come, as the stack
+// sampler writes them (collectors/stacks/roots.h): the title frame when titles were asked for,
+// then the thread roots when the process is multi-threaded, else the code of its one thread.
+std::optional<ProcessRoot> parse_process_root(std::string_view frame);
+
 }  // namespace hearth::formats

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -69,6 +70,9 @@ bool process_gone(pid_t pid) {
   return state == 'Z' || state == 'X';
 }
 
+// How often the window looks for processes a growing selection (--children, --comm) takes in.
+constexpr auto kRescanPeriod = std::chrono::seconds(1);
+
 double round3(double v) {
   return std::round(v * 1000) / 1000;
 }
@@ -84,12 +88,20 @@ struct Window {
 
 void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* samples,
                           Outcome* out) {
-  stacks::SamplerOptions so;
-  so.pid = a.pid;
-  so.method = a.method;
-  so.one_at_a_time = true;  // ptrace: repeated sampling stops one thread at a time
-  auto sampler = stacks::Sampler::attach(so);
+  stacks::ProcessSetOptions po;
+  po.selection = a.selection;
+  po.sampler.method = a.method;
+  po.sampler.one_at_a_time = true;  // ptrace: repeated sampling stops one thread at a time
+  po.sampler.read_title = a.title;
+  auto sampler = stacks::ProcessSet::open(po);
   if (!sampler) return out->failed(sampler.error().message);
+  // Processes that joined, exited or were left out: said as it happens.
+  auto say_notices = [&] {
+    for (const std::string& n : sampler->notices()) {
+      if (a.note) a.note("stacks: " + n);
+    }
+  };
+  say_notices();
   if (!sampler->fallback_reason().empty()) {
     if (a.note) {
       a.note("stacks: " + sampler->fallback_reason() +
@@ -107,7 +119,8 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
       ended_because = r.error().message;
       break;
     }
-    samples->store(sampler->summary().rounds);
+    samples->store(sampler->rounds());
+    say_notices();
     next += period;
     auto wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
     // Short naps so Ctrl-C ends the window quickly.
@@ -123,10 +136,13 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     if (wait.count() <= 0) next = std::max(next, Clock::now() - period);
   }
   (void)sampler->detach();
+  say_notices();
   if (sampler->summary().thread_samples == 0) {  // no round, or the target was already gone
     return out->failed(ended_because.empty() ? "no stack taken" : ended_because);
   }
   stacks::AggregateOptions ao;
+  ao.process_roots = sampler->several();  // roots carry the process (README "The root frame")
+  ao.title_frames = a.title;
   auto write = [&]() -> Result<void> {
     stacks::StackCounts counts;
     sampler->aggregate(&counts, ao);
@@ -149,7 +165,7 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     if (sampler->holds_target()) (void)sampler->detach();
   }
   if (!written) return out->failed(written.error().message);
-  const stacks::SamplerSummary& s = sampler->summary();
+  const stacks::SamplerSummary s = sampler->summary();
   if (a.sampler_summary) out->summary = a.sampler_summary(*sampler);
   out->ok();
   if (!ended_because.empty()) out->figures["message"] = "stopped early: " + ended_because;
@@ -168,6 +184,11 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   out->figures["unchanged"] = s.reused;
   out->figures["stopped"] = s.stopped;
   if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
+  if (sampler->several()) {
+    out->figures["processes"] = sampler->processes();
+    out->figures["processes_joined"] = sampler->joined();
+    out->figures["processes_exited"] = sampler->exited();
+  }
 }
 
 // ---- sched ----
@@ -177,11 +198,19 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
                          std::optional<sched::StopCost>* cost) {
   if (!sched::may_trace()) return out->failed("tracing needs root or CAP_PERFMON/CAP_SYS_ADMIN");
   sched::RecordOptions o;
-  o.pids = {a.pid};
+  // The processes selected now; with children the recorder follows their descendants itself
+  // (those alive now and those created in the window, each under its own pid).
+  auto roots = proc::select_now(a.selection, /*expand_children=*/false);
+  if (!roots) return out->failed(roots.error().message);
+  o.pids = std::move(*roots);
+  for (pid_t pid : a.selection.pids) {  // a -p gone by now: the recorder's error, as always
+    if (std::find(o.pids.begin(), o.pids.end(), pid) == o.pids.end()) o.pids.push_back(pid);
+  }
+  if (o.pids.empty()) return out->skipped(proc::nothing_matches(a.selection));
   o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
   if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
   o.wakeups = a.wakeups;
-  o.inherit = a.inherit;
+  o.inherit = a.selection.children;
   o.stop_requested = [w] { return w->over.load() || shutdown_requested(); };
   o.spool_dir = a.output;
   auto r = sched::record_sched(o);
@@ -206,8 +235,8 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
 
 // ---- mmv ----
 
-// The MMV files to read: those named, or those in PCP's directory whose writer is PID.
-Result<std::vector<mmv::Source>> mmv_sources(const Options& a) {
+// The MMV files to read: those named, or those in PCP's directory whose writer is one of PIDS.
+Result<std::vector<mmv::Source>> mmv_sources(const Options& a, const std::vector<pid_t>& pids) {
   if (!a.mmv.empty()) return mmv::resolve_sources(a.mmv, mmv::default_mmv_dir());
   std::vector<mmv::Source> found;
   std::string dir = mmv::default_mmv_dir();
@@ -216,14 +245,16 @@ Result<std::vector<mmv::Source>> mmv_sources(const Options& a) {
     if (!e.is_regular_file(ec)) continue;
     auto f = mmv::MmvFile::open(e.path().string());
     if (!f) continue;
-    if ((f->layout().flags & mmv::kFlagProcess) && f->layout().pid == a.pid)
+    if ((f->layout().flags & mmv::kFlagProcess) &&
+        std::find(pids.begin(), pids.end(), static_cast<pid_t>(f->layout().pid)) != pids.end())
       found.push_back({e.path().string(), false});
   }
   std::sort(found.begin(), found.end(),
             [](const mmv::Source& x, const mmv::Source& y) { return x.path < y.path; });
   if (found.empty()) {
-    return fail("no MMV file of pid " + std::to_string(a.pid) + " in " + dir +
-                " (name files with --mmv)");
+    std::string whose = pids.size() == 1 ? "pid " + std::to_string(pids.front())
+                                         : "the " + std::to_string(pids.size()) + " processes";
+    return fail("no MMV file of " + whose + " in " + dir + " (name files with --mmv)");
   }
   return found;
 }
@@ -251,8 +282,8 @@ class CountingSink : public mmv::SeriesSink {
   mmv::SeriesTsvWriter* tsv_;
 };
 
-void run_mmv_collector(const Options& a, Window* w, Outcome* out) {
-  auto sources = mmv_sources(a);
+void run_mmv_collector(const Options& a, const std::vector<pid_t>& pids, Window* w, Outcome* out) {
+  auto sources = mmv_sources(a, pids);
   if (!sources) return out->skipped(sources.error().message);
   auto file = AtomicFile::create((fs::path(a.output) / report::kMmvSeries).string());
   if (!file) return out->failed(file.error().message);
@@ -314,13 +345,46 @@ bool Outcome::ran() const {
   return figures.value("status", "") == "ok";
 }
 
+Result<std::vector<pid_t>> selected_processes(const proc::ProcessSelection& selection) {
+  ASSIGN_OR_RETURN(std::vector<pid_t> pids, proc::select_now(selection, true));
+  if (pids.empty()) {
+    if (!selection.pids.empty()) {
+      return fail(
+          "no process " + std::to_string(selection.pids.front()) + " (check the pid with ps)",
+          ENOENT);
+    }
+    return fail(proc::nothing_matches(selection), ENOENT);
+  }
+  return pids;
+}
+
 Recording record(const Options& a, const Progress& progress, const WindowEnded& window_ended) {
   Recording rec;
   json& meta = rec.meta;
   meta = json::object();
   meta["format"] = "hearth report 1";
-  std::string comm = trim(slurp("/proc/" + std::to_string(a.pid) + "/comm"));
-  meta["target"] = {{"pid", a.pid}, {"comm", comm}, {"cmdline", cmdline_of(a.pid)}};
+  const proc::ProcessSelection& sel = a.selection;
+  std::vector<pid_t> selected = selected_processes(sel).value_or(std::vector<pid_t>());
+  // The target: the first -p (or the first process selected); one -p alone is all there is.
+  const pid_t first = !sel.pids.empty()   ? sel.pids.front()
+                      : !selected.empty() ? selected.front()
+                                          : 0;
+  if (selected.empty()) selected.push_back(first);
+  auto process_json = [](pid_t pid) {
+    return json{{"pid", pid},
+                {"comm", trim(slurp("/proc/" + std::to_string(pid) + "/comm"))},
+                {"cmdline", cmdline_of(pid)}};
+  };
+  meta["target"] = process_json(first);
+  const bool one = sel.pids.size() == 1 && !proc::selection_grows(sel);
+  if (!one) {
+    json& target = meta["target"];
+    target["processes"] = json::array();
+    for (pid_t pid : selected) target["processes"].push_back(process_json(pid));
+    json how = {{"pids", sel.pids}, {"children", sel.children}};
+    if (sel.comm) how["comm"] = sel.comm->text();
+    target["selection"] = how;
+  }
   meta["command"] = a.command_line;
   utsname u{};
   if (::uname(&u) == 0) {
@@ -353,12 +417,25 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   if (a.no_mmv)
     mmv_out.skipped("turned off (--no-mmv)");
   else
-    threads.emplace_back(guarded, &mmv_out, [&] { run_mmv_collector(a, &w, &mmv_out); });
+    threads.emplace_back(guarded, &mmv_out, [&] { run_mmv_collector(a, selected, &w, &mmv_out); });
 
+  // The window ends when every selected process has exited: those selected at the start, and
+  // with a growing selection those it took in since (looked for every kRescanPeriod, and once
+  // more before the window ends for want of a process).
   bool target_exited = false;
+  std::vector<pid_t> alive = selected;
+  auto last_scan = Clock::now();
   while (!w.ended()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(progress ? 250 : 50));
-    if (process_gone(a.pid)) {  // nothing left to record
+    std::erase_if(alive, process_gone);
+    if (proc::selection_grows(sel) &&
+        (alive.empty() || Clock::now() - last_scan >= kRescanPeriod)) {
+      if (auto procs = proc::scan_processes(sel.comm.has_value())) {
+        alive = proc::select_processes(*procs, sel, alive, ::getpid());
+      }
+      last_scan = Clock::now();
+    }
+    if (alive.empty()) {  // nothing left to record
       target_exited = true;
       break;
     }

@@ -1,9 +1,10 @@
-// One recording of a process: the stack sampler, the scheduler tracer and the MMV reader, each
+// One recording of a process, or of a set of processes (several -p, --children, --comm, as
+// `hearth stacks` takes them): the stack sampler, the scheduler tracer and the MMV reader, each
 // on its own thread, over one shared window that ends at its deadline, on SIGINT/SIGTERM/SIGHUP
-// or when the target exits. Each collector writes its files into the output directory (the
-// names in render/report/report.h) and reports its figures; the caller writes report.json
-// from `meta` and renders the report. `hearth record` is this plus its command line; a future
-// `watch` (a recording that triggers on a condition) runs the same.
+// or when every selected process has exited. Each collector writes its files into the output
+// directory (the names in render/report/report.h) and reports its figures; the caller writes
+// report.json from `meta` and renders the report. `hearth record` is this plus its command line; a
+// future `watch` (a recording that triggers on a condition) runs the same.
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collectors/proc/process_select.h"
+#include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 #include "render/report/report.h"
 
@@ -24,20 +27,24 @@ namespace hearth::recording {
 using json = nlohmann::json;
 
 struct Options {
-  pid_t pid = 0;
+  // The processes: -p (one or more), --comm, and with children their descendants (the stack
+  // sampler takes in those started during the window; the scheduler follows them from their
+  // fork). One -p alone is "the target" of report.json as it always was.
+  proc::ProcessSelection selection;
+  bool title = false;     // the stack sampler adds each process's title as a frame under its root
   double duration = 10;   // s
   std::string output;     // the report directory, which must exist
   double frequency = 10;  // stack samples per second
   stacks::CaptureMethod method = stacks::CaptureMethod::kAuto;
   double mmv_interval = 1;       // s between MMV snapshots
-  std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is PID
+  std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
   bool wakeups = false;                   // the scheduler also records every wakeup
-  bool inherit = false;                   // the scheduler also records PID's descendant processes
   std::vector<std::string> command_line;  // for report.json
   // The summary lines of the stack sampler's run (called on its thread when it is done).
-  std::function<std::string(stacks::Sampler&)> sampler_summary;
-  // One line for the user while recording (e.g. the sampler fell back to ptrace).
+  std::function<std::string(stacks::ProcessSet&)> sampler_summary;
+  // One line for the user while recording (the sampler fell back to ptrace; a process joined
+  // or exited). Called from the collectors' threads, one line at a time.
   std::function<void(const std::string&)> note;
 };
 
@@ -58,13 +65,17 @@ struct Recording {
   // The sampler's stops as the target's threads felt them (when both stacks and sched ran).
   std::optional<report::SamplingCost> cost;
   bool interrupted = false;    // a signal ended the window early
-  bool target_exited = false;  // the target exited during the window
+  bool target_exited = false;  // the target (every selected process) exited during the window
 };
 
 // About four times a second while the window runs (elapsed seconds, stack samples so far).
 using Progress = std::function<void(double elapsed_s, uint64_t samples)>;
 // Once when the window ends, before the collectors finish writing.
 using WindowEnded = std::function<void(bool interrupted, bool target_exited)>;
+
+// The processes OPTIONS select at the start (descendants included with children), ascending;
+// fails (errnum ENOENT) when none is selected.
+Result<std::vector<pid_t>> selected_processes(const proc::ProcessSelection& selection);
 
 // Runs the collectors over one window. A collector's failure (or an exception on its thread)
 // is its Outcome's; the recording itself always completes.

@@ -12,6 +12,7 @@
 #include "bin/hearth/sampler_cli.h"
 #include "collectors/mmv/mmv_watch.h"
 #include "common/atomic_file.h"
+#include "common/pattern.h"
 #include "common/shutdown.h"
 #include "recording/recording.h"
 #include "render/report/report.h"
@@ -22,10 +23,17 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
-  if (a.pid <= 0)
-    problems.push_back("-p must be a process id");
-  else if (!fs::exists("/proc/" + std::to_string(a.pid)))
-    problems.push_back("no process " + std::to_string(a.pid) + " (check the pid with ps)");
+  if (a.pids.empty() && a.comm.empty())
+    problems.push_back("give -p PID (repeatable) or --comm REGEX");
+  for (int pid : a.pids) {
+    if (pid <= 0)
+      problems.push_back("-p " + std::to_string(pid) + " is not a process id");
+    else if (!fs::exists("/proc/" + std::to_string(pid)))
+      problems.push_back("no process " + std::to_string(pid) + " (check the pid with ps)");
+  }
+  if (!a.comm.empty()) {
+    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
+  }
   if (!(a.duration > 0 && a.duration <= 24 * 3600))
     problems.push_back("-d must be above 0 and at most a day (in seconds)");
   if (!(a.frequency > 0 && a.frequency <= 1000))
@@ -43,6 +51,16 @@ int run_record(const RecordArgs& a) {
   std::vector<std::string> problems = validate_record(a);
   if (!problems.empty()) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth record: %s\n", p.c_str());
+    return 2;
+  }
+  recording::Options o;
+  o.selection.pids.assign(a.pids.begin(), a.pids.end());
+  o.selection.children = a.children;
+  if (!a.comm.empty()) o.selection.comm = *Pattern::compile(a.comm);  // validated
+  o.title = a.title;
+  // A selection that takes no process: one line, before anything is created.
+  if (auto chosen = recording::selected_processes(o.selection); !chosen) {
+    std::fprintf(stderr, "hearth record: %s\n", chosen.error().message.c_str());
     return 2;
   }
   // Inputs: the baseline's profile and the MMV files named (those found by pid are PCP's
@@ -68,8 +86,6 @@ int run_record(const RecordArgs& a) {
   install_shutdown_handlers();
   unsetenv("DEBUGINFOD_URLS");  // symbols from this host's files only, never the network
 
-  recording::Options o;
-  o.pid = a.pid;
   o.duration = a.duration;
   o.output = a.output;
   o.frequency = a.frequency;
@@ -80,9 +96,8 @@ int run_record(const RecordArgs& a) {
   o.no_sched = a.no_sched;
   o.no_mmv = a.no_mmv;
   o.wakeups = a.wakeups;
-  o.inherit = a.inherit;
   o.command_line = a.command_line;
-  o.sampler_summary = [&a](stacks::Sampler& s) { return sampler_summary("record", s, a.pid); };
+  o.sampler_summary = [](stacks::ProcessSet& set) { return sampler_summary("record", set); };
   o.note = [](const std::string& line) {
     std::fprintf(stderr, "hearth record: %s\n", line.c_str());
   };
@@ -98,8 +113,13 @@ int run_record(const RecordArgs& a) {
       recording::record(o, progress, [&](bool interrupted, bool target_exited) {
         if (on_terminal) std::fputs("\n", stderr);
         if (interrupted) std::fprintf(stderr, "hearth record: interrupted: writing the report\n");
-        if (target_exited)
-          std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pid);
+        if (!target_exited) return;
+        if (a.pids.size() == 1 && !a.children && a.comm.empty()) {
+          std::fprintf(stderr, "hearth record: pid %d exited: writing the report\n", a.pids[0]);
+        } else {
+          std::fprintf(stderr,
+                       "hearth record: every selected process exited: writing the report\n");
+        }
       });
 
   int ran = 0;

@@ -1,5 +1,6 @@
 // `hearth record -p PID -d SECS -o DIR`: the stack sampler, the scheduler tracer and the MMV
-// reader over the same window, then every picture and DIR/index.html + DIR/report.json.
+// reader over the same window, then every picture and DIR/index.html + DIR/report.json. Takes a
+// set of processes as `hearth stacks` does: several -p, --children, --comm (and --title).
 #pragma once
 
 #include <string>
@@ -8,16 +9,18 @@
 namespace hearth::cli {
 
 struct RecordArgs {
-  int pid = 0;
+  std::vector<int> pids;         // -p, repeatable
+  bool children = false;         // and their descendants (--inherit is the same flag)
+  std::string comm;              // and the processes whose name or title matches (RE2); "": none
+  bool title = false;            // each process's title as a frame under its root
   double duration = 10;          // s
   std::string output;            // DIR, created if missing
   double frequency = 10;         // stack samples per second
   std::string method = "auto";   // the stack sampler's capture: auto, bpf, ptrace
   double mmv_interval = 1;       // s between MMV snapshots
-  std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is PID
+  std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
   bool wakeups = false;
-  bool inherit = false;                   // the scheduler also records PID's descendant processes
   std::string baseline;                   // another report directory: adds the diff view
   std::vector<std::string> command_line;  // argv, for report.json
 };

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,9 +15,11 @@
 #include <optional>
 #include <string>
 
+#include "collectors/proc/process_select.h"
 #include "collectors/sched/ftrace_text.h"
 #include "collectors/sched/recorder.h"
 #include "collectors/sched/tracefs_instance.h"
+#include "common/pattern.h"
 #include "common/shutdown.h"
 #include "formats/sched_tsv.h"
 
@@ -77,9 +80,14 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
 
 std::vector<std::string> validate_sched(const SchedArgs& a) {
   std::vector<std::string> problems;
-  if (a.pids.empty() && !a.all) problems.push_back("give -p PID (repeatable) or -a");
+  const bool some = !a.pids.empty() || !a.comm.empty();
+  if (!some && !a.all) problems.push_back("give -p PID (repeatable), --comm REGEX or -a");
   if (!a.pids.empty() && a.all) problems.push_back("-p and -a exclude each other");
-  if (a.inherit && a.pids.empty()) problems.push_back("--inherit needs -p");
+  if (!a.comm.empty() && a.all) problems.push_back("--comm and -a exclude each other");
+  if (a.inherit && !some) problems.push_back("--inherit needs -p or --comm");
+  if (!a.comm.empty()) {
+    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
+  }
   for (int pid : a.pids) {
     if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
   }
@@ -108,6 +116,28 @@ int run_sched(const SchedArgs& a) {
                  "(sudo)\n");
     return 1;
   }
+  std::vector<pid_t> pids(a.pids.begin(), a.pids.end());
+  if (!a.comm.empty()) {
+    // The processes matching now; with --inherit the recorder follows their descendants, those
+    // alive now and those created in the window.
+    proc::ProcessSelection sel;
+    sel.pids = pids;
+    sel.comm = *Pattern::compile(a.comm);  // validated
+    auto chosen = proc::select_now(sel, /*expand_children=*/false);
+    if (!chosen) {
+      std::fprintf(stderr, "hearth sched: %s\n", chosen.error().message.c_str());
+      return 1;
+    }
+    // A -p that is gone is the recorder's to say, as without --comm.
+    for (pid_t pid : pids) {
+      if (std::find(chosen->begin(), chosen->end(), pid) == chosen->end()) chosen->push_back(pid);
+    }
+    if (chosen->empty()) {
+      std::fprintf(stderr, "hearth sched: %s\n", proc::nothing_matches(sel).c_str());
+      return 2;
+    }
+    pids = std::move(*chosen);
+  }
   std::error_code ec;
   std::filesystem::create_directories(a.output, ec);
   if (ec) {
@@ -127,7 +157,7 @@ int run_sched(const SchedArgs& a) {
 
   install_shutdown_handlers();
   sched::RecordOptions o;
-  o.pids.assign(a.pids.begin(), a.pids.end());
+  o.pids = pids;
   o.inherit = a.inherit;
   o.all = a.all;
   o.cpu = a.cpu;

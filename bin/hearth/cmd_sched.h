@@ -10,6 +10,7 @@ namespace hearth::cli {
 
 struct SchedArgs {
   std::vector<int> pids;  // -p, repeatable
+  std::string comm;       // --comm: also the processes whose name or title matches (RE2), at start
   bool inherit = false;   // --inherit: with -p, also the processes they create (and theirs)
   bool all = false;       // -a
   int cpu = -1;           // --cpu, with -a

@@ -129,21 +129,28 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   CLI::App* c = app.add_subcommand(
       "record",
       "Record a process (stacks, scheduler, MMV metrics) over one window into a report directory");
-  c->add_option("-p,--pid", a->pid, "Process to record")->required();
+  c->add_option("-p,--pid", a->pids, "Process to record (repeatable)");
+  c->add_flag("--children,--inherit", a->children,
+              "Also the child processes of those selected and their descendants, those started "
+              "during the window too (each under its own root and pid)");
+  c->add_option("--comm", a->comm,
+                "Also the processes whose name (comm) or title (command line as ps shows it) "
+                "matches this regular expression (RE2 syntax, searched anywhere)");
+  c->add_flag("--title", a->title,
+              "Add each process's title at the sample as a frame under its root");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
   c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
   c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
   c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
   c->add_option("--mmv", a->mmv,
-                "MMV files, names or directories to read (default: the files whose writer is PID)");
+                "MMV files, names or directories to read (default: the files whose writer is a "
+                "selected process)");
   c->add_option("--mmv-interval", a->mmv_interval, "Seconds between MMV snapshots")
       ->capture_default_str();
   c->add_flag("--no-stacks", a->no_stacks, "Don't sample stacks");
   c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
   c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
   c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
-  c->add_flag("--inherit", a->inherit,
-              "The scheduler also records PID's child processes and theirs (own pids)");
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 
@@ -160,8 +167,12 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   CLI::App* c = app.add_subcommand(
       "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
   c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
+  c->add_option("--comm", a->comm,
+                "Also the processes whose name (comm) or title (command line as ps shows it) "
+                "matches this regular expression at the start (RE2 syntax, searched anywhere)");
   c->add_flag("--inherit,--children", a->inherit,
-              "With -p: also the child processes and their descendants, each under its own pid");
+              "With -p or --comm: also the child processes and their descendants, each under its "
+              "own pid");
   c->add_flag("-a,--all", a->all, "Record every task on the system");
   c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();

@@ -25,6 +25,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/report/collector_text.h"
+#include "render/report/sampled_threads.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -75,19 +76,14 @@ std::string url_encode(std::string_view s) {
 
 struct ThreadRow {
   std::string name;
-  int64_t tid = -1;  // -1: merged by name (no tid in the root)
-  std::string root;  // the flamegraph's root frame, when sampled
+  int64_t tid = -1;     // -1: merged by name (no tid in the root)
+  std::string process;  // several processes recorded: the thread's process ("": not known)
+  int64_t pid = -1;     // -1: the roots carry no process (one process recorded)
+  std::string root;     // the flamegraph's root frame, when sampled
   double samples = 0;
   std::optional<sched_tsv::ThreadStates> sched;
   int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time
 };
-
-// "[NAME tid=TID]" -> (NAME, TID); "[NAME]" -> (NAME, -1); another tool's root (perf's
-// "comm-PID/TID") -> (its thread name, -1).
-std::pair<std::string, int64_t> parse_root(std::string_view root) {
-  auto parsed = formats::parse_thread_root(root);
-  return {std::string(profile::thread_name(root)), parsed ? parsed->tid : -1};
-}
 
 // Threads table keys: by tid, or by name for roots merged by name.
 std::string thread_key(int64_t tid, std::string_view name) {
@@ -139,16 +135,14 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   if (!exists(in)) return;
   std::optional<profile::FrameTree> tree = read_folded(in, page);
   if (!tree) return;
-  for (profile::NodeId c = tree->node(profile::kRoot).first_child; c != profile::kNone;
-       c = tree->node(c).next_sibling) {
-    std::string_view root = tree->name(tree->node(c).name);
-    if (!profile::is_thread_root(root)) continue;
-    auto [name, tid] = parse_root(root);
-    ThreadRow& row = (*threads)[thread_key(tid, name)];
-    row.name = name;
-    row.tid = tid;
-    row.root = std::string(root);
-    row.samples += tree->total(c).value;
+  for (SampledThread& t : sampled_threads(*tree)) {
+    ThreadRow& row = (*threads)[thread_key(t.tid, t.name)];
+    row.name = std::move(t.name);
+    row.tid = t.tid;
+    row.root = std::move(t.root);
+    row.samples += t.samples;
+    row.process = std::move(t.process);
+    row.pid = t.pid;
   }
   flame::FlameOptions fo;
   fo.title = "Stacks: " + target;
@@ -189,6 +183,11 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
     names.push_back(name);
   }
   if (files.empty()) return;
+  // Several processes sampled: the processes by pid, for the threads only the scheduler saw.
+  std::map<int64_t, std::string> processes;
+  for (const auto& [key, row] : *threads) {
+    if (row.pid >= 0) processes.emplace(row.pid, row.process);
+  }
   for (const sched_tsv::SchedFile& f : files) {
     for (const sched_tsv::ThreadStates& t : f.states) {
       ThreadRow& row = (*threads)[thread_key(t.tid, t.comm)];
@@ -196,6 +195,11 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
       row.tid = t.tid;
       row.sched = t;
       row.sched_version = f.header.version;
+      if (row.pid < 0 && !processes.empty() && t.pid > 0) {
+        row.pid = t.pid;
+        auto p = processes.find(t.pid);
+        row.process = p != processes.end() ? p->second : std::string();
+      }
     }
   }
   charts::ChartOptions co;
@@ -203,8 +207,19 @@ void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, Ren
   co.stopped_by = by;
   // The stack sampler's names for the threads it sampled (roles of unnamed threads): the same
   // names as the flamegraph and the threads table. A scheduler recording alone keeps comm.
+  // Several processes: the names say their process.
   for (const auto& [key, row] : *threads) {
-    if (row.tid >= 0 && !row.root.empty()) co.thread_names[row.tid] = row.name;
+    if (row.tid < 0) continue;
+    if (!row.root.empty()) {
+      co.thread_names[row.tid] = chart_name({.name = row.name,
+                                             .tid = row.tid,
+                                             .root = row.root,
+                                             .samples = row.samples,
+                                             .process = row.process,
+                                             .pid = row.pid});
+    } else if (row.pid >= 0 && row.pid != row.tid && !row.process.empty()) {
+      co.thread_names[row.tid] = chart_name(row.process, row.pid, row.name);
+    }
   }
   charts::ChartStats st;
   scene::Scene s = charts::layout_charts(files, co, &st);
@@ -321,14 +336,55 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
     rows.push_back(&row);
     total_samples += row.samples;
   }
-  std::sort(rows.begin(), rows.end(), busier);
+  // Several processes: a process column, the threads grouped by process, the busiest process
+  // first (by its threads' time on CPU, then runnable, then samples), then by pid.
+  const bool by_process =
+      std::any_of(rows.begin(), rows.end(), [](const ThreadRow* r) { return r->pid >= 0; });
+  if (by_process) {
+    std::map<int64_t, ThreadRow> sums;  // by pid: on CPU, runnable, samples
+    for (const ThreadRow* r : rows) {
+      ThreadRow& sum = sums[r->pid];
+      sum.samples += r->samples;
+      if (!r->sched) continue;
+      if (!sum.sched) sum.sched.emplace();
+      sum.sched->on_cpu_ns += r->sched->on_cpu_ns;
+      sum.sched->runnable_ns += r->sched->runnable_ns;
+    }
+    auto process_first = [&sums](const ThreadRow* a, const ThreadRow* b) {
+      if (a->pid != b->pid) {
+        if ((a->pid < 0) != (b->pid < 0)) return a->pid >= 0;  // threads of no known process last
+        const ThreadRow &x = sums[a->pid], &y = sums[b->pid];
+        const uint64_t xc = x.sched ? x.sched->on_cpu_ns : 0, yc = y.sched ? y.sched->on_cpu_ns : 0;
+        if (xc != yc) return xc > yc;
+        const uint64_t xr = x.sched ? x.sched->runnable_ns : 0,
+                       yr = y.sched ? y.sched->runnable_ns : 0;
+        if (xr != yr) return xr > yr;
+        if (x.samples != y.samples) return x.samples > y.samples;
+        return a->pid < b->pid;
+      }
+      return busier(a, b);
+    };
+    std::sort(rows.begin(), rows.end(), process_first);
+  } else {
+    std::sort(rows.begin(), rows.end(), busier);
+  }
   std::string b =
-      "<table class=\"threads\"><thead><tr><th>thread</th><th>tid</th><th>samples</th>"
+      std::string("<table class=\"threads\"><thead><tr>") + (by_process ? "<th>process</th>" : "") +
+      "<th>thread</th><th>tid</th><th>samples</th>"
       "<th>on CPU</th><th>runnable (preempted)</th><th>sleeping</th><th>blocked (D)</th><th>" +
       esc(charts::state_name(charts::State::kStopped, by)) +
       "</th><th>other</th></tr></thead><tbody>\n";
   for (const ThreadRow* r : rows) {
-    b += "<tr><td>";
+    b += "<tr>";
+    if (by_process) {
+      b += "<td>";
+      if (r->pid >= 0) {
+        b += esc(r->process.empty() ? std::string("pid") : r->process) + " " +
+             std::to_string(r->pid);
+      }
+      b += "</td>";
+    }
+    b += "<td>";
     if (!r->root.empty()) {
       b += "<a href=\"" + std::string(kFlameSvg) + "?s=" + url_encode(regex_literal(r->root)) +
            "\" title=\"highlight in the flamegraph\">" + esc(r->name) + "</a>";
@@ -368,7 +424,9 @@ void threads_section(const std::map<std::string, ThreadRow>& threads, const std:
   if (sched_chart) b += ", a tid to find it in the scheduler charts";
   b += "). Times: exact, from every context switch";
   if (!window.empty()) b += " in the " + esc(window) + " window";
-  b += "; threads by time on CPU, then runnable, then stopped.</p>\n";
+  b += by_process ? "; threads by process (the busiest first), then by time on CPU, then "
+                    "runnable, then stopped.</p>\n"
+                  : "; threads by time on CPU, then runnable, then stopped.</p>\n";
   result->threads = rows.size();
   page->sections.push_back({"threads", "Threads", b});
 }
@@ -397,6 +455,12 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
   if (auto t = meta.find("target"); t != meta.end() && t->is_object()) {
     std::string comm = get_string(*t, "comm"), pid = get_string(*t, "pid");
     target = comm.empty() ? "pid " + pid : comm + " (pid " + pid + ")";
+    // A set of processes (several -p, --children, --comm): the others counted.
+    if (auto ps = t->find("processes"); ps != t->end() && ps->is_array() && ps->size() > 1) {
+      const size_t more = ps->size() - 1;
+      target +=
+          " and " + std::to_string(more) + (more == 1 ? " other process" : " other processes");
+    }
   }
   *title = "hearth report: " + target;
   std::string h = "<table class=\"meta\">\n";
@@ -528,12 +592,9 @@ std::map<int64_t, std::string> sampled_thread_names(const std::string& dir) {
   profile::FrameTree tree;
   profile::FoldedReader reader(tree, {});
   if (!reader.read_file(path_in(dir, kStacksFolded))) return names;
-  for (profile::NodeId c = tree.node(profile::kRoot).first_child; c != profile::kNone;
-       c = tree.node(c).next_sibling) {
-    std::string_view root = tree.name(tree.node(c).name);
-    if (!profile::is_thread_root(root)) continue;
-    auto [name, tid] = parse_root(root);
-    if (tid >= 0) names.emplace(tid, std::move(name));
+  tree.finalize();
+  for (const SampledThread& t : sampled_threads(tree)) {
+    if (t.tid >= 0) names.emplace(t.tid, chart_name(t));
   }
   return names;
 }
