@@ -19,6 +19,7 @@
 
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
+#include "tests/integration/tree_support.h"
 
 namespace {
 
@@ -29,71 +30,7 @@ using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::start_hearth;
 using hearth::testing_support::Target;
-
-struct Tree {
-  std::unique_ptr<Target> target;
-  pid_t alpha = 0, titled = 0, pool = 0;
-  std::vector<pid_t> pool_threads;
-};
-
-Tree start_tree() {
-  Tree t;
-  t.target = Target::start("tree_target-fp", {"padding-for-a-longer-title-0123456789"});
-  if (!t.target) return t;
-  for (;;) {
-    auto line = t.target->read_line(10s);
-    if (!line || *line == "end") break;
-    std::istringstream in(*line);
-    std::string what;
-    in >> what;
-    if (what == "alpha") in >> t.alpha;
-    if (what == "titled") in >> t.titled;
-    if (what == "pool") {
-      in >> t.pool;
-      for (pid_t tid; in >> tid;) t.pool_threads.push_back(tid);
-    }
-  }
-  return t;
-}
-
-// Folded lines' stacks (counts dropped).
-std::vector<std::string> stacks_of(const std::string& folded) {
-  std::vector<std::string> out;
-  std::istringstream in(folded);
-  for (std::string l; std::getline(in, l);) out.push_back(l.substr(0, l.rfind(' ')));
-  return out;
-}
-
-// Some stack starts with ROOT and contains FRAME.
-bool has_stack(const std::vector<std::string>& stacks, const std::string& root,
-               const std::string& frame) {
-  for (const std::string& s : stacks) {
-    if (s.rfind(root + ";", 0) == 0 && s.find(";" + frame) != std::string::npos) return true;
-  }
-  return false;
-}
-
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// Every thread of PID is traced by nobody.
-bool untraced(pid_t pid) {
-  std::string dir = "/proc/" + std::to_string(pid) + "/task";
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return true;
-  bool clean = true;
-  while (const dirent* e = readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    std::string status = slurp(dir + "/" + e->d_name + "/status");
-    size_t at = status.find("TracerPid:");
-    if (at != std::string::npos && std::atoi(status.c_str() + at + 10) != 0) clean = false;
-  }
-  closedir(d);
-  return clean;
-}
+using namespace hearth::testing_support::tree;
 
 // hearth (HEARTH) has taken hold of N processes: N BPF iterator links (bpf), or N processes'
 // main threads traced by it (ptrace). Bounded: false after 30 s.

@@ -18,7 +18,7 @@ bool has(const std::vector<std::string>& problems, const std::string& what) {
 
 TEST(RecordArgs, MethodIsOneOfTheSamplersCaptures) {
   RecordArgs a;
-  a.pid = ::getpid();
+  a.pids = {::getpid()};
   a.output = "unused";
   EXPECT_EQ(a.method, "auto");
   EXPECT_TRUE(validate_record(a).empty());
