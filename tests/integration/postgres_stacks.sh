@@ -5,7 +5,8 @@
 # on each other's row locks. Asserts that one hearth command samples several backends, each
 # under its own root, that some backend's stack shows the lock wait (ProcSleep, via
 # XactLockTableWait / LockAcquire) with the title PostgreSQL set for it ("... waiting"), and that
-# no postgres process is left traced. The cluster is stopped and removed however the test ends.
+# no postgres process is left traced. Then `hearth record --children` on the same cluster: a report
+# whose threads table groups the backends by process, the scheduler recording them too. The cluster is stopped and removed however the test ends.
 # Skips (exit 77) when PostgreSQL 15's binaries are absent or not run as root.
 #   postgres_stacks.sh HEARTH
 set -euo pipefail
@@ -42,7 +43,7 @@ pg=(-h "$dir" -p "$port" -U bench)
 as_user "$pgbin/pgbench" "${pg[@]}" -i -s 1 -q postgres >"$dir/init.log" 2>&1 ||
   { cat "$dir/init.log"; fail "pgbench -i"; }
 
-as_user "$pgbin/pgbench" "${pg[@]}" -c 8 -j 2 -T 8 postgres >"$dir/pgbench.out" 2>&1 &
+as_user "$pgbin/pgbench" "${pg[@]}" -c 8 -j 2 -T 14 postgres >"$dir/pgbench.out" 2>&1 &
 pgbench_pid=$!
 postmaster=$(head -1 "$dir/data/postmaster.pid")
 # Clients connecting after hearth starts join its window (--children); give them a moment so
@@ -50,6 +51,9 @@ postmaster=$(head -1 "$dir/data/postmaster.pid")
 sleep 1
 "$hearth" stacks --children -p "$postmaster" -d 2 --title -o "$dir/pg.folded" 2>"$dir/hearth.err" ||
   fail "hearth stacks exited with $?"
+# The same tree under `hearth record` (stacks + scheduler), while pgbench still runs.
+"$hearth" record --children -p "$postmaster" -d 2 --no-mmv -o "$dir/rec" 2>"$dir/record.err" ||
+  { cat "$dir/record.err"; fail "hearth record exited with $?"; }
 wait "$pgbench_pid" || { cat "$dir/pgbench.out"; fail "pgbench"; }
 pgbench_pid=
 
@@ -64,6 +68,19 @@ processes=$(cut -d';' -f1 "$folded" | sort -u | wc -l)
 waits=$(grep -cE '^\[postgres pid=[0-9]+\];\[postgres: [^;]*waiting\];.*(XactLockTableWait|LockAcquire)[^;]*;.*ProcSleep' "$folded" || true)
 [ "$waits" -ge 1 ] || { head -50 "$folded"; fail "no backend stack shows a lock wait with a 'waiting' title"; }
 grep -qE '^hearth stacks: [0-9]+ processes' "$dir/hearth.err" || fail "no summary counting processes"
+# The report: the processes selected, the threads table's rows under their process (several
+# backends, each its own "postgres PID"), the scheduler's figures on them.
+rec=$dir/rec
+grep -q '<th>process</th><th>thread</th>' "$rec/index.html" || fail "no process column in the threads table"
+[ "$(grep -c '"status": "ok"' "$rec/report.json")" -ge 2 ] ||
+  { cat "$rec/report.json"; fail "record: stacks or sched did not run"; }
+[ "$(grep -c '"comm": "postgres"' "$rec/report.json")" -ge 6 ] ||
+  { cat "$rec/report.json"; fail "record: fewer than 5 postgres processes listed"; }
+# Rows "postgres PID | thread | TID" where the scheduler saw the thread and TID is PID: each
+# single-threaded backend on its own row under its own process.
+own=$(grep -oE '<tr><td>postgres [0-9]+</td><td><a [^>]*>[^<]*</a></td><td><a href="sched.svg#thread-[0-9]+"' "$rec/index.html" |
+  sed -E 's/^<tr><td>postgres ([0-9]+)<.*thread-([0-9]+)"$/\1 \2/' | awk '$1 == $2' | sort -u | wc -l)
+[ "$own" -ge 4 ] || { grep -o '<tr><td>[^/]*</td>' "$rec/index.html" | head; fail "record: only $own processes on rows of their own"; }
 # Nothing left traced.
 for p in $(pgrep -u "$user" postgres || true); do
   for s in /proc/"$p"/task/*/status; do
@@ -71,5 +88,5 @@ for p in $(pgrep -u "$user" postgres || true); do
     [ "${t:-0}" -eq 0 ] || fail "postgres $p is still traced by $t"
   done
 done
-echo "ok: $processes processes ($backends backends) sampled, $waits lock-wait stacks; $(grep -E '^tps' "$dir/pgbench.out" | head -1)"
+echo "ok: $processes processes ($backends backends) sampled, $waits lock-wait stacks; record: $own processes on rows of their own; $(grep -E '^tps' "$dir/pgbench.out" | head -1)"
 grep -E '^hearth stacks: [0-9]+ processes' "$dir/hearth.err"
