@@ -89,6 +89,19 @@ std::string stacks_text(Figures& f) {
   auto hz = f.number("frequency_hz");
   auto threads = f.count("threads");
   auto stacks = f.count("stacks");
+  // A set of processes (record --children, several -p, --comm): how many, and their comings and
+  // goings; the stalls are then per process per sample.
+  auto processes = f.count("processes");
+  if (processes) {
+    out += count_of(*processes, "process", "processes");
+    auto joined = f.count("processes_joined");
+    auto exited = f.count("processes_exited");
+    if ((joined && *joined > 0) || (exited && *exited > 0)) {
+      out += " (" + with_thousands(joined.value_or(0)) + " joined, " +
+             with_thousands(exited.value_or(0)) + " exited during the window)";
+    }
+    out += ": ";
+  }
   if (samples) {
     out += count_of(*samples, "sample", "samples");
     if (hz) out += " at " + short_number(*hz) + " Hz";
@@ -126,7 +139,8 @@ std::string stacks_text(Figures& f) {
     std::string stall;
     if (median) stall += "median " + fixed(*median, 3) + " ms";
     if (max) stall += (stall.empty() ? "" : ", ") + std::string("max ") + fixed(*max, 3) + " ms";
-    out += std::string(out.empty() ? "" : " ") + "The target's stall";
+    out += std::string(out.empty() ? "" : " ") +
+           (processes ? "Each process's stall" : "The target's stall");
     if (!stall.empty()) out += " per sample: " + stall;
     if (per_thread) {
       out += std::string(stall.empty() ? "" : ";") + " per thread: median " +

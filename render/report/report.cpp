@@ -25,7 +25,9 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/report/collector_text.h"
+#include "render/report/html_text.h"
 #include "render/report/sampled_threads.h"
+#include "render/report/threads_table.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -40,10 +42,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string esc(std::string_view s) {
-  return svg::escaped(s);
-}
-
 // The sched.KIND.tsv files a report shows, in page order.
 constexpr const char* kSchedKinds[] = {"states", "tenancy", "preemptors", "wakeups"};
 
@@ -54,42 +52,6 @@ std::string path_in(const std::string& dir, std::string_view name) {
 bool exists(const std::string& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec);
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-// "12.3 s", "45.6 ms", "789 µs".
-std::string duration_ns(double ns) {
-  if (ns >= 1e9) return fixed(ns / 1e9, 2) + " s";
-  if (ns >= 1e6) return fixed(ns / 1e6, 1) + " ms";
-  return fixed(ns / 1e3, 0) + " µs";
-}
-
-// Percent-encodes a URL query value.
-std::string url_encode(std::string_view s) {
-  return percent_encode(s);
-}
-
-struct ThreadRow {
-  std::string name;
-  int64_t tid = -1;     // -1: merged by name (no tid in the root)
-  std::string process;  // several processes recorded: the thread's process ("": not known)
-  int64_t pid = -1;     // -1: the roots carry no process (one process recorded)
-  std::string root;     // the flamegraph's root frame, when sampled
-  double samples = 0;
-  std::optional<sched_tsv::ThreadStates> sched;
-  int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time
-};
-
-// Threads table keys: by tid, or by name for roots merged by name.
-std::string thread_key(int64_t tid, std::string_view name) {
-  std::string key(1, tid >= 0 ? 't' : 'n');
-  key += tid >= 0 ? std::to_string(tid) : std::string(name);
-  return key;
 }
 
 struct Section {
@@ -308,127 +270,14 @@ void diff_section(const RenderOptions& o, Page* page, RenderResult* result) {
   page->sections.push_back({"diff", "Compared with the baseline", body});
 }
 
-// Threads by what they did: on CPU, then waiting for a CPU (runnable), then stopped, longest
-// first; threads the scheduler did not see (no sched.states.tsv) after them, by samples. Every
-// thread is sampled at the same rate, so samples alone would not tell them apart.
-bool busier(const ThreadRow* a, const ThreadRow* b) {
-  if (a->sched.has_value() != b->sched.has_value()) return a->sched.has_value();
-  if (a->sched) {
-    const sched_tsv::ThreadStates &x = *a->sched, &y = *b->sched;
-    if (x.on_cpu_ns != y.on_cpu_ns) return x.on_cpu_ns > y.on_cpu_ns;
-    if (x.runnable_ns != y.runnable_ns) return x.runnable_ns > y.runnable_ns;
-    if (x.stopped_ns != y.stopped_ns) return x.stopped_ns > y.stopped_ns;
-  }
-  if (a->samples != b->samples) return a->samples > b->samples;
-  if (a->name != b->name) return a->name < b->name;
-  return a->tid < b->tid;
-}
-
 void threads_section(const std::map<std::string, ThreadRow>& threads, const std::string& window,
                      charts::StoppedBy by, Page* page, RenderResult* result) {
+  if (threads.empty()) return;
   // Rows of the scheduler charts are link targets (render/charts: "thread-TID").
   const bool sched_chart = std::find(result->pictures.begin(), result->pictures.end(),
                                      std::string(kSchedSvg)) != result->pictures.end();
-  if (threads.empty()) return;
-  std::vector<const ThreadRow*> rows;
-  double total_samples = 0;
-  for (const auto& [key, row] : threads) {
-    rows.push_back(&row);
-    total_samples += row.samples;
-  }
-  // Several processes: a process column, the threads grouped by process, the busiest process
-  // first (by its threads' time on CPU, then runnable, then samples), then by pid.
-  const bool by_process =
-      std::any_of(rows.begin(), rows.end(), [](const ThreadRow* r) { return r->pid >= 0; });
-  if (by_process) {
-    std::map<int64_t, ThreadRow> sums;  // by pid: on CPU, runnable, samples
-    for (const ThreadRow* r : rows) {
-      ThreadRow& sum = sums[r->pid];
-      sum.samples += r->samples;
-      if (!r->sched) continue;
-      if (!sum.sched) sum.sched.emplace();
-      sum.sched->on_cpu_ns += r->sched->on_cpu_ns;
-      sum.sched->runnable_ns += r->sched->runnable_ns;
-    }
-    auto process_first = [&sums](const ThreadRow* a, const ThreadRow* b) {
-      if (a->pid != b->pid) {
-        if ((a->pid < 0) != (b->pid < 0)) return a->pid >= 0;  // threads of no known process last
-        const ThreadRow &x = sums[a->pid], &y = sums[b->pid];
-        const uint64_t xc = x.sched ? x.sched->on_cpu_ns : 0, yc = y.sched ? y.sched->on_cpu_ns : 0;
-        if (xc != yc) return xc > yc;
-        const uint64_t xr = x.sched ? x.sched->runnable_ns : 0,
-                       yr = y.sched ? y.sched->runnable_ns : 0;
-        if (xr != yr) return xr > yr;
-        if (x.samples != y.samples) return x.samples > y.samples;
-        return a->pid < b->pid;
-      }
-      return busier(a, b);
-    };
-    std::sort(rows.begin(), rows.end(), process_first);
-  } else {
-    std::sort(rows.begin(), rows.end(), busier);
-  }
-  std::string b =
-      std::string("<table class=\"threads\"><thead><tr>") + (by_process ? "<th>process</th>" : "") +
-      "<th>thread</th><th>tid</th><th>samples</th>"
-      "<th>on CPU</th><th>runnable (preempted)</th><th>sleeping</th><th>blocked (D)</th><th>" +
-      esc(charts::state_name(charts::State::kStopped, by)) +
-      "</th><th>other</th></tr></thead><tbody>\n";
-  for (const ThreadRow* r : rows) {
-    b += "<tr>";
-    if (by_process) {
-      b += "<td>";
-      if (r->pid >= 0) {
-        b += esc(r->process.empty() ? std::string("pid") : r->process) + " " +
-             std::to_string(r->pid);
-      }
-      b += "</td>";
-    }
-    b += "<td>";
-    if (!r->root.empty()) {
-      b += "<a href=\"" + std::string(kFlameSvg) + "?s=" + url_encode(regex_literal(r->root)) +
-           "\" title=\"highlight in the flamegraph\">" + esc(r->name) + "</a>";
-    } else {
-      b += esc(r->name);
-    }
-    b += "</td><td>";
-    if (r->tid >= 0 && r->sched && sched_chart) {
-      b += "<a href=\"" + std::string(kSchedSvg) + "#thread-" + std::to_string(r->tid) +
-           "\" title=\"show in the scheduler charts\">" + std::to_string(r->tid) + "</a>";
-    } else {
-      b += r->tid >= 0 ? std::to_string(r->tid) : std::string("*");
-    }
-    b += "</td><td>";
-    if (r->samples > 0) {
-      b += fixed(r->samples, 0) + " (" + fixed(100 * r->samples / total_samples, 1) + "%)";
-    }
-    b += "</td>";
-    if (r->sched) {
-      const auto& s = *r->sched;
-      for (uint64_t ns : {s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns})
-        b += "<td>" + duration_ns(static_cast<double>(ns)) + "</td>";
-      if (r->sched_version < 2) {
-        b += "<td title=\"not told apart by a version-1 sched.states.tsv: in "
-             "other\">\xe2\x80\x93</td>";
-      } else {
-        b += "<td>" + duration_ns(static_cast<double>(s.stopped_ns)) + "</td>";
-      }
-      b += "<td>" + duration_ns(static_cast<double>(s.other_ns)) + "</td>";
-    } else {
-      b += "<td></td><td></td><td></td><td></td><td></td><td></td>";
-    }
-    b += "</tr>\n";
-  }
-  b += "</tbody></table>\n<p class=\"note\">Samples: stacks taken of the thread (click a name to "
-       "highlight it in the flamegraph";
-  if (sched_chart) b += ", a tid to find it in the scheduler charts";
-  b += "). Times: exact, from every context switch";
-  if (!window.empty()) b += " in the " + esc(window) + " window";
-  b += by_process ? "; threads by process (the busiest first), then by time on CPU, then "
-                    "runnable, then stopped.</p>\n"
-                  : "; threads by time on CPU, then runnable, then stopped.</p>\n";
-  result->threads = rows.size();
-  page->sections.push_back({"threads", "Threads", b});
+  page->sections.push_back({"threads", "Threads", threads_table(threads, window, by, sched_chart)});
+  result->threads = threads.size();
 }
 
 // ---- report.json -> summary ----

@@ -14,6 +14,7 @@
 #include "formats/folded.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
+#include "render/report/collector_text.h"
 #include "render/report/report.h"
 #include "render/report/sampled_threads.h"
 #include "tests/unit/temp_dir.h"
@@ -149,6 +150,24 @@ TEST(SampledThreads, ThreadsTableGroupsByProcess) {
   auto names = sampled_thread_names(dir.path());
   EXPECT_EQ(names[301], "app 300: worker");
   EXPECT_EQ(names[200], "solo");
+}
+
+// The stacks collector's figures of a set, in words: the processes counted, stalls per process.
+TEST(SampledThreads, CollectorTextCountsTheProcesses) {
+  nlohmann::json set = {{"status", "ok"},        {"samples", 18},         {"frequency_hz", 10},
+                        {"threads", 7},          {"stacks", 126},         {"processes", 5},
+                        {"processes_joined", 1}, {"processes_exited", 0}, {"stall_median_ms", 0.1}};
+  const std::string text = collector_text("stacks", set);
+  EXPECT_EQ(
+      text.rfind("5 processes (1 joined, 0 exited during the window): 18 samples at 10 Hz", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("Each process's stall per sample: median 0.100 ms"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("processes_joined"), std::string::npos) << text;  // said, not listed
+  set.erase("processes");
+  set.erase("processes_joined");
+  set.erase("processes_exited");
+  EXPECT_EQ(collector_text("stacks", set).rfind("18 samples at 10 Hz", 0), 0u);
 }
 
 }  // namespace
