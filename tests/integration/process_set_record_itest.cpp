@@ -3,6 +3,8 @@
 // stacks, threads table and scheduler charts put each thread under its process, and leaves no
 // process traced; sched --comm selects by title at the start; selections that match nothing are
 // one line. Needs root (ptrace, tracefs).
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/integration/hearth_cli.h"
@@ -26,6 +29,7 @@ using hearth::testing_support::HearthRun;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::split;
+using hearth::testing_support::start_hearth;
 using namespace hearth::testing_support::tree;
 
 fs::path fresh_dir(const std::string& name) {
@@ -64,16 +68,18 @@ std::vector<std::vector<std::string>> table_rows(const std::string& html) {
   return rows;
 }
 
+class RecordSet : public ::testing::TestWithParam<std::string> {};
+
 // record --children -p PARENT: every process of the tree recorded, each thread under its process
 // (stacks.folded, the threads table, the scheduler charts), nothing left traced.
-TEST(RecordSet, ChildrenGroupedByProcess) {
+TEST_P(RecordSet, ChildrenGroupedByProcess) {
   Tree t = start_tree();
   ASSERT_TRUE(t.target);
   ASSERT_EQ(t.pool_threads.size(), 2u);
   const pid_t parent = t.target->pid();
-  const fs::path dir = fresh_dir("children");
+  const fs::path dir = fresh_dir("children-" + GetParam());
   HearthRun r = run_hearth({"record", "-p", std::to_string(parent), "--children", "-d", "3", "-F",
-                            "20", "--no-mmv", "-o", dir.string()});
+                            "20", "--method", GetParam(), "--no-mmv", "-o", dir.string()});
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
   for (pid_t p : {parent, t.alpha, t.titled, t.pool}) EXPECT_TRUE(untraced(p)) << p;
 
@@ -88,6 +94,7 @@ TEST(RecordSet, ChildrenGroupedByProcess) {
   const json& st = meta["collectors"]["stacks"];
   EXPECT_EQ(st["status"], "ok") << meta.dump(2);
   EXPECT_EQ(st["processes"], 4) << st.dump(2);
+  EXPECT_EQ(st["method"], GetParam());
   EXPECT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta.dump(2);
 
   // stacks.folded: each process under its own root, the pool's threads under it.
@@ -139,8 +146,59 @@ TEST(RecordSet, ChildrenGroupedByProcess) {
   EXPECT_NE(svg.find(in(comm, t.pool) + ": " + comm + ":pool_thread_wait"), std::string::npos);
 }
 
+// The window ends when every process has exited, not when the first one does: alpha's exit (the
+// first -p) leaves the run going; the whole tree's exit ends it long before its 60 s.
+TEST_P(RecordSet, WindowEndsWhenEveryProcessHasExited) {
+  Tree t = start_tree();
+  ASSERT_TRUE(t.target);
+  const pid_t parent = t.target->pid();
+  const fs::path dir = fresh_dir("ends-" + GetParam());
+  fs::create_directories(dir);
+  const std::string err = (dir / "record.err").string();
+  const fs::path rec = dir / "rec";
+  // alpha first: the run's "target", and the first process to exit.
+  pid_t hearth = start_hearth(
+      {"record", "-p", std::to_string(t.alpha), "-p", std::to_string(parent), "--children", "-d",
+       "60", "-F", "20", "--method", GetParam(), "--no-mmv", "-o", rec.string()},
+      err);
+  ASSERT_TRUE(holds(hearth, GetParam(), {parent, t.alpha, t.titled, t.pool}));
+  ASSERT_EQ(::write(t.target->stdin_fd(), "exit\n", 5), 5);
+  auto exited_line = t.target->read_line(20s);
+  ASSERT_TRUE(exited_line);
+  EXPECT_EQ(*exited_line, "exited " + std::to_string(t.alpha));
+  // A run that ended with the first exit would be over well within this.
+  std::this_thread::sleep_for(1500ms);
+  int status = 0;
+  EXPECT_EQ(waitpid(hearth, &status, WNOHANG), 0) << slurp(err);
+  t.target->close_stdin();  // the parent kills its children, reaps them and exits
+  pid_t done = 0;
+  for (int i = 0; i < 500 && (done = waitpid(hearth, &status, WNOHANG)) == 0; ++i)
+    std::this_thread::sleep_for(100ms);
+  if (done == 0) {  // still running after 50 s: the tree's exit did not end the window
+    kill(hearth, SIGKILL);
+    waitpid(hearth, &status, 0);
+    FAIL() << slurp(err);
+  }
+  const std::string errors = slurp(err);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << errors;
+  EXPECT_NE(errors.find("hearth record: every selected process exited: writing the report"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("process " + std::to_string(t.alpha) + " (tree_target-fp) exited after"),
+            std::string::npos)
+      << errors;
+  json meta = json::parse(slurp((rec / "report.json").string()), nullptr, false);
+  ASSERT_TRUE(meta.is_object());
+  EXPECT_EQ(meta["target_exited"], true);
+  EXPECT_LT(meta["window_s"].get<double>(), 59.0);
+  EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
+  EXPECT_GE(meta["collectors"]["stacks"]["processes_exited"].get<int>(), 1) << meta.dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, RecordSet, ::testing::Values("bpf", "ptrace"));
+
 // A selection that matches nothing: one line, exit 2, no report directory.
-TEST(RecordSet, NothingMatchesIsOneLine) {
+TEST(RecordSelection, NothingMatchesIsOneLine) {
   const fs::path dir = fresh_dir("nothing");
   HearthRun r = run_hearth(
       {"record", "--comm", "^no-such-process-name-[0-9]{12}$", "-d", "1", "-o", dir.string()});

@@ -5,11 +5,14 @@
 #include <dirent.h>
 #include <sys/types.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/integration/hearth_cli.h"
@@ -83,6 +86,32 @@ inline bool untraced(pid_t pid) {
   }
   closedir(d);
   return clean;
+}
+
+// hearth (HEARTH) has taken hold of N processes: N BPF iterator links (bpf), or N processes'
+// main threads traced by it (ptrace). Bounded: false after 30 s.
+inline bool holds(pid_t hearth, const std::string& method, const std::vector<pid_t>& pids) {
+  for (int i = 0; i < 3000; ++i) {
+    size_t n = 0;
+    if (method == "bpf") {
+      std::string dir = "/proc/" + std::to_string(hearth) + "/fd";
+      if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d)) {
+          char link[128] = {};
+          std::string path = dir + "/" + e->d_name;
+          if (readlink(path.c_str(), link, sizeof link - 1) > 0 &&
+              std::string(link) == "anon_inode:bpf_link")
+            ++n;
+        }
+        closedir(d);
+      }
+    } else {
+      for (pid_t p : pids) n += !untraced(p);
+    }
+    if (n >= pids.size()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
 }
 
 }  // namespace hearth::testing_support::tree
