@@ -41,16 +41,17 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
   ProcessSet set;
   set.options_ = options;
   set.options_.sampler.epoch = Clock::now();
-  const ProcessSelection& sel = set.options_.selection;
+  const proc::ProcessSelection& sel = set.options_.selection;
   // Every -p first (each must attach, as a lone -p must), then what the selection adds.
   std::vector<pid_t> chosen;
   for (pid_t pid : sel.pids) {
     if (!listed(chosen, pid)) chosen.push_back(pid);
   }
-  set.several_ = chosen.size() > 1 || selection_grows(sel) || options.sampler.read_title;
-  if (selection_grows(sel)) {
-    ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(sel.comm.has_value()));
-    for (pid_t pid : select_processes(procs, sel, {}, ::getpid())) {
+  set.several_ = chosen.size() > 1 || proc::selection_grows(sel) || options.sampler.read_title;
+  if (proc::selection_grows(sel)) {
+    ASSIGN_OR_RETURN(std::vector<proc::ProcessInfo> procs,
+                     proc::scan_processes(sel.comm.has_value()));
+    for (pid_t pid : proc::select_processes(procs, sel, {}, ::getpid())) {
       if (!listed(chosen, pid)) chosen.push_back(pid);
     }
   }
@@ -103,13 +104,14 @@ void ProcessSet::let_go(Member& m, const std::string& why) {
 }
 
 Result<void> ProcessSet::rescan() {
-  const ProcessSelection& sel = options_.selection;
-  ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(sel.comm.has_value()));
+  const proc::ProcessSelection& sel = options_.selection;
+  ASSIGN_OR_RETURN(std::vector<proc::ProcessInfo> procs,
+                   proc::scan_processes(sel.comm.has_value()));
   std::vector<pid_t> live;
   for (const auto& m : members_) {
     if (m->live) live.push_back(m->pid);
   }
-  const std::vector<pid_t> chosen = select_processes(procs, sel, live, ::getpid());
+  const std::vector<pid_t> chosen = proc::select_processes(procs, sel, live, ::getpid());
   for (auto& m : members_) {
     if (m->live && !std::binary_search(chosen.begin(), chosen.end(), m->pid)) {
       let_go(*m, "process " + std::to_string(m->pid) + " exited");
@@ -123,7 +125,7 @@ Result<void> ProcessSet::rescan() {
 
 Result<void> ProcessSet::sample(Release release) {
   if (rounds_ == 0) first_round_ = Clock::now();
-  if (selection_grows(options_.selection)) RETURN_IF_ERROR(rescan());
+  if (proc::selection_grows(options_.selection)) RETURN_IF_ERROR(rescan());
   bool any = false;
   // One process after another: each one's stop window ends before the next one's begins.
   for (auto& m : members_) {

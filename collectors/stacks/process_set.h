@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/stacks/process_select.h"
+#include "collectors/proc/process_select.h"
 #include "collectors/stacks/sampler.h"
 #include "collectors/stacks/stack_counts.h"
 #include "common/result.h"
@@ -23,7 +23,7 @@
 namespace hearth::stacks {
 
 struct ProcessSetOptions {
-  ProcessSelection selection;
+  proc::ProcessSelection selection;
   SamplerOptions sampler;  // for every process (its pid and epoch are set per process)
 };
 

@@ -12,7 +12,7 @@
 namespace hearth::profile {
 namespace {
 
-FrameTree parse(std::string_view text, Merge merge = Merge::kAll) {
+FrameTree filtered_tree(std::string_view text, Merge merge = Merge::kAll) {
   FrameTree tree(merge);
   FoldedReader reader(tree, {});
   reader.read_text(text);
@@ -98,7 +98,7 @@ TEST(Filters, Active) {
 }
 
 TEST(Filters, GrepKeepsWholeStacksThatContainAMatch) {
-  FrameTree out = apply_filters(parse(kThreads), grep("sqrt"));
+  FrameTree out = apply_filters(filtered_tree(kThreads), grep("sqrt"));
   EXPECT_EQ(to_folded(out),
             "[worker-1 tid=1];run;compute;sqrt 4\n"
             "[worker-2 tid=2];run;compute;sqrt 1\n"
@@ -107,10 +107,10 @@ TEST(Filters, GrepKeepsWholeStacksThatContainAMatch) {
 }
 
 TEST(Filters, GrepMatchAboveTheLeafKeepsEveryStackBelowIt) {
-  FrameTree out = apply_filters(parse(kThreads), grep("^run$"));
+  FrameTree out = apply_filters(filtered_tree(kThreads), grep("^run$"));
   EXPECT_EQ(out.total().value, 4 + 2 + 3 + 1);
   // A match in a thread root keeps the root's own count too.
-  FrameTree main_only = apply_filters(parse(kThreads), grep("main"));
+  FrameTree main_only = apply_filters(filtered_tree(kThreads), grep("main"));
   EXPECT_EQ(to_folded(main_only), "[main] 1\n[main];main;parse 5\n");
 }
 
@@ -118,7 +118,7 @@ TEST(Filters, GrepTotalsEqualTheMatchingLines) {
   const std::string_view lines[] = {"a;b;c 3", "a;x 2", "b;c 1.5", "c 4", "a;b 7", "d;e;f;c 1"};
   std::string all;
   for (std::string_view l : lines) all += std::string(l) + "\n";
-  FrameTree in = parse(all);
+  FrameTree in = filtered_tree(all);
   for (const char* re : {"c", "^b$", "a", "zzz", "e|x"}) {
     SCOPED_TRACE(re);
     std::regex r(re);
@@ -135,27 +135,27 @@ TEST(Filters, GrepTotalsEqualTheMatchingLines) {
       if (hit) matching += std::string(l) + "\n";
     }
     FrameTree out = apply_filters(in, grep(re));
-    EXPECT_EQ(out.total().value, parse(matching).total().value);
+    EXPECT_EQ(out.total().value, filtered_tree(matching).total().value);
     // The input has a real number ("b;c 1.5"), so what is kept is a profile of real numbers
     // ("7.0"), and the matching lines alone may not be ("7").
     auto as_read = [](const FrameTree& t) {
       return std::regex_replace(to_folded(t), std::regex(R"(\.0\n)"), "\n");
     };
-    EXPECT_EQ(as_read(out), as_read(parse(matching)));
+    EXPECT_EQ(as_read(out), as_read(filtered_tree(matching)));
   }
 }
 
 TEST(Filters, OnlyThreads) {
-  FrameTree out = apply_filters(parse(kThreads), only_threads("worker-1 "));
+  FrameTree out = apply_filters(filtered_tree(kThreads), only_threads("worker-1 "));
   EXPECT_EQ(to_folded(out),
             "[worker-1 tid=1];run;compute;sqrt 4\n"
             "[worker-1 tid=1];run;io;read 2\n");
   EXPECT_EQ(out.total().value, 6);
-  EXPECT_EQ(apply_filters(parse(kThreads), only_threads("^nothing$")).total().value, 0);
+  EXPECT_EQ(apply_filters(filtered_tree(kThreads), only_threads("^nothing$")).total().value, 0);
 }
 
 TEST(Filters, GroupThreadsMergesPools) {
-  FrameTree out = apply_filters(parse(kThreads), group_threads());
+  FrameTree out = apply_filters(filtered_tree(kThreads), group_threads());
   EXPECT_EQ(to_folded(out),
             "[java];Interpreter;sqrt 7\n"
             "[main] 1\n"
@@ -163,9 +163,9 @@ TEST(Filters, GroupThreadsMergesPools) {
             "[worker-*];run;compute 3\n"
             "[worker-*];run;compute;sqrt 5\n"
             "[worker-*];run;io;read 2\n");
-  EXPECT_EQ(out.total().value, parse(kThreads).total().value);
+  EXPECT_EQ(out.total().value, filtered_tree(kThreads).total().value);
   // A depth-1 frame that is no thread root keeps its name.
-  EXPECT_EQ(to_folded(apply_filters(parse("main-1;x 2\nfoo;bar 1\n"), group_threads())),
+  EXPECT_EQ(to_folded(apply_filters(filtered_tree("main-1;x 2\nfoo;bar 1\n"), group_threads())),
             "foo;bar 1\nmain-1;x 2\n");
 }
 
@@ -173,13 +173,13 @@ TEST(Filters, Combined) {
   FilterOptions o = grep("sqrt");
   o.only_threads = pattern("worker");
   o.group_threads = true;
-  FrameTree out = apply_filters(parse(kThreads), o);
+  FrameTree out = apply_filters(filtered_tree(kThreads), o);
   EXPECT_EQ(to_folded(out), "[worker-*];run;compute;sqrt 5\n");
   EXPECT_EQ(out.total().value, 5);
 }
 
 TEST(Filters, FlameChartKeepsTimeOrder) {
-  FrameTree in = parse("[t-1];a 1\n[t-2];b 1\n[t-1];c 1\n", Merge::kLastChild);
+  FrameTree in = filtered_tree("[t-1];a 1\n[t-2];b 1\n[t-1];c 1\n", Merge::kLastChild);
   FrameTree out = apply_filters(in, group_threads());
   std::string order;
   for (NodeId n = out.node(kRoot).first_child; n != kNone; n = out.node(n).next_sibling) {
@@ -194,7 +194,7 @@ TEST(Filters, FlameChartKeepsTimeOrder) {
 }
 
 TEST(Filters, DifferentialKeepsBaseCounts) {
-  FrameTree in = parse(
+  FrameTree in = filtered_tree(
       "[worker-1 tid=1];a 2 3\n"
       "[worker-2 tid=2];a 4 1\n"
       "[worker-1 tid=1];b 5 5\n"
@@ -211,7 +211,7 @@ TEST(Filters, DifferentialKeepsBaseCounts) {
 }
 
 TEST(Filters, DifferentialNodeWithOnlyABaseCountSurvives) {
-  FrameTree in = parse("a;gone 5 0\na;kept 1 1\n");
+  FrameTree in = filtered_tree("a;gone 5 0\na;kept 1 1\n");
   FrameTree out = apply_filters(in, grep("gone"));
   EXPECT_EQ(out.total().value, 0);
   EXPECT_EQ(out.base_total(kRoot).value, 5);

@@ -12,7 +12,7 @@
 namespace hearth::profile {
 namespace {
 
-FrameTree parse(std::string_view text, Merge merge = Merge::kAll, ReadStats* stats = nullptr) {
+FrameTree read_back(std::string_view text, Merge merge = Merge::kAll, ReadStats* stats = nullptr) {
   FrameTree tree(merge);
   FoldedReader reader(tree, {});
   reader.read_text(text);
@@ -25,10 +25,10 @@ FrameTree parse(std::string_view text, Merge merge = Merge::kAll, ReadStats* sta
 // the total.
 void expect_round_trip(std::string_view text) {
   SCOPED_TRACE(text);
-  FrameTree first = parse(text);
+  FrameTree first = read_back(text);
   std::string folded = to_folded(first);
   ReadStats stats;
-  FrameTree second = parse(folded, Merge::kAll, &stats);
+  FrameTree second = read_back(folded, Merge::kAll, &stats);
   EXPECT_EQ(stats.ignored, 0u) << folded;
   EXPECT_EQ(second.total().value, first.total().value) << folded;
   EXPECT_EQ(second.differential(), first.differential());
@@ -38,16 +38,16 @@ void expect_round_trip(std::string_view text) {
 }
 
 TEST(FoldedWriter, OneLinePerNodeWithSelfSortedByName) {
-  FrameTree t = parse("main;work;b 2\nmain;work;a 1\nmain 4\nmain;work;b 3\nidle 1\n");
+  FrameTree t = read_back("main;work;b 2\nmain;work;a 1\nmain 4\nmain;work;b 3\nidle 1\n");
   EXPECT_EQ(to_folded(t), "idle 1\nmain 4\nmain;work;a 1\nmain;work;b 5\n");
 }
 
 TEST(FoldedWriter, OrderDoesNotDependOnInputOrder) {
-  std::string a = to_folded(parse("x;z 1\nx;y 2\nw 3\nx 1\n"));
-  std::string b = to_folded(parse("x 1\nw 3\nx;y 2\nx;z 1\n"));
+  std::string a = to_folded(read_back("x;z 1\nx;y 2\nw 3\nx 1\n"));
+  std::string b = to_folded(read_back("x 1\nw 3\nx;y 2\nx;z 1\n"));
   EXPECT_EQ(a, b);
   // Byte order, so "Z" < "a" and a non-ASCII byte sorts last.
-  EXPECT_EQ(to_folded(parse("\xc3\xa9 1\na 1\nZ 1\n")), "Z 1\na 1\n\xc3\xa9 1\n");
+  EXPECT_EQ(to_folded(read_back("\xc3\xa9 1\na 1\nZ 1\n")), "Z 1\na 1\n\xc3\xa9 1\n");
 }
 
 TEST(FoldedWriter, RoundTripRealisticProfile) {
@@ -68,9 +68,9 @@ TEST(FoldedWriter, CountsAsIntegersWhenWhole) {
   EXPECT_EQ(format_count(0.5), "0.5");
   EXPECT_EQ(format_count(2.25), "2.25");
   EXPECT_EQ(format_count(999999999999999), "999999999999999");
-  EXPECT_EQ(to_folded(parse("a 1\nb 3\n")), "a 1\nb 3\n");
+  EXPECT_EQ(to_folded(read_back("a 1\nb 3\n")), "a 1\nb 3\n");
   // A fractional profile's counts keep a dot, so they read back as real numbers.
-  EXPECT_EQ(to_folded(parse("a 0.5\na 0.25\nb 3.0\nc 2\n")), "a 0.75\nb 3.0\nc 2.0\n");
+  EXPECT_EQ(to_folded(read_back("a 0.5\na 0.25\nb 3.0\nc 2\n")), "a 0.75\nb 3.0\nc 2.0\n");
 }
 
 TEST(FoldedWriter, RoundTripFractionalCounts) {
@@ -86,10 +86,10 @@ TEST(FoldedWriter, RoundTripLargeCounts) {
 // so they read back as the doubles they are (2^64 as an integer would be too large).
 TEST(FoldedWriter, RoundTripHugeCounts) {
   expect_round_trip("a 18446744073709551615\n");
-  EXPECT_EQ(to_folded(parse("a 18446744073709551615\nb 9223372036854775807 3\n")),
+  EXPECT_EQ(to_folded(read_back("a 18446744073709551615\nb 9223372036854775807 3\n")),
             "a 18446744073709551615 18446744073709551615\nb 9223372036854775807 3\n");
   expect_round_trip("a 18446744073709551615.5\nb 0.5\n");
-  EXPECT_EQ(to_folded(parse("a 18446744073709551615.5\nb 0.5\n")),
+  EXPECT_EQ(to_folded(read_back("a 18446744073709551615.5\nb 0.5\n")),
             "a 18446744073709551616.0\nb 0.5\n");
   // Integers of a fractional profile that, as doubles, round up past 2^64 together.
   expect_round_trip("a 9223372036854775807\nb 9223372036854775807\nc 0.5\n");
@@ -104,7 +104,7 @@ TEST(FoldedWriter, RoundTripTinyCounts) {
 }
 
 TEST(FoldedWriter, DifferentialWritesTwoCounts) {
-  FrameTree t = parse("a;b 3 5\na;c 0 2\nd 4\ne 2 0\n");
+  FrameTree t = read_back("a;b 3 5\na;c 0 2\nd 4\ne 2 0\n");
   // One-count lines are unchanged (base = new); a frame whose new count is 0 is still written.
   EXPECT_EQ(to_folded(t), "a;b 3 5\na;c 0 2\nd 4 4\ne 2 0\n");
   expect_round_trip("a;b 3 5\na;c 0 2\nd 4\ne 2 0\nf 0.5 1.5\n");
@@ -112,7 +112,7 @@ TEST(FoldedWriter, DifferentialWritesTwoCounts) {
 
 TEST(FoldedWriter, FramesEndingInBlanksRoundTrip) {
   // The one blank before the count is a separator; more blanks belong to the leaf.
-  FrameTree t = parse("a;  3\nb \t 2\nc  1 2\n");
+  FrameTree t = read_back("a;  3\nb \t 2\nc  1 2\n");
   EXPECT_EQ(to_folded(t), "a;  3 3\nb \t 2 2\nc  1 2\n");
   expect_round_trip("a;  3\nb \t 2\nx 1\n");
 }
@@ -120,19 +120,19 @@ TEST(FoldedWriter, FramesEndingInBlanksRoundTrip) {
 // An empty frame name is a frame: ";a" is two frames, "" then "a"; the writer must not drop
 // the separator when the path so far is empty.
 TEST(FoldedWriter, EmptyFrameNamesKeepTheirSeparators) {
-  EXPECT_EQ(to_folded(parse("a;;b 1\n")), "a;;b 1\n");
-  EXPECT_EQ(to_folded(parse(";a 1\n")), ";a 1\n");
-  EXPECT_EQ(to_folded(parse("; 1\n")), "; 1\n");
+  EXPECT_EQ(to_folded(read_back("a;;b 1\n")), "a;;b 1\n");
+  EXPECT_EQ(to_folded(read_back(";a 1\n")), ";a 1\n");
+  EXPECT_EQ(to_folded(read_back("; 1\n")), "; 1\n");
   expect_round_trip(";a 1\na 2\n");
 }
 
 TEST(FoldedWriter, ZeroCountNodesAreNotWritten) {
-  EXPECT_EQ(to_folded(parse("a;b 0\na;c 1\n")), "a;c 1\n");
-  EXPECT_EQ(to_folded(parse("")), "");
+  EXPECT_EQ(to_folded(read_back("a;b 0\na;c 1\n")), "a;c 1\n");
+  EXPECT_EQ(to_folded(read_back("")), "");
 }
 
 TEST(FoldedWriter, FlameChartKeepsRepeatedSiblings) {
-  FrameTree t = parse("a;b 1\na;c 1\na;b 1\n", Merge::kLastChild);
+  FrameTree t = read_back("a;b 1\na;c 1\na;b 1\n", Merge::kLastChild);
   EXPECT_EQ(to_folded(t), "a;b 1\na;b 1\na;c 1\n");
 }
 
@@ -141,14 +141,14 @@ TEST(FoldedWriter, DeepStackDoesNotRecurse) {
   for (int i = 0; i < 20000; ++i) line += (i % 2 ? "odd;" : "even;");
   line.back() = ' ';
   line += "1\n";
-  EXPECT_EQ(to_folded(parse(line)), line);
+  EXPECT_EQ(to_folded(read_back(line)), line);
 }
 
 TEST(FoldedWriter, WriteFileThenReadIt) {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("hearth_writer_" + std::to_string(::getpid()) + ".folded"))
                          .string();
-  FrameTree t = parse("a;b 2\na 1\n");
+  FrameTree t = read_back("a;b 2\na 1\n");
   ASSERT_TRUE(write_folded(t, path).has_value());
   FrameTree back;
   FoldedReader reader(back, {});

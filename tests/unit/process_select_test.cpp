@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "bin/hearth/cmd_stacks.h"
+#include "collectors/proc/process_select.h"
 #include "collectors/proc/processes.h"
-#include "collectors/stacks/process_select.h"
 #include "collectors/stacks/roots.h"
 #include "formats/folded.h"
 
 namespace hearth::stacks {
 namespace {
+
+// The selection (collectors/proc) as the stack sampler takes it.
+using namespace hearth::proc;
 
 // A host: init (1) - kthreadd (2) and a kernel worker (3); a postmaster (100) with backends
 // (101, 102), one of which forked 103; a zombie child (104); an unrelated shell (200) with its

@@ -12,7 +12,7 @@
 namespace hearth::cli {
 namespace {
 
-bool has(const std::vector<std::string>& problems, const std::string& what) {
+bool has_problem(const std::vector<std::string>& problems, const std::string& what) {
   return std::find(problems.begin(), problems.end(), what) != problems.end();
 }
 
@@ -29,8 +29,9 @@ TEST(RecordArgs, MethodIsOneOfTheSamplersCaptures) {
   a.method = "gdb";
   a.frequency = 0;
   std::vector<std::string> problems = validate_record(a);
-  EXPECT_TRUE(has(problems, "--method must be auto, bpf or ptrace"));
-  EXPECT_TRUE(has(problems, "-F must be above 0 and at most 1000 Hz"));  // all reported at once
+  EXPECT_TRUE(has_problem(problems, "--method must be auto, bpf or ptrace"));
+  EXPECT_TRUE(
+      has_problem(problems, "-F must be above 0 and at most 1000 Hz"));  // all reported at once
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 namespace hearth::sched_tsv {
 namespace {
 
-SchedHeader header() {
+SchedHeader written_header() {
   SchedHeader h;
   h.targets = {{4242, "app"}};
   h.window_start_ns = 1000;
@@ -23,13 +23,13 @@ SchedHeader header() {
   return h;
 }
 
-constexpr const char* kHeader =
+constexpr const char* kWrittenHeader =
     "# target\tpid=4242\tcomm=app\n"
     "# window_ns\t1000\t31000\t30000\n"
     "# events\tsched_switch=81234\tsched_waking=5\tsched_wakeup=0\tsched_migrate_task=2\n"
     "# lost\t0\n";
 
-SchedTables model() {
+SchedTables written_model() {
   SchedTables m;
   // tid comm pid on_cpu; runnable sleeping blocked other (ns); their switches; stopped, switches.
   m.states.push_back({4242, "app", 4242, 100, 10, 20, 30, 40, 1, 2, 3, 4, 50, 5});
@@ -56,8 +56,8 @@ SchedTables model() {
 }
 
 TEST(SchedTsv, States) {
-  EXPECT_EQ(format_states(header(), model().states),
-            std::string("# hearth sched.states 2\n") + kHeader +
+  EXPECT_EQ(format_states(written_header(), written_model().states),
+            std::string("# hearth sched.states 2\n") + kWrittenHeader +
                 "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\t"
                 "switches_runnable\tswitches_sleeping\tswitches_blocked\tswitches_other\t"
                 "stopped_ns\tswitches_stopped\n"
@@ -66,24 +66,24 @@ TEST(SchedTsv, States) {
 }
 
 TEST(SchedTsv, Tenancy) {
-  EXPECT_EQ(format_tenancy(header(), model().tenancy), std::string("# hearth sched.tenancy 1\n") +
-                                                           kHeader +
-                                                           "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n"
-                                                           "4242\tapp\t0\t60\t3\n"
-                                                           "4242\tapp\t1\t40\t2\n");
+  EXPECT_EQ(format_tenancy(written_header(), written_model().tenancy),
+            std::string("# hearth sched.tenancy 1\n") + kWrittenHeader +
+                "tid\tcomm\tcpu\ton_cpu_ns\tswitch_ins\n"
+                "4242\tapp\t0\t60\t3\n"
+                "4242\tapp\t1\t40\t2\n");
 }
 
 TEST(SchedTsv, Preemptors) {
-  EXPECT_EQ(format_preemptors(header(), model().preemptors),
-            std::string("# hearth sched.preemptors 1\n") + kHeader +
+  EXPECT_EQ(format_preemptors(written_header(), written_model().preemptors),
+            std::string("# hearth sched.preemptors 1\n") + kWrittenHeader +
                 "tid\tcomm\tpreemptor_pid\tpreemptor_tid\tpreemptor_comm\tcount\ttime_ns\n"
                 "4242\tapp\t1\t77\tkworker/0:1\t4\t900\n"
                 "4242\tapp\t4242\t4250\tworker 1\t1\t10\n");
 }
 
 TEST(SchedTsv, Wakeups) {
-  EXPECT_EQ(format_wakeups(header(), model().wakeups),
-            std::string("# hearth sched.wakeups 1\n") + kHeader +
+  EXPECT_EQ(format_wakeups(written_header(), written_model().wakeups),
+            std::string("# hearth sched.wakeups 1\n") + kWrittenHeader +
                 "tid\tcomm\twakeups\tp50_ns\tp90_ns\tp99_ns\tmax_ns\tmigrations\t"
                 "le_1us\tle_2us\tle_4us\tle_8us\tle_16us\tle_32us\tle_64us\tle_128us\t"
                 "le_256us\tle_512us\tle_1ms\tle_2ms\tle_4ms\tle_8ms\tle_16ms\tgt_16ms\n"
@@ -92,11 +92,11 @@ TEST(SchedTsv, Wakeups) {
 }
 
 TEST(SchedTsv, CpuViewAndAllTarget) {
-  SchedHeader h = header();
+  SchedHeader h = written_header();
   h.targets.clear();
   h.cpu = 1;
   h.lost = 12;
-  EXPECT_EQ(format_cpu(h, model().cpu),
+  EXPECT_EQ(format_cpu(h, written_model().cpu),
             "# hearth sched.cpu 1\n"
             "# target\tall\tcpu=1\n"
             "# window_ns\t1000\t31000\t30000\n"
@@ -107,7 +107,7 @@ TEST(SchedTsv, CpuViewAndAllTarget) {
 }
 
 TEST(SchedTsv, RepeatedTargets) {
-  SchedHeader h = header();
+  SchedHeader h = written_header();
   h.targets.push_back({7, "db"});
   std::string out = format_tenancy(h, {});
   EXPECT_NE(out.find("# target\tpid=4242\tcomm=app\n# target\tpid=7\tcomm=db\n# window_ns"),
@@ -118,7 +118,8 @@ TEST(SchedTsv, WritesFilesAtomicallyIntoTheDirectory) {
   std::string dir = testing::TempDir() + "/sched_tsv_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  ASSERT_TRUE(write_sched_tsvs(dir, header(), model(), /*wakeups=*/false, /*cpu_view=*/false));
+  ASSERT_TRUE(write_sched_tsvs(dir, written_header(), written_model(), /*wakeups=*/false,
+                               /*cpu_view=*/false));
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     names.push_back(e.path().filename());
@@ -128,7 +129,7 @@ TEST(SchedTsv, WritesFilesAtomicallyIntoTheDirectory) {
   std::ifstream f(dir + "/sched.states.tsv");
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_EQ(ss.str(), format_states(header(), model().states));
+  EXPECT_EQ(ss.str(), format_states(written_header(), written_model().states));
   std::filesystem::remove_all(dir);
 }
 
