@@ -6,6 +6,11 @@
 
 namespace hearth {
 
+// '0' to '9' (std::isdigit depends on the locale and takes an int).
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
 // 1234567 -> "1,234,567".
 inline std::string with_thousands(uint64_t n) {
   const std::string digits = std::to_string(n);

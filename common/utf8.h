@@ -8,6 +8,9 @@
 
 namespace hearth::utf8 {
 
+// U+FFFD, what stands in for bytes that are not UTF-8.
+inline constexpr std::string_view kReplacement = "\xef\xbf\xbd";
+
 // Length of the valid UTF-8 sequence starting at S[I] (1 for ASCII), or 0 if none starts
 // there. Overlongs, surrogates, U+FFFE/U+FFFF and values above U+10FFFF are invalid.
 inline size_t sequence_length(std::string_view s, size_t i) {

@@ -123,14 +123,14 @@ int run_record(const RecordArgs& a) {
       });
 
   int ran = 0;
-  for (const auto& [name, o] :
+  for (const auto& [name, outcome] :
        {std::pair<const char*, const recording::Outcome*>{"stacks", &rec.stacks},
         {"sched", &rec.sched},
         {"mmv", &rec.mmv}}) {
-    std::string status = o->figures.value("status", "");
-    std::string message = o->figures.value("message", "");
-    if (o->ran()) ++ran;
-    if (!o->ran() || !message.empty())
+    std::string status = outcome->figures.value("status", "");
+    std::string message = outcome->figures.value("message", "");
+    if (outcome->ran()) ++ran;
+    if (!outcome->ran() || !message.empty())
       std::fprintf(stderr, "hearth record: %s: %s%s%s\n", name, status.c_str(),
                    message.empty() ? "" : ": ", message.c_str());
   }

@@ -17,6 +17,8 @@ std::vector<std::string> validate_serve(const ServeArgs& a) {
   if (!std::filesystem::is_directory(a.dir, ec))
     problems.push_back(a.dir + ": not a directory (give a report directory `hearth record` wrote)");
   if (a.port < 0 || a.port > 65535) problems.push_back("--port must be between 0 and 65535");
+  if (a.head_timeout_s < 1 || a.head_timeout_s > 600)
+    problems.push_back("--head-timeout must be between 1 and 600 seconds");
   if (a.bind.empty()) problems.push_back("--bind must not be empty");
   for (char c : a.token) {
     if (static_cast<unsigned char>(c) <= 0x20 || c == ';' || c == ',' || c == 0x7f) {
@@ -46,6 +48,7 @@ int run_serve(const ServeArgs& a) {
   o.dir = a.dir;
   o.bind = a.bind;
   o.port = a.port;
+  o.head_timeout_s = a.head_timeout_s;
   o.token = a.token;
   if (!a.quiet) {
     o.log = [](const std::string& line) {

@@ -12,7 +12,8 @@ struct ServeArgs {
   std::string bind = "127.0.0.1";
   int port = 8080;  // 0: any free port
   std::string token;
-  bool quiet = false;  // no per-request log on stderr
+  bool quiet = false;       // no per-request log on stderr
+  int head_timeout_s = 10;  // a request's line and headers must arrive whole within this
 };
 
 std::vector<std::string> validate_serve(const ServeArgs& args);

@@ -191,6 +191,10 @@ void add_serve_command(CLI::App& app, ServeArgs* a) {
   c->add_option("dir", a->dir, "Report directory, or a directory of them")->required();
   c->add_option("--bind", a->bind, "Address to listen on")->capture_default_str();
   c->add_option("--port", a->port, "Port (0: any free port)")->capture_default_str();
+  c->add_option("--head-timeout", a->head_timeout_s,
+                "Seconds a client has to send a request's line and headers, whole (slow clients "
+                "are cut)")
+      ->capture_default_str();
   c->add_option("--token", a->token,
                 "Require this token on every request (Bearer header, or ?token= once in the "
                 "browser: traded for a cookie and a redirect to the address without it)");

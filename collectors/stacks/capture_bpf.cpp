@@ -61,14 +61,15 @@ std::string why_not(int err, const std::string& log) {
   return std::string(std::strerror(err)) + (first.empty() ? "" : " (" + first + ")");
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: BpfCapture::Impl's members name them.
 struct SkeletonDeleter {
   void operator()(capture_bpf* s) const { capture_bpf__destroy(s); }
 };
 struct LinkDeleter {
   void operator()(bpf_link* l) const { bpf_link__destroy(l); }
 };
-
-}  // namespace
 
 bool BpfThread::copied() const {
   return (flags & HEARTH_CAP_COPIED) != 0;

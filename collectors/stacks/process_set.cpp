@@ -15,7 +15,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Between two services of the ptrace sessions while idle (as PtraceSession::idle_for).
-constexpr auto kServicePeriod = std::chrono::milliseconds(1);
+constexpr auto kServeSessionsEvery = std::chrono::milliseconds(1);
 // Without a session to serve: how often a shutdown request is looked at.
 constexpr auto kIdleCheck = std::chrono::milliseconds(10);
 
@@ -158,8 +158,9 @@ Result<void> ProcessSet::idle_for(std::chrono::microseconds duration) {
     if (shutdown_requested()) return {};
     const auto now = Clock::now();
     if (now >= deadline) return {};
-    std::this_thread::sleep_for(std::min<Clock::duration>(
-        deadline - now, serving ? Clock::duration(kServicePeriod) : Clock::duration(kIdleCheck)));
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(deadline - now, serving ? Clock::duration(kServeSessionsEvery)
+                                                          : Clock::duration(kIdleCheck)));
   }
 }
 

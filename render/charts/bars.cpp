@@ -10,7 +10,7 @@ namespace hearth::charts {
 namespace {
 
 constexpr scene::Rgb kWarn{0xc0, 0x20, 0x20};
-constexpr scene::Rgb kGrid{0xd8, 0xd8, 0xd8};
+constexpr scene::Rgb kBarGrid{0xd8, 0xd8, 0xd8};
 
 // "X W" as the SVG writer would write the rect: rounded edges, so both views line up.
 std::string geometry_attr(double x, double w) {
@@ -110,7 +110,7 @@ SectionGeometry draw_section(const Section& sec, int index, scene::Scene* s, dou
     size_t lines = std::max(pct.x.size(), time.x.size());
     for (size_t i = 0; i < lines; ++i) {
       scene::Rect r;
-      r.y = bars_top - 3, r.h = bars_bottom - bars_top + 3, r.fill = kGrid;
+      r.y = bars_top - 3, r.h = bars_bottom - bars_top + 3, r.fill = kBarGrid;
       r.x = i < pct.x.size() ? pct.x[i] - 0.5 : g.bars_x;
       r.w = i < pct.x.size() ? 1 : 0;
       if (two_views) {

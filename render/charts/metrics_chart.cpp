@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kGap = 14;           // px between panels
 constexpr double kPanelHeight = 210;  // px, without the legend
-constexpr scene::Rgb kGrid{0xe2, 0xe2, 0xe2};
+constexpr scene::Rgb kPlotGrid{0xe2, 0xe2, 0xe2};
 constexpr scene::Rgb kFrame{0xd0, 0xd0, 0xd0};
 
 size_t chars_for(double px, double size) {
@@ -91,7 +91,7 @@ void PanelDrawer::draw_time_axis(const PanelGeometry& g, scene::Layer* grid) {
   int max_ticks = std::clamp(static_cast<int>(g.plot_w / 70), 2, 8);
   for (const Tick& t : time_ticks(set_.span_ns, max_ticks)) {
     double x = set_.span_ns > 0 ? x_of(g, t.ns) : g.plot_x;
-    grid->rects.push_back(rect(x - 0.5, g.plot_y, 1, g.plot_h, kGrid));
+    grid->rects.push_back(rect(x - 0.5, g.plot_y, 1, g.plot_h, kPlotGrid));
     std::string label = t.ns == 0 ? "0" : t.label;
     s_->texts.push_back(text(x, g.plot_y + g.plot_h + 12, label, 10, scene::Anchor::kMiddle));
     if (set_.span_ns <= 0) break;
@@ -104,13 +104,14 @@ void PanelDrawer::draw_values(const Panel& p, const PanelGeometry& g, const std:
   if (p.empty) lo = 0, hi = 1;
   // Rates, bytes and counts usually start at 0: include it unless the values sit far from it.
   if (lo > 0 && lo < hi * 0.6) lo = 0;
-  std::vector<double> ticks = value_ticks(lo, hi, p.unit, std::max(2, static_cast<int>(g.plot_h / 34)));
+  std::vector<double> ticks =
+      value_ticks(lo, hi, p.unit, std::max(2, static_cast<int>(g.plot_h / 34)));
   double y0 = ticks.front(), y1 = ticks.back();
   if (!(y1 > y0)) y1 = y0 + 1;
   auto y_of = [&](double v) { return g.plot_y + g.plot_h - (v - y0) / (y1 - y0) * g.plot_h; };
   for (double t : ticks) {
     double y = y_of(t);
-    grid.rects.push_back(rect(g.plot_x, y - 0.5, g.plot_w, 1, kGrid));
+    grid.rects.push_back(rect(g.plot_x, y - 0.5, g.plot_w, 1, kPlotGrid));
     scene::Text lbl = text(g.plot_x - 4, y + 3.5, format_value(t, p.unit), 10, scene::Anchor::kEnd);
     lbl.css_class = "tick";
     s_->texts.push_back(std::move(lbl));
@@ -131,7 +132,8 @@ void PanelDrawer::draw_values(const Panel& p, const PanelGeometry& g, const std:
     size_t n = 0;
     for (const auto& run : l.runs) n += run.size();
     std::string title = series_label(p, l) + ": " + std::to_string(n) + " values";
-    if (l.runs.size() > 1) title += " in " + std::to_string(l.runs.size()) + " runs (gaps: no value)";
+    if (l.runs.size() > 1)
+      title += " in " + std::to_string(l.runs.size()) + " runs (gaps: no value)";
     if (l.resets > 0) {
       title += "; the counter went down " + std::to_string(l.resets) + "x (reset; not drawn)";
     }
@@ -142,11 +144,13 @@ void PanelDrawer::draw_values(const Panel& p, const PanelGeometry& g, const std:
       line.css_class = "ln i" + std::to_string(l.color);
       for (size_t i = 0; i < run.size(); ++i) {
         double x = x_of(g, run[i].t_ns), y = y_of(run[i].v);
-        if (p.kind == PanelKind::kSteps && i > 0) line.points.emplace_back(x, line.points.back().second);
+        if (p.kind == PanelKind::kSteps && i > 0)
+          line.points.emplace_back(x, line.points.back().second);
         line.points.emplace_back(x, y);
         std::string& a = at[run[i].t_ns];
         a += a.empty() ? "" : " \xc2\xb7 ";
-        a += (l.instance.empty() ? std::string() : l.instance + " ") + format_value(run[i].v, p.unit);
+        a += (l.instance.empty() ? std::string() : l.instance + " ") +
+             format_value(run[i].v, p.unit);
         if (dots || run.size() == 1) {
           scene::Rect d = rect(x - 1.5, y - 1.5, 3, 3, color,
                                series_label(p, l) + " at " + time_label(run[i].t_ns) + ": " +
@@ -175,7 +179,8 @@ void PanelDrawer::draw_values(const Panel& p, const PanelGeometry& g, const std:
   for (size_t i = 0; i < kept.size(); ++i) {
     double x = x_of(g, kept[i].first);
     double left = i == 0 ? g.plot_x : (x + x_of(g, kept[i - 1].first)) / 2;
-    double right = i + 1 == kept.size() ? g.plot_x + g.plot_w : (x + x_of(g, kept[i + 1].first)) / 2;
+    double right =
+        i + 1 == kept.size() ? g.plot_x + g.plot_w : (x + x_of(g, kept[i + 1].first)) / 2;
     scene::Rect r = rect(left, g.plot_y, right - left, g.plot_h, {0x80, 0x80, 0x80},
                          p.title + " at " + time_label(kept[i].first) + ": " + kept[i].second);
     r.hover_only = true;
@@ -193,7 +198,7 @@ void PanelDrawer::draw_strings(const Panel& p, const PanelGeometry& g, const std
   double lane_h = std::min(22.0, g.plot_h / static_cast<double>(lanes));
   for (size_t i = 0; i < p.lines.size() && lane_h >= 6; ++i) {
     double y = g.plot_y + lane_h * static_cast<double>(i);
-    grid.rects.push_back(rect(g.plot_x, y + lane_h - 0.5, g.plot_w, 1, kGrid));
+    grid.rects.push_back(rect(g.plot_x, y + lane_h - 0.5, g.plot_w, 1, kPlotGrid));
     if (!p.lines[i].instance.empty()) {
       scene::Text lbl = text(g.plot_x - 4, y + lane_h / 2 + 3.5,
                              elide(p.lines[i].instance, chars_for(g.plot_x - g.x - 6, 10)), 10,
@@ -208,9 +213,9 @@ void PanelDrawer::draw_strings(const Panel& p, const PanelGeometry& g, const std
     const StringChange& c = p.changes[i];
     const PanelLine& l = p.lines[c.line];
     double x = x_of(g, c.t_ns), y = g.plot_y + lane_h * static_cast<double>(c.line);
-    marks.rects.push_back(rect(x - 1, y + 2, 2, lane_h - 4, cpu_color(static_cast<int>(l.color)),
-                               series_label(p, l) + " at " + time_label(c.t_ns) + ": \"" +
-                                   c.value + "\""));
+    marks.rects.push_back(
+        rect(x - 1, y + 2, 2, lane_h - 4, cpu_color(static_cast<int>(l.color)),
+             series_label(p, l) + " at " + time_label(c.t_ns) + ": \"" + c.value + "\""));
     // The value, up to the next change in its lane.
     double next = g.plot_x + g.plot_w;
     for (size_t k = i + 1; k < p.changes.size(); ++k) {
@@ -235,8 +240,9 @@ void PanelDrawer::draw(const Panel& p, size_t index, const PanelGeometry& g) {
   scene::Rect box = rect(g.x, g.y, g.w, g.h, kFrame, panel_tooltip(p));
   box.hover_only = true;
   frame.rects.push_back(std::move(box));
-  for (auto [x, y, w, h] : {std::array{g.x, g.y, g.w, 1.0}, std::array{g.x, g.y + g.h - 1, g.w, 1.0},
-                            std::array{g.x, g.y, 1.0, g.h}, std::array{g.x + g.w - 1, g.y, 1.0, g.h}}) {
+  for (auto [x, y, w, h] :
+       {std::array{g.x, g.y, g.w, 1.0}, std::array{g.x, g.y + g.h - 1, g.w, 1.0},
+        std::array{g.x, g.y, 1.0, g.h}, std::array{g.x + g.w - 1, g.y, 1.0, g.h}}) {
     frame.rects.push_back(rect(x, y, w, h, kFrame));
   }
   s_->layers.push_back(std::move(frame));
@@ -321,9 +327,10 @@ std::vector<PanelGeometry> draw_metrics(const PanelSet& set, const std::string& 
   t.id = id + "-title";
   s->texts.push_back(std::move(t));
 
-  std::string sub = std::to_string(set.panels.size()) + " of " + std::to_string(set.metrics) +
-                    " metrics";
-  if (set.filtered_out > 0) sub += " (" + std::to_string(set.filtered_out) + " left out by --metrics)";
+  std::string sub =
+      std::to_string(set.panels.size()) + " of " + std::to_string(set.metrics) + " metrics";
+  if (set.filtered_out > 0)
+    sub += " (" + std::to_string(set.filtered_out) + " left out by --metrics)";
   sub += " \xc2\xb7 " + format_ns(set.span_ns);
   for (const std::string& c : set.clocks) {
     if (c == "realtime") {
@@ -349,7 +356,8 @@ std::vector<PanelGeometry> draw_metrics(const PanelSet& set, const std::string& 
   // Legend rows: as many as the panel with the most instances needs, at most 3.
   size_t most = 0;
   for (const Panel& p : set.panels) most = std::max(most, p.lines.size());
-  double legend_h = most <= 1 ? 0 : std::min(3.0, std::ceil(static_cast<double>(most) * 90 / (pw - 60))) * 14 + 6;
+  double legend_h =
+      most <= 1 ? 0 : std::min(3.0, std::ceil(static_cast<double>(most) * 90 / (pw - 60))) * 14 + 6;
   double ph = kPanelHeight + legend_h;
 
   PanelDrawer drawer(set, id, s, show_file);
@@ -380,7 +388,8 @@ std::vector<PanelGeometry> draw_metrics(const PanelSet& set, const std::string& 
                    " metrics: choose with --metrics REGEX, or raise --max-panels");
   }
   for (size_t i = 0; i < set.notes.size() && i < 5; ++i) foot.push_back(set.notes[i]);
-  if (set.notes.size() > 5) foot.push_back("+" + std::to_string(set.notes.size() - 5) + " more events");
+  if (set.notes.size() > 5)
+    foot.push_back("+" + std::to_string(set.notes.size() - 5) + " more events");
   for (const std::string& f : foot) {
     scene::Text ft = text(kPad, bottom + 12, elide(f, chars_for(width - 2 * kPad, 11)), 11);
     ft.color = kSubtle;

@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/digits.h"
 #include "common/pool_name.h"
 #include "formats/folded.h"
 
 namespace hearth::profile {
 namespace {
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 // perf's "comm-PID/TID": returns the length of "comm", or npos.
 size_t perf_comm_length(std::string_view s) {
@@ -51,7 +48,10 @@ std::string_view thread_name(std::string_view s) {
 }
 
 std::string thread_group(std::string_view root) {
-  return "[" + pool_name(thread_name(root)) + "]";
+  std::string group = "[";  // not "[" + string: g++ 12 warns falsely on it (GCC bug 105329)
+  group += pool_name(thread_name(root));
+  group += ']';
+  return group;
 }
 
 bool filters_active(const FilterOptions& o) {

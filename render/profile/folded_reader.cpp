@@ -12,16 +12,13 @@
 #include <memory>
 
 #include "common/check.h"
+#include "common/digits.h"
 #include "render/profile/filters.h"
 
 namespace hearth::profile {
 namespace {
 
 constexpr size_t kChunkBytes = 4 << 20;  // the buffer's first size
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';

@@ -6,17 +6,12 @@
 #include <set>
 
 #include "common/digits.h"
+#include "render/report/html_text.h"
 
 namespace hearth::report {
 namespace {
 
 using json = nlohmann::json;
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // "10", "0.5", "1.25": a figure as short as it is exact to 3 decimals.
 std::string short_number(double v) {

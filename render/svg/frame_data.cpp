@@ -15,8 +15,6 @@ namespace {
 
 using scene::format_px;
 
-constexpr std::string_view kReplacement = "\xef\xbf\xbd";  // U+FFFD
-
 // S as a JSON string, with the characters the XML writer would change changed the same way
 // (invalid UTF-8 and control characters other than tab become U+FFFD), so a title read from the
 // data equals the one an element shows.
@@ -44,13 +42,13 @@ void append_json_string(std::string* out, std::string_view s) {
       out->append("\\t");
       ++i;
     } else if (c < 0x20) {
-      out->append(kReplacement);
+      out->append(utf8::kReplacement);
       ++i;
     } else if (c == 0x7f) {
       out->push_back(static_cast<char>(c));
       ++i;
     } else if (size_t n = utf8::sequence_length(s, i); n == 0) {
-      out->append(kReplacement);
+      out->append(utf8::kReplacement);
       ++i;
     } else {
       out->append(s.data() + i, n);

@@ -3,11 +3,7 @@
 #include "common/utf8.h"
 
 namespace hearth::svg {
-namespace {
-
-constexpr std::string_view kReplacement = "\xef\xbf\xbd";  // U+FFFD
-
-}  // namespace
+namespace {}  // namespace
 
 void append_escaped(std::string* out, std::string_view s) {
   size_t i = 0;
@@ -48,13 +44,13 @@ void append_escaped(std::string* out, std::string_view s) {
         break;
     }
     if (c < 0x80) {  // control characters, DEL
-      out->append(c == 0x7f ? std::string_view("\x7f", 1) : kReplacement);
+      out->append(c == 0x7f ? std::string_view("\x7f", 1) : utf8::kReplacement);
       ++i;
       continue;
     }
     size_t n = utf8::sequence_length(s, i);
     if (n == 0) {
-      out->append(kReplacement);
+      out->append(utf8::kReplacement);
       ++i;
     } else {
       out->append(s.data() + i, n);

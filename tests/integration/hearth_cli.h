@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -28,6 +29,13 @@ inline std::string slurp(const std::string& path) {
 }
 
 // S split at every SEP (empty fields kept).
+// NAME under the test's temporary directory, removed if it exists: a run's output directory.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  std::filesystem::path d = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::remove_all(d);
+  return d;
+}
+
 inline std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;

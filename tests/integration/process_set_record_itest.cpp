@@ -25,18 +25,13 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using hearth::testing_support::exited_with;
+using hearth::testing_support::fresh_dir;
 using hearth::testing_support::HearthRun;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::split;
 using hearth::testing_support::start_hearth;
 using namespace hearth::testing_support::tree;
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::path(::testing::TempDir()) / ("hearth-set-" + name);
-  fs::remove_all(d);
-  return d;
-}
 
 // The threads table's rows: the cells' text of each <tr> of <table class="threads">'s body, tags
 // dropped.
@@ -77,7 +72,7 @@ TEST_P(RecordSet, ChildrenGroupedByProcess) {
   ASSERT_TRUE(t.target);
   ASSERT_EQ(t.pool_threads.size(), 2u);
   const pid_t parent = t.target->pid();
-  const fs::path dir = fresh_dir("children-" + GetParam());
+  const fs::path dir = fresh_dir("hearth-set-children-" + GetParam());
   HearthRun r = run_hearth({"record", "-p", std::to_string(parent), "--children", "-d", "3", "-F",
                             "20", "--method", GetParam(), "--no-mmv", "-o", dir.string()});
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
@@ -152,7 +147,7 @@ TEST_P(RecordSet, WindowEndsWhenEveryProcessHasExited) {
   Tree t = start_tree();
   ASSERT_TRUE(t.target);
   const pid_t parent = t.target->pid();
-  const fs::path dir = fresh_dir("ends-" + GetParam());
+  const fs::path dir = fresh_dir("hearth-set-ends-" + GetParam());
   fs::create_directories(dir);
   const std::string err = (dir / "record.err").string();
   const fs::path rec = dir / "rec";
@@ -199,7 +194,7 @@ INSTANTIATE_TEST_SUITE_P(Methods, RecordSet, ::testing::Values("bpf", "ptrace"))
 
 // A selection that matches nothing: one line, exit 2, no report directory.
 TEST(RecordSelection, NothingMatchesIsOneLine) {
-  const fs::path dir = fresh_dir("nothing");
+  const fs::path dir = fresh_dir("hearth-set-nothing");
   HearthRun r = run_hearth(
       {"record", "--comm", "^no-such-process-name-[0-9]{12}$", "-d", "1", "-o", dir.string()});
   EXPECT_TRUE(exited_with(r, 2)) << r.err;
@@ -213,7 +208,7 @@ TEST(RecordSelection, NothingMatchesIsOneLine) {
 TEST(SchedSet, CommSelectsByTitle) {
   Tree t = start_tree();
   ASSERT_TRUE(t.target);
-  const fs::path dir = fresh_dir("sched-comm");
+  const fs::path dir = fresh_dir("hearth-set-sched-comm");
   HearthRun r =
       run_hearth({"sched", "--comm", "^tree-titled: worker", "-d", "1", "-o", dir.string()});
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
@@ -230,13 +225,13 @@ TEST(SchedSet, CommSelectsByTitle) {
   EXPECT_GE(rows, 1u) << states;
 
   HearthRun none = run_hearth({"sched", "--comm", "^no-such-process-name-[0-9]{12}$", "-d", "1",
-                               "-o", fresh_dir("sched-none").string()});
+                               "-o", fresh_dir("hearth-set-sched-none").string()});
   EXPECT_TRUE(exited_with(none, 2)) << none.err;
   EXPECT_EQ(none.err,
             "hearth sched: no process matches --comm ^no-such-process-name-[0-9]{12}$ "
             "(its name or its title, as ps shows them)\n");
-  HearthRun both =
-      run_hearth({"sched", "--comm", "x", "-a", "-d", "1", "-o", fresh_dir("sched-both").string()});
+  HearthRun both = run_hearth(
+      {"sched", "--comm", "x", "-a", "-d", "1", "-o", fresh_dir("hearth-set-sched-both").string()});
   EXPECT_TRUE(exited_with(both, 2)) << both.err;
   EXPECT_NE(both.err.find("--comm and -a exclude each other"), std::string::npos) << both.err;
 }

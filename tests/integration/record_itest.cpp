@@ -26,22 +26,11 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 using hearth::testing_support::exited_with;
+using hearth::testing_support::fresh_dir;
 using hearth::testing_support::HearthRun;
 using hearth::testing_support::run_hearth;
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::path(::testing::TempDir()) / ("hearth-record-" + name);
-  fs::remove_all(d);
-  return d;
-}
+using hearth::testing_support::slurp;
 
 // MIN_SAMPLES: what the window surely gave the stack sampler; a window ended by Ctrl-C gives at
 // least one whatever the machine's load (the sampler's attach can take most of a short window).
@@ -53,8 +42,8 @@ void expect_complete_report(const fs::path& dir, const Target& target, int min_s
   }
   for (const auto& e : fs::directory_iterator(dir))
     EXPECT_EQ(e.path().filename().string().find("hearth-tmp"), std::string::npos) << e.path();
-  json meta = json::parse(read_all(dir / "report.json"), nullptr, false);
-  ASSERT_TRUE(meta.is_object()) << read_all(dir / "report.json");
+  json meta = json::parse(slurp(dir / "report.json"), nullptr, false);
+  ASSERT_TRUE(meta.is_object()) << slurp(dir / "report.json");
   EXPECT_EQ(meta["format"], "hearth report 1");
   EXPECT_EQ(meta["target"]["pid"], target.pid());
   EXPECT_EQ(meta["target"]["comm"], "stack_target-fp");
@@ -81,12 +70,12 @@ void expect_complete_report(const fs::path& dir, const Target& target, int min_s
   EXPECT_NE(meta["collectors"]["mmv"]["message"].get<std::string>().find("no MMV file"),
             std::string::npos);
   // The target's threads, by name, in the stacks, the charts and the page's table.
-  std::string folded = read_all(dir / "stacks.folded");
-  std::string html = read_all(dir / "index.html");
+  std::string folded = slurp(dir / "stacks.folded");
+  std::string html = slurp(dir / "index.html");
   for (const char* name : {"[mutex-0 tid=", "[cond-0 tid=", "[spin-0 tid=", "[holder tid="}) {
     EXPECT_NE(folded.find(name), std::string::npos) << name;
   }
-  EXPECT_NE(read_all(dir / "sched.states.tsv").find("\tmutex-0\t"), std::string::npos);
+  EXPECT_NE(slurp(dir / "sched.states.tsv").find("\tmutex-0\t"), std::string::npos);
   EXPECT_NE(html.find(">mutex-0</a>"), std::string::npos);
   EXPECT_NE(html.find("data=\"flame.svg\""), std::string::npos);
   EXPECT_NE(html.find("data=\"sched.svg\""), std::string::npos);
@@ -95,7 +84,7 @@ void expect_complete_report(const fs::path& dir, const Target& target, int min_s
 TEST(Record, EveryCollectorOverOneWindowThenACompleteReport) {
   auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
   ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("full");
+  fs::path dir = fresh_dir("hearth-record-full");
   // DIR given with a trailing slash: the page's path is still written with one (#20).
   HearthRun r = run_hearth(
       {"record", "-p", std::to_string(target->pid()), "-d", "2", "-o", dir.string() + "/"});
@@ -111,26 +100,26 @@ TEST(Record, EveryCollectorOverOneWindowThenACompleteReport) {
   EXPECT_NE(r.err.find("hearth record: capture "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("hearth record: sampling cost: "), std::string::npos) << r.err;
   expect_complete_report(dir, *target);
-  json meta = json::parse(read_all(dir / "report.json"));
+  json meta = json::parse(slurp(dir / "report.json"));
   EXPECT_FALSE(meta["interrupted"].get<bool>());
   EXPECT_GE(meta["window_s"].get<double>(), 1.9);
   expect_released(*target);
   EXPECT_TRUE(answers(*target, "max_gap_us "));
 
   // `hearth report` renders the same page again from the files.
-  std::string before = read_all(dir / "index.html");
+  std::string before = slurp(dir / "index.html");
   fs::remove(dir / "index.html");
   fs::remove(dir / "flame.svg");
   HearthRun again = run_hearth({"report", dir});
   ASSERT_TRUE(exited_with(again, 0)) << again.err;
-  EXPECT_EQ(read_all(dir / "index.html"), before);
+  EXPECT_EQ(slurp(dir / "index.html"), before);
   EXPECT_TRUE(fs::exists(dir / "flame.svg"));
 }
 
 TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
   auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
   ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("sigint");
+  fs::path dir = fresh_dir("hearth-record-sigint");
   auto start = Clock::now();
   HearthRun r =
       run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "60", "-o", dir}, 1500ms);
@@ -138,7 +127,7 @@ TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   expect_complete_report(dir, *target, 1);
-  json meta = json::parse(read_all(dir / "report.json"));
+  json meta = json::parse(slurp(dir / "report.json"));
   EXPECT_TRUE(meta["interrupted"].get<bool>());
   EXPECT_LT(meta["window_s"].get<double>(), 30);
   expect_released(*target);
@@ -147,26 +136,27 @@ TEST(Record, CtrlCEndsTheWindowEarlyAndStillWritesACompleteReport) {
 TEST(Record, CollectorsTurnedOffAreReportedAndBadUsageIsOneLine) {
   auto target = Target::start("stack_target-fp", {"--threads", "2", "--depth", "4", "--spin", "1"});
   ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("partial");
+  fs::path dir = fresh_dir("hearth-record-partial");
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-o", dir,
                             "--no-sched", "--no-mmv"});
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
-  json meta = json::parse(read_all(dir / "report.json"));
+  json meta = json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(meta["collectors"]["sched"]["status"], "skipped");
   EXPECT_FALSE(fs::exists(dir / "sched.svg"));
   EXPECT_TRUE(fs::exists(dir / "flame.svg"));
 
-  HearthRun bad = run_hearth({"record", "-p", "999999999", "-d", "1", "-o", fresh_dir("bad")});
+  HearthRun bad =
+      run_hearth({"record", "-p", "999999999", "-d", "1", "-o", fresh_dir("hearth-record-bad")});
   EXPECT_TRUE(exited_with(bad, 2)) << bad.err;
   EXPECT_NE(bad.err.find("no process 999999999"), std::string::npos) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
-  EXPECT_FALSE(fs::exists(fresh_dir("bad")));
+  EXPECT_FALSE(fs::exists(fresh_dir("hearth-record-bad")));
 }
 
 TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   auto target = Target::start("stack_target-fp", {"--threads", "2", "--depth", "4", "--spin", "1"});
   ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("exit");
+  fs::path dir = fresh_dir("hearth-record-exit");
   std::thread closer([&] {
     // Long enough for the sampler to attach and sample first on a loaded machine (1 s was
     // not, under ThreadSanitizer at load 17).
@@ -179,7 +169,7 @@ TEST(Record, TargetExitingEndsTheWindowAndTheReportIsStillWritten) {
   EXPECT_LT(Clock::now() - start, 30s);
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("exited: writing the report"), std::string::npos) << r.err;
-  json meta = json::parse(read_all(dir / "report.json"));
+  json meta = json::parse(slurp(dir / "report.json"));
   EXPECT_TRUE(meta["target_exited"].get<bool>());
   EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok") << meta.dump(2);
   EXPECT_TRUE(fs::exists(dir / "index.html"));
@@ -197,7 +187,7 @@ struct Stopped {
 std::vector<Stopped> stopped_by_thread(const fs::path& states_tsv) {
   std::vector<Stopped> rows;
   std::vector<std::string> names;
-  std::istringstream in(read_all(states_tsv));
+  std::istringstream in(slurp(states_tsv));
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> f = hearth::testing_support::split(line, '\t');
@@ -228,14 +218,14 @@ void record_for_cost(const std::string& dir_name, const std::vector<std::string>
                      CostRun* out) {
   auto target = Target::start("stack_target-fp", {"--threads", "6", "--depth", "8", "--spin", "2"});
   ASSERT_TRUE(target);
-  out->dir = fresh_dir(dir_name);
+  out->dir = fresh_dir("hearth-record-" + dir_name);
   std::vector<std::string> args = {
       "record", "-p", std::to_string(target->pid()), "-d", "3", "-o", out->dir, "--no-mmv"};
   args.insert(args.end(), extra.begin(), extra.end());
   out->run = run_hearth(args);
   ASSERT_TRUE(exited_with(out->run, 0)) << out->run.err;
   expect_released(*target);
-  out->meta = json::parse(read_all(out->dir / "report.json"));
+  out->meta = json::parse(slurp(out->dir / "report.json"));
   ASSERT_EQ(out->meta["collectors"]["stacks"]["status"], "ok") << out->meta.dump(2);
   ASSERT_EQ(out->meta["collectors"]["sched"]["status"], "ok") << out->meta.dump(2);
 }
@@ -288,10 +278,10 @@ TEST(Record, WithPtraceTheSchedulerSeesTheSamplersStopsAndTheirLength) {
   EXPECT_LE(sched_us, 4 * sampler_us + 5000) << "sampler " << sampler_us << " µs";
   EXPECT_GT(cost["window_pct"].get<double>(), 0);
   // The page says it: in the summary, the threads table and the chart's legend.
-  std::string html = read_all(dir / "index.html");
+  std::string html = slurp(dir / "index.html");
   EXPECT_NE(html.find("<th>sampling cost</th><td>"), std::string::npos);
   EXPECT_NE(html.find("<th>stopped by hearth</th>"), std::string::npos);
-  EXPECT_NE(read_all(dir / "sched.svg").find(">stopped by hearth (t)</text>"), std::string::npos);
+  EXPECT_NE(slurp(dir / "sched.svg").find(">stopped by hearth (t)</text>"), std::string::npos);
 }
 
 // With the default method (bpf) only a thread found on a CPU is stopped: the scheduler sees no
@@ -319,30 +309,30 @@ TEST(Record, WithBpfTheSchedulerSeesFewStopsAndASmallShare) {
 // The sample workload, found by pid among the MMV files of $PCP_TMP_DIR/mmv: every collector
 // has something to record, and the report gets all three pictures.
 TEST(Record, TheSampleWorkloadGivesEveryPicture) {
-  fs::path pcp_tmp = fresh_dir("pcp-tmp");
+  fs::path pcp_tmp = fresh_dir("hearth-record-pcp-tmp");
   fs::create_directories(pcp_tmp / "mmv");
   auto target =
       Target::start(HEARTH_SAMPLE_WORKLOAD,
                     {"--ready", "--mmv-dir", (pcp_tmp / "mmv").string(), "--burn-cores", "0.2"});
   ASSERT_TRUE(target);
-  fs::path dir = fresh_dir("sample");
+  fs::path dir = fresh_dir("hearth-record-sample");
   ::setenv("PCP_TMP_DIR", pcp_tmp.c_str(), 1);
   HearthRun r = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "2.5", "-o", dir,
                             "--mmv-interval", "0.5"});
   ::unsetenv("PCP_TMP_DIR");
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
-  json meta = json::parse(read_all(dir / "report.json"));
+  json meta = json::parse(slurp(dir / "report.json"));
   for (const char* c : {"stacks", "sched", "mmv"})
     EXPECT_EQ(meta["collectors"][c]["status"], "ok") << c << ": " << meta.dump(2);
   EXPECT_EQ(meta["collectors"]["mmv"]["files"], 1);
   EXPECT_GE(meta["collectors"]["mmv"]["snapshots"].get<int>(), 4);
   for (const char* f : {"flame.svg", "sched.svg", "metrics.svg", "mmv.tsv", "index.html"})
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
-  std::string html = read_all(dir / "index.html");
+  std::string html = slurp(dir / "index.html");
   EXPECT_NE(html.find("data=\"metrics.svg\""), std::string::npos);
   EXPECT_NE(html.find(">db-1</a>"), std::string::npos);
-  EXPECT_NE(read_all(dir / "mmv.tsv").find("lock.acquisitions"), std::string::npos);
-  EXPECT_NE(read_all(dir / "stacks.folded").find("[db-2 tid="), std::string::npos);
+  EXPECT_NE(slurp(dir / "mmv.tsv").find("lock.acquisitions"), std::string::npos);
+  EXPECT_NE(slurp(dir / "stacks.folded").find("[db-2 tid="), std::string::npos);
   expect_released(*target);
   fs::remove_all(pcp_tmp);
 }

@@ -24,14 +24,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
 using hearth::testing_support::run_hearth;
+using hearth::testing_support::slurp;
 using hearth::testing_support::Target;
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // roles_target (or a copy of it) and its threads' tids by start function.
 struct Started {
@@ -62,7 +56,7 @@ std::map<std::string, uint64_t> roots_of(const std::string& folded) {
   return roots;
 }
 
-std::string root(const std::string& name, pid_t tid) {
+std::string thread_root(const std::string& name, pid_t tid) {
   return "[" + name + " tid=" + std::to_string(tid) + "]";
 }
 
@@ -84,9 +78,10 @@ TEST(RolesCli, UnnamedThreadsAreNamedByTheFunctionTheyStartedIn) {
     // Each thread is named by its role, std::thread's plumbing (flush_main) skipped; the main
     // thread keeps the process's name.
     for (const char* f : kFunctions) {
-      for (pid_t tid : s.tids[f]) EXPECT_EQ(roots[root(comm + ":" + f, tid)], 3u) << f << r.out;
+      for (pid_t tid : s.tids[f])
+        EXPECT_EQ(roots[thread_root(comm + ":" + f, tid)], 3u) << f << r.out;
     }
-    EXPECT_EQ(roots[root(comm, s.target->pid())], 3u) << r.out;
+    EXPECT_EQ(roots[thread_root(comm, s.target->pid())], 3u) << r.out;
     EXPECT_EQ(roots.size(), 6u) << r.out;  // nothing else: one root per thread
 
     // --threads raw: the kernel's names only.
@@ -120,7 +115,7 @@ TEST(RolesCli, GroupThreadsMergesAPoolOfUnnamedThreads) {
   r = run_hearth(
       {"flame", (dir / "x.folded").string(), "--group-threads", "-o", (dir / "x.svg").string()});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
-  const std::string svg = read_all(dir / "x.svg");
+  const std::string svg = slurp(dir / "x.svg");
   fs::remove_all(dir);
   // Titles are "NAME (N samples, P%)": the pool's two samples under one root.
   EXPECT_NE(svg.find("[roles_target-no:pool_main] (2 samples"), std::string::npos);
@@ -147,7 +142,7 @@ TEST(RolesCli, StrippedEntryFallsBackToTheNextNamedFrameThenToTheName) {
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   EXPECT_NE(r.out.find("[roles-stripped+0x"), std::string::npos) << r.out;  // really stripped
   const std::map<std::string, uint64_t> roots = roots_of(r.out);
-  EXPECT_EQ(roots.count(root("roles-stripped", s.tids["pause_main"].at(0))), 1u) << r.out;
+  EXPECT_EQ(roots.count(thread_root("roles-stripped", s.tids["pause_main"].at(0))), 1u) << r.out;
   for (const char* f : {"ingest_main", "flush_main", "pool_main"}) {
     for (pid_t tid : s.tids[f]) {
       const std::string tail = " tid=" + std::to_string(tid) + "]";
@@ -179,17 +174,17 @@ TEST(RolesCli, RecordShowsRolesInTheChartsAndTheThreadsTable) {
   HearthRun r = run_hearth({"record", "-p", std::to_string(s.target->pid()), "-d", "1.5", "-F",
                             "20", "-o", dir.string(), "--no-mmv"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
-  const std::string folded = read_all(dir / "stacks.folded");
-  const std::string states = read_all(dir / "sched.states.tsv");
-  const std::string chart = read_all(dir / "sched.svg");
-  const std::string html = read_all(dir / "index.html");
+  const std::string folded = slurp(dir / "stacks.folded");
+  const std::string states = slurp(dir / "sched.states.tsv");
+  const std::string chart = slurp(dir / "sched.svg");
+  const std::string html = slurp(dir / "index.html");
   // `hearth chart DIR` on the report directory names the threads as the report does.
   HearthRun c = run_hearth({"chart", dir.string(), "-o", (dir / "again.svg").string()});
-  const std::string again = read_all(dir / "again.svg");
+  const std::string again = slurp(dir / "again.svg");
   fs::remove_all(dir);
   ASSERT_EQ(WEXITSTATUS(c.status), 0) << c.err;
   const pid_t ingest = s.tids["ingest_main"].at(0);
-  EXPECT_NE(folded.find(root("roles_target-no:ingest_main", ingest)), std::string::npos);
+  EXPECT_NE(folded.find(thread_root("roles_target-no:ingest_main", ingest)), std::string::npos);
   EXPECT_NE(states.find(std::to_string(ingest) + "\troles_target-no\t"), std::string::npos)
       << states;
   EXPECT_EQ(states.find("ingest_main"), std::string::npos);

@@ -74,10 +74,7 @@ int wait_exit(pid_t pid, std::chrono::seconds bound) {
 }
 
 using hearth::testing_support::HearthRun;
-
-HearthRun hearth(const std::vector<std::string>& args) {
-  return hearth::testing_support::run_hearth(args);
-}
+using hearth::testing_support::run_hearth;
 
 // One snapshot of an MMV file through `hearth mmv FILE -n 1` (TSV): "metric[instance]" -> value,
 // and the "# metric" declaration lines by metric name.
@@ -88,7 +85,7 @@ struct MmvSnapshot {
 
 MmvSnapshot read_mmv(const std::string& file) {
   MmvSnapshot s;
-  HearthRun r = hearth({"mmv", file, "-n", "1", "-o", "-"});
+  HearthRun r = run_hearth({"mmv", file, "-n", "1", "-o", "-"});
   EXPECT_EQ(r.status, 0) << r.err;
   for (const std::string& line : split(r.out, '\n')) {
     auto f = split(line, '\t');
@@ -240,7 +237,7 @@ TEST_F(SampleWorkload, StacksShowThreadsAndTheLockWaits) {
   // one of them (two of three wait most of the time): a few snapshots make it certain enough.
   bool lock_wait = false;
   for (int attempt = 0; attempt < 20 && !lock_wait; ++attempt) {
-    HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
+    HearthRun r = run_hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
     ASSERT_EQ(WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1, 0) << r.err;
     EXPECT_NE(r.out.find("[db-1 tid="), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("[http-1 tid="), std::string::npos);

@@ -34,6 +34,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kTracing = "/sys/kernel/tracing";
 
+using hearth::testing_support::fresh_dir;
 using hearth::testing_support::slurp;
 using hearth::testing_support::split;
 
@@ -86,13 +87,13 @@ uint64_t window_ns(const Tsv& t) {
   return window_field(t, 3);
 }
 
-struct Spawned {
+struct PipedChild {
   pid_t pid = -1;
   int stdin_fd = -1;
   int stdout_fd = -1;
 };
 
-Spawned spawn(const std::vector<std::string>& argv) {
+PipedChild spawn_piped(const std::vector<std::string>& argv) {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return {};
   pid_t pid = fork();
@@ -117,15 +118,15 @@ std::string read_line(int fd) {
   return line;
 }
 
-class Target {
+class SchedTarget {
  public:
-  explicit Target(const std::vector<std::string>& args) {
+  explicit SchedTarget(const std::vector<std::string>& args) {
     std::vector<std::string> argv{std::string(HEARTH_TARGETS_DIR) + "/sched_target-fp"};
     argv.insert(argv.end(), args.begin(), args.end());
-    p_ = spawn(argv);
+    p_ = spawn_piped(argv);
     ready_ = read_line(p_.stdout_fd).rfind("ready ", 0) == 0;
   }
-  ~Target() {
+  ~SchedTarget() {
     close(p_.stdin_fd);
     kill(p_.pid, SIGKILL);
     waitpid(p_.pid, nullptr, 0);
@@ -136,17 +137,13 @@ class Target {
   int stdout_fd() const { return p_.stdout_fd; }
 
  private:
-  Spawned p_;
+  PipedChild p_;
   bool ready_ = false;
 };
 
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::run_hearth;
 using hearth::testing_support::start_hearth;
-
-HearthRun hearth(const std::vector<std::string>& args,
-                 std::chrono::milliseconds sigint_after = 0ms) {
-  return hearth::testing_support::run_hearth(args, sigint_after);
-}
 
 bool exited_ok(const HearthRun& r) {
   return hearth::testing_support::exited_with(r, 0);
@@ -163,12 +160,6 @@ std::vector<std::string> hearth_instances(pid_t owner = 0) {
   }
   closedir(d);
   return names;
-}
-
-std::string fresh_dir(const std::string& name) {
-  std::string dir = testing::TempDir() + "/" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
 }
 
 class SchedCli : public testing::Test {
@@ -190,10 +181,10 @@ class SchedCli : public testing::Test {
 TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   // The sleeper shares CPU 0 with the hogs: its wakeups preempt them, and its switch-ins are
   // traced (see SleeperOnAnIdleCpuIsMostlySleeping for CPU 1).
-  Target t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
+  SchedTarget t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_hogs");
-  HearthRun r = hearth(
+  HearthRun r = run_hearth(
       {"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir, "--wakeups", "--ftrace"});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_NE(r.err.find("hearth sched: "), std::string::npos) << r.err;
@@ -280,7 +271,7 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
 
 TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
-  Target t({"--pinned", "1", "--late-ms", "1200"});
+  SchedTarget t({"--pinned", "1", "--late-ms", "1200"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_pinned");
   pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2.5", "-o", dir},
@@ -335,10 +326,10 @@ TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
 // switch-ins there must be placed at its wakeups, not at the CPU's previous switch.
 TEST_F(SchedCli, SleeperOnAnIdleCpuIsMostlySleeping) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
-  Target t({"--sleeper", "--sleeper-cpu", "1"});
+  SchedTarget t({"--sleeper", "--sleeper-cpu", "1"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_idle_sleeper");
-  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "1", "-o", dir});
+  HearthRun r = run_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "1", "-o", dir});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   Tsv states = read_tsv(dir + "/sched.states.tsv");
   const auto* s = by_comm(states, "sleeper");
@@ -350,11 +341,11 @@ TEST_F(SchedCli, SleeperOnAnIdleCpuIsMostlySleeping) {
 }
 
 TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
-  Target t({"--sleeper"});
+  SchedTarget t({"--sleeper"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_sigint");
   auto start = Clock::now();
-  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "60", "-o", dir}, 1000ms);
+  HearthRun r = run_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "60", "-o", dir}, 1000ms);
   EXPECT_LT(Clock::now() - start, 10s);
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
@@ -372,7 +363,7 @@ TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
 }
 
 TEST_F(SchedCli, InstanceOfAKilledRunIsRemovedByTheNextRun) {
-  Target t({"--sleeper"});
+  SchedTarget t({"--sleeper"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_kill");
   pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "60", "-o", dir},
@@ -391,7 +382,7 @@ TEST_F(SchedCli, InstanceOfAKilledRunIsRemovedByTheNextRun) {
                           [](const std::string& n) { return n.ends_with("-fork"); }),
             1);
 
-  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.3", "-o", dir});
+  HearthRun r = run_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.3", "-o", dir});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_TRUE(hearth_instances(h).empty()) << stale[0];
   EXPECT_TRUE(hearth_instances(r.pid).empty());  // the run left nothing (others may run)
@@ -411,20 +402,20 @@ TEST_F(SchedCli, GlobalTraceBufferIsUntouched) {
                                           "options/overwrite"};
   std::map<std::string, std::string> before;
   for (const std::string& f : files) before[f] = slurp(top + "/" + f);
-  Target t({"--sleeper"});
+  SchedTarget t({"--sleeper"});
   ASSERT_TRUE(t.ready());
-  HearthRun r = hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.5", "-o",
-                        fresh_dir("sched_global"), "--wakeups"});
+  HearthRun r = run_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "0.5", "-o",
+                            fresh_dir("sched_global"), "--wakeups"});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   for (const std::string& f : files) EXPECT_EQ(slurp(top + "/" + f), before[f]) << f;
 }
 
 TEST_F(SchedCli, AllTasksOnOneCpu) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
-  Target t({"--pinned", "1"});
+  SchedTarget t({"--pinned", "1"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_cpu");
-  HearthRun r = hearth({"sched", "-a", "--cpu", "1", "-d", "1", "-o", dir});
+  HearthRun r = run_hearth({"sched", "-a", "--cpu", "1", "-d", "1", "-o", dir});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   Tsv cpu = read_tsv(dir + "/sched.cpu.tsv");
   EXPECT_EQ(cpu.comments.at(1), "# target\tall\tcpu=1");
@@ -494,7 +485,7 @@ TEST_F(SchedCli, ChildProcessesOfTheTargetAreNotItsThreads) {
   const std::string shell = std::to_string(sh.pid());
   const std::vector<std::string> threads = sh.threads();
   std::string dir = fresh_dir("sched_shell");
-  HearthRun r = hearth({"sched", "-p", shell, "-d", "1.5", "-o", dir, "--ftrace"});
+  HearthRun r = run_hearth({"sched", "-p", shell, "-d", "1.5", "-o", dir, "--ftrace"});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   // The shell did start children during the window.
   EXPECT_NE(slurp(dir + "/sched.ftrace.txt").find("sched_process_fork: comm=sh pid=" + shell),
@@ -525,7 +516,7 @@ TEST_F(SchedCli, WithInheritChildProcessesAppearUnderTheirOwnPid) {
   ASSERT_TRUE(sh.looping());
   const std::string shell = std::to_string(sh.pid());
   std::string dir = fresh_dir("sched_shell_inherit");
-  HearthRun r = hearth({"sched", "-p", shell, "--inherit", "-d", "1.5", "-o", dir});
+  HearthRun r = run_hearth({"sched", "-p", shell, "--inherit", "-d", "1.5", "-o", dir});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   Tsv states = read_tsv(dir + "/sched.states.tsv");
   EXPECT_NE(std::find(states.comments.begin(), states.comments.end(),
@@ -553,18 +544,18 @@ TEST_F(SchedCli, WithInheritChildProcessesAppearUnderTheirOwnPid) {
 
 TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
   std::vector<pid_t> runs;
-  HearthRun r = hearth({"sched", "-p", "999999999", "-d", "1", "-o", fresh_dir("sched_err")});
+  HearthRun r = run_hearth({"sched", "-p", "999999999", "-d", "1", "-o", fresh_dir("sched_err")});
   runs.push_back(r.pid);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1) << r.err;
   EXPECT_NE(r.err.find("hearth sched: no such process: 999999999"), std::string::npos) << r.err;
-  r = hearth({"sched", "-d", "0", "--cpu", "1"});
+  r = run_hearth({"sched", "-d", "0", "--cpu", "1"});
   runs.push_back(r.pid);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
   EXPECT_NE(r.err.find("give -p PID"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--cpu needs -a"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-d must be"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-o DIR is required"), std::string::npos) << r.err;
-  r = hearth({"sched", "-a", "--inherit", "-d", "1", "-o", fresh_dir("sched_err")});
+  r = run_hearth({"sched", "-a", "--inherit", "-d", "1", "-o", fresh_dir("sched_err")});
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
   EXPECT_NE(r.err.find("--inherit needs -p"), std::string::npos) << r.err;
   runs.push_back(r.pid);

@@ -216,12 +216,13 @@ TEST_F(ServeHostile, EndlessRequestHeadsAreCutShort) {
 }
 
 TEST_F(ServeHostile, AHeadSentAByteAtATimeIsCut) {
-  Server s({root_.string(), "--port", "0", "-q"});
+  Server s({root_.string(), "--port", "0", "-q", "--head-timeout", "2"});
   ASSERT_GT(s.port(), 0) << s.url_line();
   int fd = connect_to(s.port());
   ASSERT_GE(fd, 0);
-  // A byte every 500 ms never hits the 5 s read timeout; the head as a whole must arrive within
-  // 10 s. 60 s is only the bound that keeps a server that never cuts from hanging the test.
+  // A byte every 250 ms never hits the 5 s read timeout; the head as a whole must arrive within
+  // 2 s (--head-timeout). 60 s is only the bound that keeps a server that never cuts from
+  // hanging the test.
   bool cut = false;
   std::string head = "GET /r1/ HTTP/1.1\r\nHost: x\r\nX-Slow: ";
   auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -236,7 +237,7 @@ TEST_F(ServeHostile, AHeadSentAByteAtATimeIsCut) {
       cut = true;
       break;
     }
-    std::this_thread::sleep_for(500ms);
+    std::this_thread::sleep_for(250ms);
   }
   ::close(fd);
   EXPECT_TRUE(cut) << "the server still waited for the head after 60 s";

@@ -28,6 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
+using hearth::testing_support::released;
 using hearth::testing_support::Target;
 
 // stack_target with N threads (K spinning) at depth D, -fp or -nofp.
@@ -42,10 +43,7 @@ bool alive(pid_t pid) {
 }
 
 using hearth::testing_support::HearthRun;
-
-HearthRun hearth(const std::vector<std::string>& args, int signal_after_ms = 0) {
-  return hearth::testing_support::run_hearth(args, std::chrono::milliseconds(signal_after_ms));
-}
+using hearth::testing_support::run_hearth;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -85,14 +83,6 @@ void expect_complete(const std::vector<std::string>& frames, int depth, const st
   EXPECT_NE(std::find(frames.begin(), first, "start_thread"), first) << "no start_thread below";
 }
 
-bool released(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string l; std::getline(status, l);) {
-    if (l.rfind("TracerPid:", 0) == 0) return std::stoi(l.substr(10)) == 0;
-  }
-  return false;
-}
-
 // (build of the target, capture method): every test runs on both capture paths.
 class StacksCli : public testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
@@ -106,7 +96,7 @@ class StacksCli : public testing::TestWithParam<std::tuple<std::string, std::str
 TEST_P(StacksCli, OneSnapshotHasEveryThreadsCompleteStack) {
   auto t = start_target(build(), 6, 7, 2);
   ASSERT_TRUE(t);
-  HearthRun r = hearth(
+  HearthRun r = run_hearth(
       {"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   for (const char* name : {"spin-0", "spin-1"}) {
@@ -141,8 +131,9 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
   auto t = start_target(build(), 4, 3, 2);
   ASSERT_TRUE(t);
   std::string raw = testing::TempDir() + "/raw.tsv";
-  HearthRun r = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "3",
-                        "-F", "50", "--state", "--threads", "merge", "--raw", raw, "-o", "-"});
+  HearthRun r =
+      run_hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "3", "-F",
+                  "50", "--state", "--threads", "merge", "--raw", raw, "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   auto spin = frames_of(line_of_thread(r.out, "spin-0"));
   ASSERT_GE(spin.size(), 2u);
@@ -185,12 +176,12 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
 TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {
   auto t = start_target(build(), 1, 60, 1);
   ASSERT_TRUE(t);
-  HearthRun whole = hearth(
+  HearthRun whole = run_hearth(
       {"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(whole.status), 0) << whole.err;
   expect_complete(frames_of(line_of_thread(whole.out, "spin-0")), 60, "leaf_spin");
-  HearthRun cut = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n", "1",
-                          "--max-frames", "40", "-o", "-"});
+  HearthRun cut = run_hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n",
+                              "1", "--max-frames", "40", "-o", "-"});
   ASSERT_EQ(WEXITSTATUS(cut.status), 0) << cut.err;
   auto frames = frames_of(line_of_thread(cut.out, "spin-0"));
   ASSERT_GE(frames.size(), 2u);
@@ -203,9 +194,9 @@ TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
   auto t = start_target(build(), 3, 2, 1);
   ASSERT_TRUE(t);
   std::string out = testing::TempDir() + "/sigint.folded";
-  HearthRun r = hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-d", "30",
-                        "-F", "20", "-o", out},
-                       500);
+  HearthRun r = run_hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-d",
+                            "30", "-F", "20", "-o", out},
+                           500ms);
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   std::ifstream in(out);
   std::stringstream ss;
@@ -257,8 +248,8 @@ TEST(StacksCapture, SleepersAreNotWokenByTheBpfCaptureButAreByPtrace) {
     auto before_mutex = switches_of(t->pid(), "mutex-");
     ASSERT_EQ(before_cond.size(), 99u);
     ASSERT_EQ(before_mutex.size(), 99u);
-    HearthRun r = hearth({"stacks", "--method", method, "-p", std::to_string(t->pid()), "-n", "5",
-                          "-F", "50", "-o", "-"});
+    HearthRun r = run_hearth({"stacks", "--method", method, "-p", std::to_string(t->pid()), "-n",
+                              "5", "-F", "50", "-o", "-"});
     ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
     EXPECT_NE(r.err.find("capture " + method + ":"), std::string::npos) << r.err;
     // Every sleeper was sampled each time.
@@ -293,7 +284,7 @@ TEST(StacksCliNames, ManyUnnamedFramesGetAHint) {
     auto t = Target::start(stripped ? copy : HEARTH_TARGETS_DIR "/stack_target-nofp",
                            {"--threads", "4", "--depth", "10", "--spin", "0"});
     ASSERT_TRUE(t);
-    HearthRun r = hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
+    HearthRun r = run_hearth({"stacks", "-p", std::to_string(t->pid()), "-n", "1", "-o", "-"});
     ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
     const size_t hint = r.err.find("of the frames have no name, most in stack_target-stripped");
     if (stripped) {
@@ -338,7 +329,7 @@ TEST(StacksCliJit, NodeFunctionsAreNamedFromItsPerfMap) {
     const std::string pid = std::to_string(t->pid());
     const std::string map = "/tmp/perf-" + pid + ".map";
     std::this_thread::sleep_for(500ms);  // the loop gets compiled (hot code is optimised)
-    HearthRun r = hearth({"stacks", "-p", pid, "-d", "1", "-F", "50", "-o", "-"});
+    HearthRun r = run_hearth({"stacks", "-p", pid, "-d", "1", "-F", "50", "-o", "-"});
     kill(t->pid(), SIGKILL);  // a hot loop reads no stdin
     std::remove(map.c_str());
     std::remove(v8_log.c_str());
@@ -376,8 +367,8 @@ TEST(StacksCliSkipped, ASkippedThreadIsNamed) {
   std::string err;
   // The thread is in D 1.5 s of every ~1.5 s; a few snapshots make a skip certain enough.
   for (int attempt = 0; attempt < 10 && !named; ++attempt) {
-    HearthRun r = hearth({"stacks", "--method", "ptrace", "-p", std::to_string(t->pid()), "-n", "1",
-                          "--stop-timeout", "5", "-o", "/dev/null"});
+    HearthRun r = run_hearth({"stacks", "--method", "ptrace", "-p", std::to_string(t->pid()), "-n",
+                              "1", "--stop-timeout", "5", "-o", "/dev/null"});
     ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
     err = r.err;
     for (const std::string& line : lines_of(r.err)) {
@@ -392,11 +383,11 @@ TEST(StacksCliSkipped, ASkippedThreadIsNamed) {
 
 TEST(StacksCliErrors, WrongPidIsOneClearLine) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
-  HearthRun r = hearth({"stacks", "-p", "999999999", "-n", "1", "-o", "-"});
+  HearthRun r = run_hearth({"stacks", "-p", "999999999", "-n", "1", "-o", "-"});
   EXPECT_EQ(WEXITSTATUS(r.status), 1);
   EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("999999999"), std::string::npos) << r.err;
-  HearthRun bad = hearth({"stacks", "-p", "1", "-F", "0", "--threads", "x"});
+  HearthRun bad = run_hearth({"stacks", "-p", "1", "-F", "0", "--threads", "x"});
   EXPECT_EQ(WEXITSTATUS(bad.status), 2);
   EXPECT_EQ(lines_of(bad.err).size(), 2u) << bad.err;
 }

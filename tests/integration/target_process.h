@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,5 +108,15 @@ class Target {
   bool reaped_ = false;
   std::string buffer_;
 };
+
+// The process's main thread has no tracer (TracerPid 0 in /proc/PID/status); false when the
+// process can't be read.
+inline bool released(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string l; std::getline(status, l);) {
+    if (l.rfind("TracerPid:", 0) == 0) return std::stoi(l.substr(10)) == 0;
+  }
+  return false;
+}
 
 }  // namespace hearth::testing_support

@@ -24,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using hearth::testing_support::released;
 using hearth::testing_support::Target;
 
 // hearth running on the slave side of a pty (its stdin, stdout and stderr), COLS x ROWS.
@@ -104,14 +105,6 @@ class OnTerminal {
   int status_ = -1;
   std::string screen_;
 };
-
-bool released(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string l; std::getline(status, l);) {
-    if (l.rfind("TracerPid:", 0) == 0) return std::stoi(l.substr(10)) == 0;
-  }
-  return false;
-}
 
 constexpr const char* kAltScreenOn = "\x1b[?1049h";
 constexpr const char* kRestore = "\x1b[?25h\x1b[?1049l";  // cursor shown, main screen back

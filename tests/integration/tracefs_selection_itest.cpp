@@ -22,16 +22,12 @@
 #include "collectors/sched/fork_watcher.h"
 #include "collectors/sched/task_filter.h"
 #include "collectors/sched/tracefs_instance.h"
+#include "tests/integration/hearth_cli.h"
 
 namespace hearth::sched {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using hearth::testing_support::slurp;
 
 std::string instance_file(const TracefsInstance& inst, const std::string& file) {
   std::string text = slurp(std::string(kTracingDir) + "/instances/" + inst.name() + "/" + file);

@@ -39,11 +39,11 @@ double us_since(Clock::time_point t0) {
 }
 
 // The target process: spawned with pipes on stdin/stdout, killed and reaped on destruction.
-struct Target {
+struct UnwindTarget {
   pid_t pid = -1;
   int in = -1;   // its stdin: closing it makes it exit
   int out = -1;  // its stdout: "ready PID"
-  ~Target() {
+  ~UnwindTarget() {
     if (in >= 0) close(in);
     if (out >= 0) close(out);
     if (pid > 0) {
@@ -53,7 +53,7 @@ struct Target {
   }
 };
 
-bool spawn(const std::string& path, Target* t, std::vector<std::string> args = {}) {
+bool spawn_target(const std::string& path, UnwindTarget* t, std::vector<std::string> args = {}) {
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) return false;
   args.insert(args.begin(), path);
@@ -298,7 +298,7 @@ class UnwindTest : public ::testing::TestWithParam<std::string> {
 
   // Starts the target and gets ready to unwind it, as a sampler does before its first stop.
   void start(const std::string& path) {
-    ASSERT_TRUE(spawn(path, &target_)) << "cannot start " << path;
+    ASSERT_TRUE(spawn_target(path, &target_)) << "cannot start " << path;
     auto memory = RemoteMemory::open(target_.pid);
     ASSERT_TRUE(memory) << memory.error().message;
     memory_ = std::make_unique<RemoteMemory>(std::move(*memory));
@@ -327,7 +327,7 @@ class UnwindTest : public ::testing::TestWithParam<std::string> {
     return out;
   }
 
-  Target target_;
+  UnwindTarget target_;
   std::unique_ptr<RemoteMemory> memory_;
   std::vector<proc::Mapping> maps_;
   std::unique_ptr<Unwinder> unwinder_;
@@ -618,10 +618,10 @@ TEST_P(UnwindTest, DeletedExecutableStillUnwindsAndSymbolizes) {
 TEST_P(UnwindTest, StackTargetWorkersAreComplete) {
   const std::string path = std::string(HEARTH_TARGETS_DIR) + "/stack_target-" + GetParam();
   if (access(path.c_str(), X_OK) != 0) GTEST_SKIP() << path << " not built";
-  Target target;
+  UnwindTarget target;
   constexpr int kDepth = 40;
-  ASSERT_TRUE(
-      spawn(path, &target, {"--threads", "12", "--depth", std::to_string(kDepth), "--spin", "4"}));
+  ASSERT_TRUE(spawn_target(path, &target,
+                           {"--threads", "12", "--depth", std::to_string(kDepth), "--spin", "4"}));
   auto memory = RemoteMemory::open(target.pid);
   ASSERT_TRUE(memory);
   auto maps = proc::read_maps(target.pid);
