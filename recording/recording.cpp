@@ -200,13 +200,10 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
   sched::RecordOptions o;
   // The processes selected now; with children the recorder follows their descendants itself
   // (those alive now and those created in the window, each under its own pid).
-  auto roots = proc::select_now(a.selection, /*expand_children=*/false);
+  auto roots = proc::roots_to_trace(a.selection);
   if (!roots) return out->failed(roots.error().message);
+  if (roots->empty()) return out->skipped(proc::nothing_matches(a.selection));
   o.pids = std::move(*roots);
-  for (pid_t pid : a.selection.pids) {  // a -p gone by now: the recorder's error, as always
-    if (std::find(o.pids.begin(), o.pids.end(), pid) == o.pids.end()) o.pids.push_back(pid);
-  }
-  if (o.pids.empty()) return out->skipped(proc::nothing_matches(a.selection));
   o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
   if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
   o.wakeups = a.wakeups;
@@ -346,7 +343,7 @@ bool Outcome::ran() const {
 }
 
 Result<std::vector<pid_t>> selected_processes(const proc::ProcessSelection& selection) {
-  ASSIGN_OR_RETURN(std::vector<pid_t> pids, proc::select_now(selection, true));
+  ASSIGN_OR_RETURN(std::vector<pid_t> pids, proc::select_now(selection));
   if (pids.empty()) {
     if (!selection.pids.empty()) {
       return fail(

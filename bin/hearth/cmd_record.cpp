@@ -12,7 +12,6 @@
 #include "bin/hearth/sampler_cli.h"
 #include "collectors/mmv/mmv_watch.h"
 #include "common/atomic_file.h"
-#include "common/pattern.h"
 #include "common/shutdown.h"
 #include "recording/recording.h"
 #include "render/report/report.h"
@@ -23,16 +22,11 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
-  if (a.pids.empty() && a.comm.empty())
-    problems.push_back("give -p PID (repeatable) or --comm REGEX");
+  if (!selects_some(a)) problems.push_back("give -p PID (repeatable) or --comm REGEX");
+  for (std::string& p : validate_selection(a)) problems.push_back(std::move(p));
   for (int pid : a.pids) {
-    if (pid <= 0)
-      problems.push_back("-p " + std::to_string(pid) + " is not a process id");
-    else if (!fs::exists("/proc/" + std::to_string(pid)))
+    if (pid > 0 && !fs::exists("/proc/" + std::to_string(pid)))
       problems.push_back("no process " + std::to_string(pid) + " (check the pid with ps)");
-  }
-  if (!a.comm.empty()) {
-    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
   }
   if (!(a.duration > 0 && a.duration <= 24 * 3600))
     problems.push_back("-d must be above 0 and at most a day (in seconds)");
@@ -54,9 +48,7 @@ int run_record(const RecordArgs& a) {
     return 2;
   }
   recording::Options o;
-  o.selection.pids.assign(a.pids.begin(), a.pids.end());
-  o.selection.children = a.children;
-  if (!a.comm.empty()) o.selection.comm = *Pattern::compile(a.comm);  // validated
+  o.selection = process_selection(a);  // validated
   o.title = a.title;
   // A selection that takes no process: one line, before anything is created.
   if (auto chosen = recording::selected_processes(o.selection); !chosen) {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/selection_cli.h"
+
 namespace hearth::cli {
 
-struct RecordArgs {
-  std::vector<int> pids;         // -p, repeatable
-  bool children = false;         // and their descendants (--inherit is the same flag)
-  std::string comm;              // and the processes whose name or title matches (RE2); "": none
+// The selection (-p, --children, --comm) grows during the window, as stacks' does.
+struct RecordArgs : SelectionArgs {
   bool title = false;            // each process's title as a frame under its root
   double duration = 10;          // s
   std::string output;            // DIR, created if missing

@@ -80,17 +80,12 @@ void print_summary(const sched::RecordResult& r, const std::string& dir) {
 
 std::vector<std::string> validate_sched(const SchedArgs& a) {
   std::vector<std::string> problems;
-  const bool some = !a.pids.empty() || !a.comm.empty();
+  const bool some = selects_some(a);
   if (!some && !a.all) problems.push_back("give -p PID (repeatable), --comm REGEX or -a");
   if (!a.pids.empty() && a.all) problems.push_back("-p and -a exclude each other");
   if (!a.comm.empty() && a.all) problems.push_back("--comm and -a exclude each other");
-  if (a.inherit && !some) problems.push_back("--inherit needs -p or --comm");
-  if (!a.comm.empty()) {
-    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
-  }
-  for (int pid : a.pids) {
-    if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
-  }
+  if (a.children && !some) problems.push_back("--inherit needs -p or --comm");
+  for (std::string& p : validate_selection(a)) problems.push_back(std::move(p));
   if (a.cpu != -1) {
     if (!a.all) problems.push_back("--cpu needs -a");
     long ncpus = ::sysconf(_SC_NPROCESSORS_CONF);
@@ -116,27 +111,21 @@ int run_sched(const SchedArgs& a) {
                  "(sudo)\n");
     return 1;
   }
-  std::vector<pid_t> pids(a.pids.begin(), a.pids.end());
-  if (!a.comm.empty()) {
-    // The processes matching now; with --inherit the recorder follows their descendants, those
-    // alive now and those created in the window.
-    proc::ProcessSelection sel;
-    sel.pids = pids;
-    sel.comm = *Pattern::compile(a.comm);  // validated
-    auto chosen = proc::select_now(sel, /*expand_children=*/false);
-    if (!chosen) {
-      std::fprintf(stderr, "hearth sched: %s\n", chosen.error().message.c_str());
+  // The processes matching now; with --inherit the recorder follows their descendants, those
+  // alive now and those created in the window.
+  std::vector<pid_t> pids;
+  if (!a.all) {
+    const proc::ProcessSelection sel = process_selection(a);  // validated
+    auto roots = proc::roots_to_trace(sel);
+    if (!roots) {
+      std::fprintf(stderr, "hearth sched: %s\n", roots.error().message.c_str());
       return 1;
     }
-    // A -p that is gone is the recorder's to say, as without --comm.
-    for (pid_t pid : pids) {
-      if (std::find(chosen->begin(), chosen->end(), pid) == chosen->end()) chosen->push_back(pid);
-    }
-    if (chosen->empty()) {
+    if (roots->empty()) {
       std::fprintf(stderr, "hearth sched: %s\n", proc::nothing_matches(sel).c_str());
       return 2;
     }
-    pids = std::move(*chosen);
+    pids = std::move(*roots);
   }
   std::error_code ec;
   std::filesystem::create_directories(a.output, ec);
@@ -158,7 +147,7 @@ int run_sched(const SchedArgs& a) {
   install_shutdown_handlers();
   sched::RecordOptions o;
   o.pids = pids;
-  o.inherit = a.inherit;
+  o.inherit = a.children;
   o.all = a.all;
   o.cpu = a.cpu;
   o.duration_s = a.duration;

@@ -6,18 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/selection_cli.h"
+
 namespace hearth::cli {
 
-struct SchedArgs {
-  std::vector<int> pids;  // -p, repeatable
-  std::string comm;       // --comm: also the processes whose name or title matches (RE2), at start
-  bool inherit = false;   // --inherit: with -p, also the processes they create (and theirs)
-  bool all = false;       // -a
-  int cpu = -1;           // --cpu, with -a
-  double duration = 10;   // -d, s
-  std::string output;     // -o DIR, created if missing
-  bool wakeups = false;   // --wakeups
-  bool ftrace = false;    // --ftrace: also sched.ftrace.txt
+// The selection (-p, --comm, --inherit/--children) is taken at the start; the recorder follows
+// the descendants of the processes selected, those created in the window too.
+struct SchedArgs : SelectionArgs {
+  bool all = false;      // -a
+  int cpu = -1;          // --cpu, with -a
+  double duration = 10;  // -d, s
+  std::string output;    // -o DIR, created if missing
+  bool wakeups = false;  // --wakeups
+  bool ftrace = false;   // --ftrace: also sched.ftrace.txt
 };
 
 // Checks everything; returns every problem found (empty: fine).

@@ -18,7 +18,6 @@
 #include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
-#include "common/pattern.h"
 #include "common/shutdown.h"
 
 namespace hearth::cli {
@@ -35,14 +34,8 @@ constexpr auto kReleasePoll = std::chrono::milliseconds(1);
 
 std::vector<std::string> validate_stacks(const StacksArgs& a) {
   std::vector<std::string> problems;
-  if (a.pids.empty() && a.comm.empty())
-    problems.push_back("give -p PID (repeatable) or --comm REGEX");
-  for (int pid : a.pids) {
-    if (pid <= 0) problems.push_back("-p " + std::to_string(pid) + " is not a process id");
-  }
-  if (!a.comm.empty()) {
-    if (auto p = Pattern::compile(a.comm); !p) problems.push_back("--comm: " + p.error().message);
-  }
+  if (!selects_some(a)) problems.push_back("give -p PID (repeatable) or --comm REGEX");
+  for (std::string& p : validate_selection(a)) problems.push_back(std::move(p));
   if (a.count < 0) problems.push_back("-n must not be negative");
   if (!(a.duration >= 0 && a.duration <= 7 * 24 * 3600))
     problems.push_back("-d must be between 0 and a week");
@@ -82,9 +75,7 @@ int run_stacks(const StacksArgs& a) {
   // debuginfod server while we sample a production process.
   unsetenv("DEBUGINFOD_URLS");
   stacks::ProcessSetOptions po;
-  po.selection.pids.assign(a.pids.begin(), a.pids.end());
-  po.selection.children = a.children;
-  if (!a.comm.empty()) po.selection.comm = *Pattern::compile(a.comm);
+  po.selection = process_selection(a);
   stacks::SamplerOptions& so = po.sampler;
   so.read_title = a.title;
   so.method = *method_of(a.method);

@@ -4,12 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/selection_cli.h"
+
 namespace hearth::cli {
 
-struct StacksArgs {
-  std::vector<int> pids;  // -p, repeatable
-  bool children = false;  // and their descendants, those started during the run too
-  std::string comm;       // and the processes whose name or title matches (RE2); "": none
+// The selection (-p, --children, --comm) grows during the run: children and --comm matches
+// started after it began join it.
+struct StacksArgs : SelectionArgs {
   bool title = false;     // the process title at each sample as a frame under the process
   int count = 0;          // rounds; 0: by duration, or 1 when neither is given (batch)
   double duration = 0;    // s

@@ -28,5 +28,4 @@ bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
 // counts went past kMaxWholeCount: the caller exits 2.
 bool report_reading(const char* verb, const profile::ReadStats& stats);
 
-
 }  // namespace hearth::cli

@@ -21,6 +21,29 @@
 namespace hearth::cli {
 namespace {
 
+// When the selection takes in processes: only at the start (sched), or also those that start
+// later (stacks' run, record's window).
+enum class Growing { kAtTheStart, kDuringTheRun, kDuringTheWindow };
+
+// -p, --children (--inherit), --comm: the process selection stacks, record and sched share.
+void add_selection_options(CLI::App* c, SelectionArgs* a, Growing growing) {
+  const std::string during = growing == Growing::kDuringTheRun ? "the run" : "the window";
+  c->add_option("-p,--pid", a->pids, "Process to sample or record (repeatable)");
+  c->add_flag("--children,--inherit", a->children,
+              growing == Growing::kAtTheStart
+                  ? "Also the child processes of those selected and their descendants, those "
+                    "created in the window too (each under its own pid)"
+                  : "Also the child processes of those selected and their descendants, those "
+                    "started during " +
+                        during + " too (each under its own root and pid)");
+  c->add_option("--comm", a->comm,
+                std::string("Also the processes whose name (comm) or title (command line as ps "
+                            "shows it) matches this regular expression (RE2 syntax, searched "
+                            "anywhere)") +
+                    (growing == Growing::kAtTheStart ? ", at the start"
+                                                     : "; new matches join during " + during));
+}
+
 void add_chart_command(CLI::App& app, ChartArgs* a) {
   CLI::App* c = app.add_subcommand(
       "chart",
@@ -129,13 +152,7 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   CLI::App* c = app.add_subcommand(
       "record",
       "Record a process (stacks, scheduler, MMV metrics) over one window into a report directory");
-  c->add_option("-p,--pid", a->pids, "Process to record (repeatable)");
-  c->add_flag("--children,--inherit", a->children,
-              "Also the child processes of those selected and their descendants, those started "
-              "during the window too (each under its own root and pid)");
-  c->add_option("--comm", a->comm,
-                "Also the processes whose name (comm) or title (command line as ps shows it) "
-                "matches this regular expression (RE2 syntax, searched anywhere)");
+  add_selection_options(c, a, Growing::kDuringTheWindow);
   c->add_flag("--title", a->title,
               "Add each process's title at the sample as a frame under its root");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
@@ -166,13 +183,7 @@ void add_report_command(CLI::App& app, ReportArgs* a) {
 void add_sched_command(CLI::App& app, SchedArgs* a) {
   CLI::App* c = app.add_subcommand(
       "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
-  c->add_option("-p,--pid", a->pids, "Process to record (repeatable): its threads");
-  c->add_option("--comm", a->comm,
-                "Also the processes whose name (comm) or title (command line as ps shows it) "
-                "matches this regular expression at the start (RE2 syntax, searched anywhere)");
-  c->add_flag("--inherit,--children", a->inherit,
-              "With -p or --comm: also the child processes and their descendants, each under its "
-              "own pid");
+  add_selection_options(c, a, Growing::kAtTheStart);
   c->add_flag("-a,--all", a->all, "Record every task on the system");
   c->add_option("--cpu", a->cpu, "With -a: only this CPU (what ran on it; sched.cpu.tsv)");
   c->add_option("-d,--duration", a->duration, "Seconds to record")->capture_default_str();
@@ -203,14 +214,7 @@ void add_serve_command(CLI::App& app, ServeArgs* a) {
 
 void add_stacks_command(CLI::App& app, StacksArgs* a) {
   CLI::App* c = app.add_subcommand("stacks", "Sample the stacks of every thread of processes");
-  c->add_option("-p,--pid", a->pids, "Process to sample (repeatable)");
-  c->add_flag("--children,--inherit", a->children,
-              "Also the child processes of those selected and their descendants, those started "
-              "during the run too (each under its own root)");
-  c->add_option("--comm", a->comm,
-                "Also the processes whose name (comm) or title (command line as ps shows it) "
-                "matches this regular expression (RE2 syntax, searched anywhere); new matches "
-                "join during the run");
+  add_selection_options(c, a, Growing::kDuringTheRun);
   c->add_flag("--title", a->title,
               "Add each process's title at the sample (PostgreSQL's `postgres: bench bench "
               "[local] UPDATE waiting`) as a frame under its root");

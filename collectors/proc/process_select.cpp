@@ -88,11 +88,20 @@ Result<std::vector<ProcessInfo>> scan_processes(bool with_titles) {
   return out;
 }
 
-Result<std::vector<pid_t>> select_now(const ProcessSelection& selection, bool expand_children) {
+Result<std::vector<pid_t>> select_now(const ProcessSelection& selection) {
   ASSIGN_OR_RETURN(std::vector<ProcessInfo> procs, scan_processes(selection.comm.has_value()));
-  ProcessSelection s = selection;
-  s.children = s.children && expand_children;
-  return select_processes(procs, s, {}, ::getpid());
+  return select_processes(procs, selection, {}, ::getpid());
+}
+
+Result<std::vector<pid_t>> roots_to_trace(const ProcessSelection& selection) {
+  std::vector<pid_t> roots = selection.pids;
+  if (!selection.comm) return roots;
+  ProcessSelection matches{.pids = {}, .children = false, .comm = selection.comm};
+  ASSIGN_OR_RETURN(std::vector<pid_t> found, select_now(matches));
+  for (pid_t pid : found) {
+    if (std::find(roots.begin(), roots.end(), pid) == roots.end()) roots.push_back(pid);
+  }
+  return roots;
 }
 
 std::string nothing_matches(const ProcessSelection& selection) {

@@ -51,9 +51,13 @@ std::vector<pid_t> select_processes(const std::vector<ProcessInfo>& procs,
 Result<std::vector<ProcessInfo>> scan_processes(bool with_titles);
 
 // The processes SELECTION takes now (select_processes over a fresh scan, hearth itself left
-// out), ascending. With EXPAND_CHILDREN false the descendants are left out even when
-// selection.children is set (for a recorder that follows them itself).
-Result<std::vector<pid_t>> select_now(const ProcessSelection& selection, bool expand_children);
+// out), ascending, their descendants included when selection.children is set.
+Result<std::vector<pid_t>> select_now(const ProcessSelection& selection);
+
+// What a tracer that follows descendants itself (the scheduler's, with --children) starts from:
+// every -p as given, even one gone by now (the tracer says so in its own words), then the
+// --comm matches now; never their descendants. Empty: nothing matches.
+Result<std::vector<pid_t>> roots_to_trace(const ProcessSelection& selection);
 
 // "no process matches --comm REGEX (its name or its title, as ps shows them)": what every verb
 // says when a selection takes no process.

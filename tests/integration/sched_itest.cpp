@@ -557,7 +557,7 @@ TEST_F(SchedCli, ErrorsAreOneLineWithTheFix) {
   EXPECT_NE(r.err.find("-o DIR is required"), std::string::npos) << r.err;
   r = run_hearth({"sched", "-a", "--inherit", "-d", "1", "-o", fresh_dir("sched_err")});
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.err;
-  EXPECT_NE(r.err.find("--inherit needs -p"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--inherit needs -p or --comm"), std::string::npos) << r.err;
   runs.push_back(r.pid);
   for (pid_t run : runs) EXPECT_TRUE(hearth_instances(run).empty()) << run;
 }

@@ -40,11 +40,7 @@
 #include <thread>
 #include <vector>
 
-#if defined(__clang__)
-#define TARGET_FRAME __attribute__((noinline, used))
-#else
-#define TARGET_FRAME __attribute__((noipa, used))
-#endif
+#include "tests/integration/targets/target_frame.h"
 
 namespace {
 

@@ -33,11 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#if defined(__clang__)
-#define TARGET_FRAME __attribute__((noinline, used))
-#else
-#define TARGET_FRAME __attribute__((noipa, used))
-#endif
+#include "tests/integration/targets/target_frame.h"
 // Keeps a call from being a tail call (the caller's frame would vanish from the stack).
 #define NO_TAIL __asm__ volatile("" ::: "memory")
 
