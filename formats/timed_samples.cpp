@@ -385,6 +385,13 @@ Builder::Builder(int64_t pid, std::string name, std::vector<Process> processes, 
   samples_.real_ns = real_ns;
 }
 
+uint32_t Builder::intern_stack(std::string_view frames) {
+  auto [it, added] =
+      stack_ids_.try_emplace(std::string(frames), static_cast<uint32_t>(samples_.stacks.size()));
+  if (added) samples_.stacks.emplace_back(frames);
+  return it->second;
+}
+
 void Builder::add(Round round, std::span<const Entry> threads) {
   round.first_change = static_cast<uint32_t>(samples_.changes.size());
   auto& set = current_[round.pid];
@@ -405,10 +412,8 @@ void Builder::add(Round round, std::span<const Entry> threads) {
     auto [t, new_thread] = thread_ids_.try_emplace(thread_key(e.tid, round.pid, e.root),
                                                    static_cast<uint32_t>(samples_.threads.size()));
     if (new_thread) samples_.threads.push_back({e.tid, round.pid, std::string(e.root)});
-    auto [st, new_stack] = stack_ids_.try_emplace(std::string(e.frames),
-                                                  static_cast<uint32_t>(samples_.stacks.size()));
-    if (new_stack) samples_.stacks.emplace_back(e.frames);
-    Current now{t->second, st->second, e.state};
+    const uint32_t stack = e.stack != kNoStack ? e.stack : intern_stack(e.frames);
+    Current now{t->second, stack, e.state};
     auto it = set.find(e.tid);
     if (it != set.end() && it->second.thread == now.thread && it->second.stack == now.stack &&
         it->second.state == now.state) {

@@ -125,12 +125,17 @@ class Builder {
   Builder(int64_t pid, std::string name, std::vector<Process> processes, uint64_t mono_ns,
           uint64_t real_ns);
 
+  static constexpr uint32_t kNoStack = ~uint32_t{0};
   struct Entry {
     int64_t tid = 0;
     std::string_view root;    // root frames
-    std::string_view frames;  // the rest, ';'-joined
+    std::string_view frames;  // the rest, ';'-joined (unless STACK is set)
     char state = '?';
+    uint32_t stack = kNoStack;  // the frames' id from intern_stack(): FRAMES is not looked at
   };
+  // The id of stack FRAMES, added if new: a caller that knows which of its samples share a stack
+  // interns it once, not once per sample.
+  uint32_t intern_stack(std::string_view frames);
   // One sample of process ROUND.pid holding THREADS (every thread sampled; any order, one entry
   // per tid). Rounds must come in time order. ROUND.first_change is set here.
   void add(Round round, std::span<const Entry> threads);

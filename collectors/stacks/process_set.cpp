@@ -224,8 +224,11 @@ timed_samples::Samples ProcessSet::timed(const AggregateOptions& options) {
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const At& a, const At& b) { return a.time_ns < b.time_ns; });
-  for (const At& at : order)
-    members_[at.member]->sampler.add_timed_round(at.round, options, &builder);
+  std::vector<std::vector<uint32_t>> stack_ids(members_.size());
+  for (const At& at : order) {
+    members_[at.member]->sampler.add_timed_round(at.round, options, &builder,
+                                                 &stack_ids[at.member]);
+  }
   return builder.take();
 }
 

@@ -772,7 +772,7 @@ uint64_t Sampler::round_time_ns(size_t round) const {
 }
 
 void Sampler::add_timed_round(size_t round, const AggregateOptions& options,
-                              timed_samples::Builder* builder) {
+                              timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids) {
   Impl& s = *impl_;
   if (!options.kernel_names) s.tally_entries();
   AggregateOptions o = options;
@@ -780,24 +780,27 @@ void Sampler::add_timed_round(size_t round, const AggregateOptions& options,
   const Round& r = s.rounds[round];
   std::unordered_map<pid_t, std::string> entry;
   static const std::string kNone;
-  std::vector<std::string> roots, frames;
+  std::vector<std::string> roots;
   roots.reserve(r.threads.size());
-  frames.reserve(r.threads.size());
+  if (stack_ids->size() < s.stacks.size())
+    stack_ids->resize(s.stacks.size(), timed_samples::Builder::kNoStack);
+  std::vector<timed_samples::Builder::Entry> entries;
+  entries.reserve(r.threads.size());
   for (const ThreadSample& t : r.threads) {
     const std::string& e = o.kernel_names ? kNone : s.current_entry(t.tid, &entry);
     roots.push_back(s.root_of(r, t, o, e));
-    std::string joined;
-    for (const std::string& f : s.frames_of(t.stack)) {
-      if (!joined.empty()) joined += ';';
-      joined += f;
+    uint32_t& id = (*stack_ids)[t.stack];
+    if (id == timed_samples::Builder::kNoStack) {
+      std::string joined;
+      for (const std::string& f : s.frames_of(t.stack)) {
+        if (!joined.empty()) joined += ';';
+        joined += f;
+      }
+      id = builder->intern_stack(joined);
     }
-    frames.push_back(std::move(joined));
+    entries.push_back({.tid = t.tid, .state = t.state, .stack = id});
   }
-  std::vector<timed_samples::Builder::Entry> entries;
-  entries.reserve(r.threads.size());
-  for (size_t i = 0; i < r.threads.size(); ++i) {
-    entries.push_back({r.threads[i].tid, roots[i], frames[i], r.threads[i].state});
-  }
+  for (size_t i = 0; i < entries.size(); ++i) entries[i].root = roots[i];
   const bool after_exec =
       std::find(s.exec_rounds.begin(), s.exec_rounds.end(), round) != s.exec_rounds.end();
   builder->add({.time_ns = r.time_ns,

@@ -128,8 +128,10 @@ class Sampler {
   // ignored). A set adds its processes' rounds in time order into one builder.
   size_t round_count() const;
   uint64_t round_time_ns(size_t round) const;
+  // STACK_IDS: this sampler's stack ids -> BUILDER's (Builder::kNoStack: not interned yet),
+  // kept by the caller between calls with one builder, so each stack is joined once.
   void add_timed_round(size_t round, const AggregateOptions& options,
-                       timed_samples::Builder* builder);
+                       timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids);
   // Time 0 of the samples (the epoch) on CLOCK_MONOTONIC and CLOCK_REALTIME, ns.
   uint64_t epoch_mono_ns() const;
   uint64_t epoch_real_ns() const;
