@@ -101,7 +101,7 @@ Transport::Transport(std::span<const uint64_t> times, const TransportOptions& o)
     : times_(times),
       begin_ns_(o.begin_ns),
       end_ns_(std::max(o.begin_ns, o.end_ns)),
-      position_ns_(o.begin_ns),
+      position_ns_(std::clamp(o.start_ns.value_or(o.begin_ns), begin_ns_, end_ns_)),
       speed_(std::clamp(o.speed, kMinSpeed, kMaxSpeed)),
       loop_all_(o.loop),
       paused_(o.paused) {

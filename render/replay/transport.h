@@ -55,6 +55,7 @@ class KeyDecoder {
 struct TransportOptions {
   uint64_t begin_ns = 0;  // the range played (recording time, since its time 0)
   uint64_t end_ns = 0;
+  std::optional<uint64_t> start_ns;  // where it starts, within the range; default: its beginning
   double speed = 1;
   bool loop = false;  // the whole range, over and over
   bool paused = false;
