@@ -54,8 +54,9 @@ std::string more_threads(std::span<const ThreadRow> rest) {
   std::map<char, size_t> by_state;
   for (const ThreadRow& t : rest) ++by_state[t.state];
   std::vector<std::pair<char, size_t>> order(by_state.begin(), by_state.end());
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   std::string out =
       "... " + std::to_string(rest.size()) + " more thread" + (rest.size() == 1 ? "" : "s") + ":";
   for (size_t i = 0; i < order.size(); ++i) {

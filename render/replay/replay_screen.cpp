@@ -102,7 +102,7 @@ std::string replay_screen(const Samples& samples, const SampleWindow& window,
   for (const SampleWindow::Entry& e : top) stack_rows.push_back({e.stack, e.count});
 
   std::vector<ThreadNow> threads = window.threads();
-  std::stable_sort(threads.begin(), threads.end(), [](const ThreadNow& a, const ThreadNow& b) {
+  std::sort(threads.begin(), threads.end(), [](const ThreadNow& a, const ThreadNow& b) {
     int ra = state_rank(a.state), rb = state_rank(b.state);
     if (ra != rb) return ra < rb;
     return a.tid != b.tid ? a.tid < b.tid : a.pid < b.pid;

@@ -83,11 +83,11 @@ TEST(ReplayWindow, NoRoundBeforeTheFirstRoundIsCounted) {
 
 // Seeks anywhere, back and forth, across checkpoints: the counts always equal a recount.
 TEST(ReplayWindow, IncrementalCountsEqualARecountAnywhere) {
-  Samples s = random_recording(1500, 6, 7);
+  Samples s = random_recording(800, 6, 7);
   for (uint64_t window_ns : {uint64_t{0}, uint64_t{300'000'000}, uint64_t{5'000'000'000}}) {
     SampleWindow w(s, window_ns, 10);
     std::mt19937 rng(11);
-    for (int i = 0; i < 60; ++i) {
+    for (int i = 0; i < 40; ++i) {
       size_t r;
       switch (i % 4) {
         case 0:
@@ -104,16 +104,40 @@ TEST(ReplayWindow, IncrementalCountsEqualARecountAnywhere) {
           break;
       }
       w.seek(r);
-      ASSERT_EQ(window_counts(w), recount(s, w.window_begin(), r))
-          << "window " << window_ns << " round " << r;
+      auto expected = recount(s, w.window_begin(), r);
+      ASSERT_EQ(window_counts(w), expected) << "window " << window_ns << " round " << r;
       uint64_t total = 0;
-      for (const auto& [stack, n] : recount(s, w.window_begin(), r)) total += n;
+      for (const auto& [stack, n] : expected) total += n;
       ASSERT_EQ(w.total(), total);
       if (window_ns > 0 && w.window_begin() > 10) {
         EXPECT_LE(s.rounds[r].time_ns - s.rounds[w.window_begin()].time_ns, window_ns - 1);
         EXPECT_GE(s.rounds[r].time_ns - s.rounds[w.window_begin() - 1].time_ns, window_ns);
       }
     }
+  }
+}
+
+// The window's threads at every round are expand()'s: the reader's own walk of the samples.
+TEST(ReplayWindow, ThreadsAreThoseExpandGives) {
+  for (const Samples& s : {small_recording(), random_recording(700, 5, 9)}) {
+    SampleWindow w(s, 100'000'000);
+    size_t checked = 0;
+    timed_samples::expand(s, [&](size_t round, std::span<const timed_samples::Sample> threads) {
+      w.seek(round);
+      std::vector<ThreadNow> mine;
+      for (const ThreadNow& t : w.threads())
+        if (t.pid == s.rounds[round].pid) mine.push_back(t);
+      ASSERT_EQ(mine.size(), threads.size()) << "round " << round;
+      for (size_t i = 0; i < mine.size(); ++i) {
+        EXPECT_EQ(mine[i].thread, threads[i].thread) << "round " << round;
+        EXPECT_EQ(mine[i].stack, threads[i].stack) << "round " << round;
+        EXPECT_EQ(mine[i].state, threads[i].state) << "round " << round;
+        EXPECT_EQ(mine[i].since, threads[i].since_round)
+            << "round " << round << " tid " << mine[i].tid;
+      }
+      ++checked;
+    });
+    EXPECT_EQ(checked, s.rounds.size());
   }
 }
 
