@@ -201,8 +201,8 @@ void add_replay_command(CLI::App& app, ReplayArgs* a) {
                 "here, paused");
   c->add_flag("--loop", a->loop, "Loop the range replayed");
   c->add_option("--window", a->window,
-                "Count the stacks over the samples of the last SECS (0: since the start, as "
-                "`hearth stacks` does)")
+                "Count the stacks over the samples of the last SECS (0: every sample since --from, "
+                "as `hearth stacks` counts since its start)")
       ->capture_default_str();
 }
 

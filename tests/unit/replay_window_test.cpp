@@ -11,7 +11,7 @@ using replay_testing::random_recording;
 using replay_testing::recount;
 using replay_testing::small_recording;
 
-std::map<std::string, uint64_t> window_counts(const SampleWindow& w) {
+std::map<std::string, uint64_t> replay_window_counts(const SampleWindow& w) {
   std::map<std::string, uint64_t> out;
   for (const SampleWindow::Entry& e : w.top(1'000'000)) out[e.stack] = e.count;
   return out;
@@ -65,11 +65,11 @@ TEST(ReplayWindow, ATrailingWindowCountsOnlyItsRounds) {
   w.seek(5);
   EXPECT_EQ(w.window_begin(), 3u);
   EXPECT_EQ(w.total(), 9u);
-  EXPECT_EQ(window_counts(w), recount(s, 3, 5));
+  EXPECT_EQ(replay_window_counts(w), recount(s, 3, 5));
   EXPECT_EQ(w.stall_max_ns(), 60'000u);
   w.seek(1);
   EXPECT_EQ(w.window_begin(), 0u);
-  EXPECT_EQ(window_counts(w), recount(s, 0, 1));
+  EXPECT_EQ(replay_window_counts(w), recount(s, 0, 1));
 }
 
 TEST(ReplayWindow, NoRoundBeforeTheFirstRoundIsCounted) {
@@ -78,7 +78,7 @@ TEST(ReplayWindow, NoRoundBeforeTheFirstRoundIsCounted) {
   EXPECT_EQ(w.round(), 4u);
   EXPECT_EQ(w.total(), 3u);
   w.seek(9);
-  EXPECT_EQ(window_counts(w), recount(s, 4, 9));
+  EXPECT_EQ(replay_window_counts(w), recount(s, 4, 9));
 }
 
 // Seeks anywhere, back and forth, across checkpoints: the counts always equal a recount.
@@ -105,7 +105,7 @@ TEST(ReplayWindow, IncrementalCountsEqualARecountAnywhere) {
       }
       w.seek(r);
       auto expected = recount(s, w.window_begin(), r);
-      ASSERT_EQ(window_counts(w), expected) << "window " << window_ns << " round " << r;
+      ASSERT_EQ(replay_window_counts(w), expected) << "window " << window_ns << " round " << r;
       uint64_t total = 0;
       for (const auto& [stack, n] : expected) total += n;
       ASSERT_EQ(w.total(), total);
