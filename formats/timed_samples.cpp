@@ -349,6 +349,33 @@ void expand(const Samples& samples,
   }
 }
 
+Moment moment(const Samples& samples, uint64_t time_ns) {
+  struct Best {
+    size_t round;
+    uint64_t distance;
+    std::vector<Sample> threads;
+  };
+  std::map<int64_t, Best> best;  // pid -> its sample nearest TIME_NS so far
+  expand(samples, [&](size_t round, std::span<const Sample> threads) {
+    const uint64_t t = samples.rounds[round].time_ns;
+    const uint64_t distance = t > time_ns ? t - time_ns : time_ns - t;
+    auto [it, added] = best.try_emplace(samples.rounds[round].pid);
+    if (added || distance < it->second.distance) {
+      it->second = {round, distance, {threads.begin(), threads.end()}};
+    }
+  });
+  std::vector<const Best*> chosen;
+  for (const auto& [pid, b] : best) chosen.push_back(&b);
+  std::sort(chosen.begin(), chosen.end(),
+            [](const Best* a, const Best* b) { return a->round < b->round; });
+  Moment m;
+  for (const Best* b : chosen) {
+    m.rounds.push_back(b->round);
+    m.threads.insert(m.threads.end(), b->threads.begin(), b->threads.end());
+  }
+  return m;
+}
+
 Builder::Builder(int64_t pid, std::string name, std::vector<Process> processes, uint64_t mono_ns,
                  uint64_t real_ns) {
   samples_.pid = pid;

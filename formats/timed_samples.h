@@ -108,6 +108,15 @@ struct Sample {
 void expand(const Samples& samples,
             const std::function<void(size_t round, std::span<const Sample> threads)>& fn);
 
+// The moment nearest TIME_NS (since time 0): for each process, its sample nearest to TIME_NS
+// (the earlier one on a tie), with every thread of it as expand() gives them. What the moment
+// view shows: one sample per process, not a mix of samples.
+struct Moment {
+  std::vector<size_t> rounds;   // the samples chosen, one per process, ascending
+  std::vector<Sample> threads;  // theirs, process by process in the order of ROUNDS
+};
+Moment moment(const Samples& samples, uint64_t time_ns);
+
 // --- Writing ---
 
 // Builds Samples from whole samples, one process's sample at a time, finding the changes.

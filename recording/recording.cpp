@@ -148,8 +148,8 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     sampler->aggregate(&counts, ao);
     RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
                                           counts.to_folded()));
-    return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
-                                 sampler->raw_text(ao));
+    return write_file_atomically((fs::path(a.output) / report::kStacksSamples).string(),
+                                 timed_samples::format(sampler->timed(ao)));
   };
   Result<void> written;
   if (!sampler->holds_target()) {

@@ -65,6 +65,7 @@ int run_stacks(const StacksArgs& a) {
   }
   std::vector<std::string> outputs = {a.output.empty() ? "-" : a.output};
   if (!a.raw.empty()) outputs.push_back(a.raw);
+  if (!a.samples.empty()) outputs.push_back(a.samples);
   if (!outputs_are_new("stacks", {}, outputs)) return 2;
   bool live = a.output.empty() && isatty(STDOUT_FILENO);
   int count = a.count;
@@ -200,6 +201,13 @@ int run_stacks(const StacksArgs& a) {
     }
     if (!a.raw.empty()) {
       auto written = write_file_atomically(a.raw, sampler->raw_text(ao));
+      if (!written) {
+        std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+        return 1;
+      }
+    }
+    if (!a.samples.empty()) {
+      auto written = write_file_atomically(a.samples, timed_samples::format(sampler->timed(ao)));
       if (!written) {
         std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
         return 1;

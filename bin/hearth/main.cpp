@@ -250,6 +250,9 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-o,--output", a->output,
                 "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
+  c->add_option("--samples", a->samples,
+                "Also write the timed samples (every thread's state and stack at every sample, "
+                "compact): what hearth heatmap and hearth replay read");
   c->add_option("--threads", a->threads,
                 "split: a root per thread, named by its role (an unnamed thread: comm:ENTRY); "
                 "merge: a root per role; raw: a root per thread, named by its comm only")

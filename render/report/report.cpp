@@ -121,7 +121,9 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   body += "<p class=\"links\"><a href=\"" + std::string(kFlameSvg) +
           "\">open the flamegraph</a> · <a href=\"" + std::string(kStacksFolded) +
           "\">folded stacks</a>";
-  if (exists(path_in(o.dir, kStacksRaw)))
+  if (exists(path_in(o.dir, kStacksSamples)))
+    body += " · <a href=\"" + std::string(kStacksSamples) + "\">every sample</a>";
+  else if (exists(path_in(o.dir, kStacksRaw)))
     body += " · <a href=\"" + std::string(kStacksRaw) + "\">every sample</a>";
   body += " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total().value, 0) +
           " stacks</p>\n";
@@ -414,7 +416,7 @@ std::string regex_literal(std::string_view s) {
 
 std::vector<std::string> recorded_files(const std::string& dir) {
   std::vector<std::string> files;
-  for (const char* name : {kStacksFolded, kStacksRaw, kMmvSeries, kReportJson}) {
+  for (const char* name : {kStacksFolded, kStacksRaw, kStacksSamples, kMmvSeries, kReportJson}) {
     files.push_back(path_in(dir, name));
   }
   for (const char* kind : kSchedKinds) {

@@ -36,7 +36,7 @@ using hearth::testing_support::slurp;
 // least one whatever the machine's load (the sampler's attach can take most of a short window).
 void expect_complete_report(const fs::path& dir, const Target& target, int min_samples = 3) {
   for (const char* f :
-       {"index.html", "report.json", "stacks.folded", "stacks.raw.txt", "flame.svg",
+       {"index.html", "report.json", "stacks.folded", "stacks.samples.txt", "flame.svg",
         "sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.svg"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
   }
