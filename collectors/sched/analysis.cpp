@@ -250,7 +250,10 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
   // First event on this CPU and the thread's first event: it was on the CPU since the start.
   if (running_here || (t.phase == Phase::kUnknown && cs == cpus_.end())) return;
   uint64_t in = cs != cpus_.end() ? cs->second.last_switch_ns : options_.window_start_ns;
-  if (t.phase == Phase::kOff) in = std::max(in, t.since);
+  // Not before what is known of the thread: off since its switch-out, or running elsewhere since
+  // its switch-in there (a switch-out lost on that CPU), or exited (its tid reused). Earlier, its
+  // time there would count twice.
+  if (t.phase != Phase::kUnknown) in = std::max(in, t.since);
   ++t.inferred;
   // The latest thing known to come before the switch-in: its wakeup (or fork), or a migration
   // after it (a runnable thread pulled to an idle CPU, whose idle → task switch went missing).
