@@ -169,6 +169,10 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
   c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
   c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
+  c->add_option("--intervals", a->intervals,
+                "Seconds at the window's end whose scheduler intervals are all kept (before: "
+                "per-thread time per 1 s slot)")
+      ->capture_default_str();
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 
@@ -220,6 +224,10 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   c->add_flag("--ftrace", a->ftrace,
               "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
               "~170 bytes per event)");
+  c->add_option("--intervals", a->intervals,
+                "Seconds at the window's end whose intervals are all kept (sched.intervals.tsv; "
+                "before: per-thread time per 1 s slot, sched.slots.tsv)")
+      ->capture_default_str();
 }
 
 void add_serve_command(CLI::App& app, ServeArgs* a) {

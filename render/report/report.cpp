@@ -422,6 +422,9 @@ std::vector<std::string> recorded_files(const std::string& dir) {
   for (const char* kind : kSchedKinds) {
     files.push_back(path_in(dir, std::string("sched.") + kind + ".tsv"));
   }
+  for (const char* name : {"sched.intervals.tsv", "sched.slots.tsv"}) {
+    files.push_back(path_in(dir, name));
+  }
   return files;
 }
 
