@@ -35,7 +35,9 @@
   const STACK_ORDER = [0, 1, 3, 4, 5, 2];  // bottom up: activity first, sleep on top
   const GONE = 127;
 
+  const scriptStart = performance.now();
   const D = JSON.parse(document.getElementById("tl-data").textContent);
+  const dataParsed = performance.now();
   const span = D.span;
 
   // ---- decoding: in steps of about STEP_MS, so the page never stops answering for long ----
@@ -403,7 +405,7 @@
     return name ? name + " (tid " + tid + ")" : "tid " + tid;
   }
   function laneWho(l) {
-    return laneName[l] + " (tid " + laneTid[l] + ")";
+    return laneName[l] === "tid " + laneTid[l] ? laneName[l] : laneName[l] + " (tid " + laneTid[l] + ")";
   }
   function procText(p) {
     const pid = D.procs.pid[p], name = D.procs.name[p];
@@ -909,7 +911,8 @@
         ctx.textAlign = "left";
         ctx.fillStyle = colors.fg;
         const left = row.indent ? 24 : 10;
-        ctx.fillText(elide(laneName[row.lane] + " " + laneTid[row.lane], LABEL_W - left - 8), left, y + 13);
+        const name = laneName[row.lane], tid = String(laneTid[row.lane]);
+        ctx.fillText(elide(name === "tid " + tid ? name : name + " " + tid, LABEL_W - left - 8), left, y + 13);
       }
     }
     ctx.restore();
@@ -1492,7 +1495,8 @@
       },
       tip: () => (tip.hidden ? "" : tipText),
       sample: () => lastSample,
-      stats: () => ({ lastDrawMs: lastDrawMs, parts: lastParts, draws: draws, firstDrawAt: firstDrawAt, lanesDrawn: lastLanesDrawn,
+      stats: () => ({ lastDrawMs: lastDrawMs, parts: lastParts, draws: draws, scriptStart: scriptStart,
+                    dataParsed: dataParsed, firstDrawAt: firstDrawAt, lanesDrawn: lastLanesDrawn,
                       intervals: nIv, lanes: nLanes, ticks: nRounds }),
       colors: () => ({ panel: colors.panel, bg: colors.bg, fg: colors.fg }),
       pixel: (x, y) => {

@@ -139,6 +139,15 @@ int run_timeline(const TimelineArgs& a) {
     po.group_pools = a.group_threads;
     po.from_ns = from;
     po.to_ns = to;
+    // The damage, said in the picture with the file's name (not its directory: the same
+    // recording gives the same picture wherever it lies).
+    for (const std::string& d : inputs->damage) {
+      std::string note = d;
+      for (const std::string& src : sources->all()) {
+        if (note.starts_with(src + ":")) note = fs::path(src).filename().string() + note.substr(src.size());
+      }
+      po.notes.push_back("damaged input: " + note + " (drawn up to there)");
+    }
     written = write_picture(timeline::layout_timeline(model, po), a.output, format_of(a.output),
                             a.scale);
   }

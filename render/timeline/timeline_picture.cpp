@@ -64,7 +64,8 @@ struct Row {
 };
 
 std::string lane_label(const Lane& l) {
-  return l.name + " " + std::to_string(l.tid);
+  const std::string tid = std::to_string(l.tid);
+  return l.name == "tid " + tid ? l.name : l.name + " " + tid;
 }
 
 std::string process_label(const Process& p, size_t threads) {
@@ -125,7 +126,8 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   s.kind = "timelanes";
   s.width = kLeft + plot_w + kRight;
   s.background_top = s.background_bottom = {0xff, 0xff, 0xff};
-  const double kept_y = kTop + axis_h;
+  const double top = kTop + 16 * static_cast<double>(o.notes.size());
+  const double kept_y = top + axis_h;
   const double merged_y = kept_y + (slots_shown ? kKeptH + 4 : 0);
   const double lanes_y = merged_y + kMergedH + 10;
   s.height = lanes_y + static_cast<double>(rows.size()) * lane_h + 8 + kLegendH;
@@ -135,20 +137,35 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   s.texts.push_back(title);
   std::string sub = o.subtitle;
   if (sub.empty()) {
-    size_t intervals = 0;
-    for (const Lane& l : m.lanes) intervals += l.count;
+    // What the range holds.
+    size_t intervals = 0, ticks = 0;
+    for (const Lane& l : m.lanes) {
+      const auto* first = m.intervals->intervals.data() + l.first;
+      const auto* last = first + l.count;
+      const auto* a = std::upper_bound(first, last, from, [](uint64_t t, const auto& r) { return t < r.end_ns; });
+      const auto* b = std::lower_bound(first, last, to, [](const auto& r, uint64_t t) { return r.start_ns < t; });
+      intervals += static_cast<size_t>(std::max<ptrdiff_t>(0, b - a));
+      for (const Tick& t : l.ticks) ticks += t.time_ns >= from && t.time_ns <= to;
+    }
     sub = with_thousands(m.lanes.size()) + (m.lanes.size() == 1 ? " thread" : " threads") +
           " over " + duration_text(to - from) + "; " + with_thousands(intervals) +
           " scheduler intervals";
-    if (m.ticks > 0) sub += ", " + with_thousands(m.ticks) + " stack samples";
+    if (ticks > 0) sub += ", " + with_thousands(ticks) + " stack samples";
     if (m.left_out > 0) sub += "; " + with_thousands(m.left_out) + " threads left out";
   }
   s.texts.push_back(text_at(s.width / 2, 40, sub, fs, scene::Anchor::kMiddle));
+  for (size_t i = 0; i < o.notes.size(); ++i) {
+    scene::Text t = text_at(s.width / 2, kTop + 4 + 16 * static_cast<double>(i), o.notes[i], fs - 1,
+                            scene::Anchor::kMiddle);
+    t.color = {0xb0, 0x00, 0x20};
+    t.css_class = "warn";
+    s.texts.push_back(std::move(t));
+  }
 
   // ---- the axis ----
   scene::Layer axis;
   axis.id = "axis";
-  const double axis_line = kTop + axis_h - 2;
+  const double axis_line = top + axis_h - 2;
   axis.rects.push_back(rect_at(kLeft, axis_line, plot_w, 1, {0x88, 0x88, 0x88}));
   const uint64_t step = tick_step(to - from, plot_w, 90);
   const uint64_t rel_from = from - m.start_ns;
@@ -160,13 +177,13 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     const std::string wall = real != 0 ? wall_clock_text(real + t, step) : std::string();
     const double room = s.width - x - 4;
     if (static_cast<double>(secs.size()) * (fs - 2) * 0.62 < room)
-      s.texts.push_back(text_at(x + 3, kTop + 12, secs, fs - 2));
+      s.texts.push_back(text_at(x + 3, top + 12, secs, fs - 2));
     if (real != 0 && static_cast<double>(wall.size()) * (fs - 3) * 0.62 < room)
-      s.texts.push_back(text_at(x + 3, kTop + 25, wall, fs - 3));
+      s.texts.push_back(text_at(x + 3, top + 25, wall, fs - 3));
   }
-  s.texts.push_back(text_at(kLeft - 6, kTop + 12, "time from start", fs - 2, scene::Anchor::kEnd));
+  s.texts.push_back(text_at(kLeft - 6, top + 12, "time from start", fs - 2, scene::Anchor::kEnd));
   if (real != 0) {
-    s.texts.push_back(text_at(kLeft - 6, kTop + 25, "wall clock (UTC)", fs - 3, scene::Anchor::kEnd));
+    s.texts.push_back(text_at(kLeft - 6, top + 25, "wall clock (UTC)", fs - 3, scene::Anchor::kEnd));
   }
   s.layers.push_back(std::move(axis));
 

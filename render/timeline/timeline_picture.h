@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "render/scene/scene.h"
 #include "render/timeline/lanes.h"
@@ -26,6 +27,9 @@ struct PictureOptions {
   // The range drawn, CLOCK_MONOTONIC ns; 0: the model's domain.
   uint64_t from_ns = 0;
   uint64_t to_ns = 0;
+  // Lines said under the subtitle, in the warning colour: "sched.intervals.tsv:21: ... (drawn
+  // up to there)".
+  std::vector<std::string> notes;
 };
 
 scene::Scene layout_timeline(const Model& model, const PictureOptions& options);

@@ -208,7 +208,9 @@ TEST(TimelineLanes, SampleTicksOnTheSchedulersClock) {
   Model u = build_model(f, nullptr, &raw, four_names());
   EXPECT_FALSE(u.samples_aligned);
   for (const Lane& l : u.lanes) {
-    if (l.tid == 100) EXPECT_EQ(l.ticks[0].time_ns, kT0);
+    if (l.tid == 100) {
+      EXPECT_EQ(l.ticks[0].time_ns, kT0);
+    }
   }
 }
 
