@@ -12,7 +12,7 @@
 // - the moment view: every thread of the sample nearest an instant, grouped by state and stack.
 // State in the URL (replaceState): r=FROM-TO and b=FROM-TO (seconds since time 0: the range and
 // the baseline), m=SECONDS (the moment's sample), c=all|R|D|S|other (the colour), t=REGEX (the
-// thread filter, searched in each thread's root frames).
+// thread filter, searched in each thread's root frames); c is absent for the default, R.
 (function () {
   "use strict";
 
@@ -23,6 +23,9 @@
   const LAZY_AFTER = 3000;    // frames; then only frames >= 1 px wide get elements at first
   const CLASS_OF = { R: 0, D: 1, S: 2 };  // else 3: other
   const MODES = ["all", "R", "D", "S", "other"];
+  // Every thread is sampled every time, sleeping or not, so "all" is flat unless threads come
+  // and go: R (when work happened) is the default colour.
+  const DEFAULT_MODE = "R";
 
   // ---- the data ----
 
@@ -226,7 +229,7 @@
 
   // ---- filters and counts ----
 
-  let mode = "all";
+  let mode = DEFAULT_MODE;
   let filterText = "";
   let filterRe = null;
   const pass = new Uint8Array(nThreads).fill(1);
@@ -256,7 +259,7 @@
     }
   }
   function setMode(m) {
-    mode = MODES.indexOf(m) >= 0 ? m : "all";
+    mode = MODES.indexOf(m) >= 0 ? m : DEFAULT_MODE;
     modeClass = mode === "all" ? -1 : mode === "other" ? 3 : CLASS_OF[mode];
     for (const input of document.querySelectorAll("input[name=mode]")) input.checked = input.value === mode;
   }
@@ -385,7 +388,7 @@
     g.textAlign = "right";
     g.textBaseline = "top";
     const rowStep = Math.max(1, Math.ceil(28 / ch));
-    for (let r = 0; r < rows; r += rowStep) g.fillText("+" + durationText(r * rowNs), LEFT - 5, TOP + r * ch);
+    for (let r = 0; r < rows; r += rowStep) g.fillText(r === 0 ? "+0" : "+" + durationText(r * rowNs), LEFT - 5, TOP + r * ch);
     g.textAlign = "left";
     let colStep = 1;
     for (const s of [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]) {
@@ -788,7 +791,9 @@
 
   // ---- the moment view ----
 
-  const LOCK = /futex|mutex|lock|sem_wait|semaphore|cond_?wait|condition_variable/i;
+  // "lock" as a word of a name (pthread_mutex_lock, __lll_lock_wait, spin_lock), not inside
+  // one (clock, tcp_recvmsg_locked, block).
+  const LOCK = /futex|mutex|(^|[^a-z])(spin_?)?lock(?![a-z])|rwsem|sem_wait|semaphore|cond_?wait|condition_variable/i;
   const IO = /(^|[^a-z])(e?poll|p?select|p?readv?|p?writev?|recv|send|accept|connect|fsync|fdatasync|sync_file|io_|aio|blk|bio_|submit_bio|nfs|ext4|xfs|btrfs|wait_on_page|folio_wait)/i;
   const frameKind = new Int8Array(nFrames).fill(-1);  // 0 none, 1 lock, 2 I/O; -1 unknown yet
   function kindOfFrame(f) {
@@ -805,15 +810,15 @@
   // The order of groups (README, "The moment view"): D first, then lock waits, I/O waits
   // (not R, with such a frame), then R, then other sleeps, then the rest.
   function rankOf(stateChar, stack) {
-    if (stateChar === "D") return [0, "blocked (D)", "blocked"];
+    if (stateChar === "D") return [0, "blocked (D)", "blocked", "blocked here"];
     if (stateChar !== "R") {
       const k = waitKind(stack);
-      if (k === 1) return [1, "lock wait", "lock"];
-      if (k === 2) return [2, "I/O wait", "io"];
+      if (k === 1) return [1, "lock wait, " + stateChar, "lock", "waiting here"];
+      if (k === 2) return [2, "I/O wait, " + stateChar, "io", "waiting here"];
     }
-    if (stateChar === "R") return [3, "on CPU or runnable (R)", "running"];
-    if (stateChar === "S") return [4, "sleeping (S)", "sleeping"];
-    return [5, "state " + stateChar, "other"];
+    if (stateChar === "R") return [3, "on CPU or runnable (R)", "running", "running here"];
+    if (stateChar === "S") return [4, "sleeping (S)", "sleeping", "sleeping here"];
+    return [5, "state " + stateChar, "other", "here"];
   }
 
   let lastMoment = null;  // for tests
@@ -857,11 +862,15 @@
       (filterRe ? " (threads matching /" + filterText + "/)" : "") +
       ". Waits first: D, then lock waits (futex, mutex, lock, sem, condition-variable frames), I/O waits (read, write, poll, recv, send, fsync, io_, block-layer frames), then R, then other sleeps. Durations: since the first sample that saw the thread in this state and stack.";
     const html = [];
-    for (const g of list) {
+    list.forEach(function (g, index) {
       const n = g.runs.length;
-      html.push('<div class="group ' + g.rank[2] + '" data-threads="' + n + '" data-state="' + esc(g.state) + '">');
-      html.push('<div class="head">' + n + (n === 1 ? " thread " : " threads ") + esc(g.rank[1] === "lock wait" || g.rank[1] === "I/O wait" ? "waiting here" : "here") +
-        ' <span class="why">\u00b7 ' + esc(g.rank[1]) + " \u00b7 for up to " + esc(durationText(g.longest)) + "</span></div>");
+      const leaf = stackStart[g.stack + 1] > stackStart[g.stack] ? frames[stackFrames[stackStart[g.stack + 1] - 1]] : "(no frames)";
+      // The first groups open, the others one click away.
+      html.push('<details class="group ' + g.rank[2] + '" data-threads="' + n + '" data-state="' + esc(g.state) + '"' +
+        (index < 4 ? " open" : "") + ">");
+      html.push('<summary class="head">' + n + (n === 1 ? " thread " : " threads ") + esc(g.rank[3]) +
+        ' <span class="why">\u00b7 ' + esc(g.rank[1]) + " \u00b7 for up to " + esc(durationText(g.longest)) +
+        " \u00b7 in " + esc(leaf) + "</span></summary>");
       html.push('<ol class="stack" reversed>');
       for (let i = stackStart[g.stack + 1]; i-- > stackStart[g.stack];) html.push("<li>" + esc(frames[stackFrames[i]]) + "</li>");
       html.push("</ol><ul class=\"threads\">");
@@ -870,11 +879,13 @@
         const t = runThread[k];
         const since = roundTime[r] - roundTime[runStart[k]];
         const first = threadFirstRun[t] === k;
-        html.push("<li>" + esc(threadLabel(t)) + ": " + esc(g.state) + " for " + (first ? "\u2265 " : "") +
-          esc(durationText(since)) + (first ? " (since its first sample)" : "") + "</li>");
+        let how;
+        if (since === 0) how = first ? "from this sample on (its first)" : "since this sample (the one before differs)";
+        else how = "for " + (first ? "\u2265 " : "") + durationText(since) + (first ? " (since its first sample)" : "");
+        html.push("<li>" + esc(threadLabel(t)) + ": " + esc(g.state) + " " + esc(how) + "</li>");
       }
-      html.push("</ul></div>");
-    }
+      html.push("</ul></details>");
+    });
     out.innerHTML = html.join("");
     lastMoment = { round: r, time_ns: roundTime[r], threads: threads,
                    groups: list.map((g) => ({ threads: g.runs.length, state: g.state, kind: g.rank[2],
@@ -903,7 +914,7 @@
       if (range) p.set("r", rangeParam(range));
       if (baseline) p.set("b", rangeParam(baseline));
       if (momentRound >= 0) p.set("m", seconds(roundTime[momentRound]));
-      if (mode !== "all") p.set("c", mode);
+      if (mode !== DEFAULT_MODE) p.set("c", mode);
       if (filterText) p.set("t", filterText);
       const q = p.toString();
       window.history.replaceState(window.history.state, "", window.location.pathname + (q ? "?" + q : "") + window.location.hash);
@@ -1067,7 +1078,7 @@
     const span = nRounds ? roundTime[nRounds - 1] : 0;
     infoEl.textContent = (D.source ? D.source + ": " : "") + thousands(nRounds) + " samples over " +
       durationText(span) + ", " + thousands(nThreads) + " threads, " + thousands(nRuns) + " changes; columns of " +
-      durationText(colNs) + ", rows of " + durationText(rowNs) + (D.chosen ? " (chosen: " + D.chosen + ")" : "") +
+      durationText(colNs) + ", rows of " + durationText(rowNs) + (D.chosen ? " (for " + D.chosen + ")" : "") +
       (D.real_ns !== "0" ? "; time 0 = " + wallClock(0) : "") + ".";
     if (D.damage) {
       const el = document.getElementById("damage");
@@ -1077,7 +1088,7 @@
     const p = window.URLSearchParams ? new URLSearchParams(window.location.search) : null;
     restoring = true;
     try {
-      setMode(p ? p.get("c") : "all");
+      setMode(p ? p.get("c") : DEFAULT_MODE);
       filterText = p ? p.get("t") || "" : "";
       filterEl.value = filterText;
       setFilter(filterText);

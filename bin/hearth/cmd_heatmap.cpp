@@ -81,7 +81,7 @@ std::vector<std::string> validate_heatmap(const HeatmapArgs& a) {
   if (a.rows > 100000) problems.push_back("--rows must be at most 100000");
   bool ok;
   parse_state(a.state, &ok);
-  if (!ok) problems.push_back("--state " + a.state + ": use all, R, D, S or other");
+  if (!ok && !a.state.empty()) problems.push_back("--state " + a.state + ": use all, R, D, S or other");
   filter_pattern("--only-threads", a.only_threads, &problems);
   const bool range = a.from >= 0 || a.to >= 0;
   if (range && heat_out(a.output) != HeatOut::kFolded)
@@ -129,10 +129,13 @@ int run_heatmap(const HeatmapArgs& a) {
   if (kind == HeatOut::kFolded) {
     const uint64_t from = a.from >= 0 ? seconds_to_ns(a.from) : 0;
     const uint64_t to = a.to >= 0 ? seconds_to_ns(a.to) : UINT64_MAX;
-    std::string folded = heat::range_folded(samples, from, to, only_ptr);
+    bool ok;
+    std::optional<heat::StateClass> state = parse_state(a.state.empty() ? "all" : a.state, &ok);
+    std::string folded = heat::range_folded(samples, from, to, only_ptr, state);
     if (folded.empty()) {
-      std::fprintf(stderr, "hearth heatmap: no samples in that range%s\n",
-                   only ? " of the threads --only-threads keeps" : "");
+      std::fprintf(stderr, "hearth heatmap: no samples in that range%s%s\n",
+                   only ? " of the threads --only-threads keeps" : "",
+                   state ? " in that --state" : "");
       return 2;
     }
     if (a.output == "-") {
@@ -172,20 +175,23 @@ int run_heatmap(const HeatmapArgs& a) {
     heat::PictureOptions po;
     po.title = title;
     po.width = a.width;
-    po.state = parse_state(a.state, &ok);
+    po.state = parse_state(a.state.empty() ? "R" : a.state, &ok);
     written = write_picture(heat::layout_heatmap(grid, po), a.output, format_of(a.output), a.scale);
   }
   if (!written) {
     std::fprintf(stderr, "hearth heatmap: %s\n", written.error().message.c_str());
     return 1;
   }
-  std::fprintf(stderr, "hearth heatmap: wrote %s: %s samples of %s threads; %u columns of %s, rows of %s%s%s\n",
+  std::string chosen;
+  if (!layout->chosen.empty()) chosen = " (for " + layout->chosen + "; --bucket, --rows to change)";
+  std::fprintf(stderr,
+               "hearth heatmap: wrote %s: %s samples of %s threads over %s; %u columns of %s, "
+               "rows of %s%s\n",
                a.output.c_str(), thousands(samples.rounds.size()).c_str(),
-               thousands(samples.threads.size()).c_str(), layout->columns,
+               thousands(samples.threads.size()).c_str(),
+               heat::duration_text(heat::span_of(samples).duration_ns).c_str(), layout->columns,
                heat::duration_text(layout->column_ns()).c_str(),
-               heat::duration_text(layout->row_ns).c_str(),
-               layout->chosen.empty() ? "" : " (chosen: ",
-               layout->chosen.empty() ? "" : (layout->chosen + "; --bucket/--rows to change)").c_str());
+               heat::duration_text(layout->row_ns).c_str(), chosen.c_str());
   return 0;
 }
 

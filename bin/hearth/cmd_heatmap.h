@@ -15,7 +15,8 @@ struct HeatmapArgs {
   std::string bucket;  // a row's span: "20ms", "1s"; empty: chosen from the recording
   unsigned rows = 0;   // rows per column; 0: chosen
   std::string only_threads;
-  std::string state = "all";  // the static picture's colour: all R D S other
+  // What is counted: all R D S other; empty: R for pictures (the colour), all for folded output.
+  std::string state;
   double from = -1;           // s since time 0; .folded only; < 0: from the start
   double to = -1;             // s; < 0: to the end
   std::string title;

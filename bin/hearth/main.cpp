@@ -112,8 +112,8 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
   c->add_option("--only-threads", a->only_threads,
                 "Only threads whose root frame matches this regular expression (RE2, searched)");
   c->add_option("--state", a->state,
-                "SVG/PNG/PDF: what the colour counts: all, R, D, S or other")
-      ->capture_default_str();
+                "Count only samples in this state: all, R, D, S or other (default: R for the "
+                "pictures' colour, all for folded output)");
   c->add_option("--from", a->from, "Folded output: from this many seconds after time 0");
   c->add_option("--to", a->to, "Folded output: up to (not including) this many seconds");
   c->add_option("--title", a->title, "Title (default: Heatmap: NAME (pid PID))");

@@ -55,6 +55,7 @@ HeatSection heat_section(const std::string& dir, const std::string& target, doub
   heat::PictureOptions po;
   po.title = title;
   po.width = width;
+  po.state = heat::StateClass::kRunning;  // as the page: when work happened
   if (auto w = svg::write_svg(heat::layout_heatmap(grid, po), (fs::path(dir) / kHeatSvg).string());
       !w) {
     h.problems.push_back(w.error().message);

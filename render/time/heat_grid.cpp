@@ -82,19 +82,20 @@ Result<Layout> choose_layout(const Samples& s, uint64_t row_ns, uint32_t rows) {
                                     500 * kMs};
     l.row_ns = step_at_least(sp.interval_ns, steps, column);
     l.rows = static_cast<uint32_t>(column / l.row_ns);
-    l.chosen = "columns of " + duration_text(column) + ", rows of " + duration_text(l.row_ns);
-    if (long_recording) l.chosen += " (a long recording: " + duration_text(sp.duration_ns) + ")";
+    std::vector<std::string> why;
+    if (long_recording) why.push_back("a recording of " + duration_text(sp.duration_ns));
     if (l.row_ns > (long_recording ? kSecond : 20 * kMs)) {
-      l.chosen += " (samples every " + duration_text(sp.interval_ns) + ")";
+      why.push_back("samples every " + duration_text(sp.interval_ns));
     }
+    l.chosen = why.empty() ? "the defaults" : why.size() == 1 ? why[0] : why[0] + ", " + why[1];
   } else if (rows == 0) {
     l.row_ns = row_ns;
     l.rows = static_cast<uint32_t>(std::max<uint64_t>(1, column / row_ns));
-    l.chosen = "columns of " + duration_text(l.column_ns());
+    l.chosen = "the " + duration_text(column) + " column";
   } else if (row_ns == 0) {
     l.rows = rows;
     l.row_ns = std::max<uint64_t>(1, column / rows);
-    l.chosen = "rows of " + duration_text(l.row_ns);
+    l.chosen = "the " + duration_text(column) + " column";
   } else {
     l.row_ns = row_ns;
     l.rows = rows;
@@ -144,14 +145,16 @@ Grid build_grid(const Samples& s, const Layout& layout, const Pattern* only) {
   return g;
 }
 
-std::string range_folded(const Samples& s, uint64_t from_ns, uint64_t to_ns, const Pattern* only) {
+std::string range_folded(const Samples& s, uint64_t from_ns, uint64_t to_ns, const Pattern* only,
+                         std::optional<StateClass> state) {
   const std::vector<uint8_t> pass = threads_passing(s, only);
   std::unordered_map<uint64_t, uint64_t> counts;  // thread << 32 | stack -> samples
   timed_samples::expand(s, [&](size_t round, std::span<const timed_samples::Sample> threads) {
     const uint64_t t = s.rounds[round].time_ns;
     if (t < from_ns || t >= to_ns) return;
     for (const timed_samples::Sample& x : threads) {
-      if (pass[x.thread]) ++counts[(uint64_t{x.thread} << 32) | x.stack];
+      if (!pass[x.thread] || (state && state_class(x.state) != *state)) continue;
+      ++counts[(uint64_t{x.thread} << 32) | x.stack];
     }
   });
   // Two threads may share a root (a tid seen again under its old name): their lines merge.

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@ struct Layout {
   uint64_t row_ns = 20'000'000;  // one cell's span (--bucket)
   uint32_t rows = 50;            // cells per column (--rows); a column spans rows * row_ns
   uint32_t columns = 0;          // enough for the last sample
-  // How the defaults were chosen, for the verb to say: "" when both were given.
+  // Why, when some of it was chosen: "the defaults", "samples every 100 ms", "a recording of
+  // 1 h", "the 1 s column" (with --bucket or --rows alone); "" when both were given.
   std::string chosen;
   uint64_t column_ns() const { return row_ns * rows; }
 };
@@ -76,8 +78,10 @@ Grid build_grid(const timed_samples::Samples& samples, const Layout& layout,
 // The folded stacks (root;frames COUNT, one line per distinct stack, sorted) of the
 // thread-samples taken at FROM_NS <= time < TO_NS whose thread root ONLY_THREADS matches: what
 // `hearth flame` draws for that range, and what the page's range flamegraph draws.
+// STATE: only the thread-samples of that state class (nullopt: all).
 std::string range_folded(const timed_samples::Samples& samples, uint64_t from_ns, uint64_t to_ns,
-                         const Pattern* only_threads);
+                         const Pattern* only_threads,
+                         std::optional<StateClass> state = std::nullopt);
 
 // "20 ms", "1 s", "1 min", "250 µs", "0 s": a duration for people (exact for the steps here).
 std::string duration_text(uint64_t ns);

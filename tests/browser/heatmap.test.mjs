@@ -107,18 +107,21 @@ async function pageFrames(page) {
   });
 }
 // `hearth flame` of `hearth heatmap --from --to`'s folded stacks, at WIDTH.
-function expectedFrames(from, to, width, tag) {
+function expectedFrames(from, to, state, width, tag) {
   const folded = path.join(outDir, `range-${tag}.folded`);
   const svg = path.join(outDir, `range-${tag}.svg`);
-  execFileSync(exe, ["heatmap", samplesFile, "--from", from, "--to", to, "-o", folded], { stdio: ["ignore", "ignore", "inherit"] });
-  execFileSync(exe, ["flame", folded, "--width", width, "-o", svg], { stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(exe, ["heatmap", samplesFile, "--from", from, "--to", to, "--state", state, "-o", folded],
+    { stdio: ["ignore", "ignore", "inherit"] });
+  // The page's graphs have a subtitle (the counts): so has this one, for the same geometry.
+  execFileSync(exe, ["flame", folded, "--width", width, "--subtitle", "s", "-o", svg], { stdio: ["ignore", "ignore", "inherit"] });
   return svgFrames(svg);
 }
 function sameArrays(a, b) {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
-function param(page, k) {
-  return new URL(page.url()).searchParams.get(k);
+// The page's URL parameter K (read in the page: replaceState reaches page.url() late).
+async function param(page, k) {
+  return page.evaluate((key) => new URLSearchParams(window.location.search).get(key), k);
 }
 async function cellCenter(page, col, row) {
   return page.evaluate(([c, r]) => {
@@ -142,14 +145,15 @@ async function dragCells(page, a, b, shift) {
 }
 
 async function checkRangeFlame(page, label, tag) {
-  const r = param(page, "r");
+  const r = await param(page, "r");
   check(!!r, `${label}: the range is in the URL (r=${r})`);
   if (!r) return;
   const [from, to] = r.split("-");
+  const state = await param(page, "c") || "R";  // the page's colour mode: the samples it counts
   const got = await pageFrames(page);
-  const want = expectedFrames(from, to, got.width, tag);
+  const want = expectedFrames(from, to, state, got.width, tag);
   check(got.titles.length > 5 && sameArrays(got.titles, want.titles),
-    `${label}: the range flamegraph's titles equal hearth flame's on the same samples ${from}..${to} s (${got.titles.length} vs ${want.titles.length} frames; first difference: ${JSON.stringify(got.titles.find((t, i) => t !== want.titles[i]))})`);
+    `${label}: the range flamegraph's titles equal hearth flame's on the same samples (${state}, ${from}..${to} s: ${got.titles.length} vs ${want.titles.length} frames; first difference: ${JSON.stringify(got.titles.find((t, i) => t !== want.titles[i]))})`);
   check(sameArrays(got.x, want.x) && sameArrays(got.y, want.y) && sameArrays(got.w, want.w),
     `${label}: ... and its geometry (x, y, width of every frame at width ${got.width})`);
   check(sameArrays(got.fills, want.fills), `${label}: ... and its colours`);
@@ -208,7 +212,7 @@ async function main() {
 
     // A drag: the flamegraph of exactly that range.
     await dragCells(page, [1, 10], [2, 20], false);
-    check(param(page, "r") === "1.2-2.42", `a drag from (1 s, +200 ms) to (2 s, +400 ms) selects 1.2..2.42 s (r=${param(page, "r")})`);
+    check(await param(page, "r") === "1.2-2.42", `a drag from (1 s, +200 ms) to (2 s, +400 ms) selects 1.2..2.42 s (r=${await param(page, "r")})`);
     await checkRangeFlame(page, "drag", "drag");
 
     // The moment at 2.1 s: a click on its cell.
@@ -228,11 +232,11 @@ async function main() {
     check(/\[worker-1 tid=101\] \(tid 101\): S for 100 ms/.test(momentText), "a worker has waited for 100 ms (since 2.0 s)");
     check(/\[cpu-1 tid=109\] \(tid 109\): R for ≥ 2\.1 s \(since its first sample\)/.test(momentText),
       "a thread unchanged since the start says so");
-    check(param(page, "m") === "2.1", `the moment is in the URL (m=${param(page, "m")})`);
+    check(await param(page, "m") === "2.1", `the moment is in the URL (m=${await param(page, "m")})`);
 
     // Colour mode and reload: the URL restores range, moment and mode.
     await page.check("input[name=mode][value=D]");
-    check(param(page, "c") === "D", "the colour mode is in the URL (c=D)");
+    check(await param(page, "c") === "D", "the colour mode is in the URL (c=D)");
     await page.reload({ waitUntil: "load" });
     const restored = await page.evaluate(() => ({
       mode: document.querySelector("input[name=mode]:checked").value,
@@ -242,13 +246,16 @@ async function main() {
     check(restored.mode === "D" && restored.moment === 2.1e9 && restored.flame && restored.flame.frames > 0,
       `reload restores mode, moment and range (${JSON.stringify({ mode: restored.mode, moment: restored.moment })})`);
     const dFlame = await pageFrames(page);
-    check(dFlame.titles[0] === `all (${samples.filter((s) => s[2] === "D" && s[0] >= 1.2e9 && s[0] < 2.42e9).length} samples, 100%)`,
+    const [dFrom, dTo] = (await param(page, "r")).split("-").map((v) => Math.round(parseFloat(v) * 1e9));
+    check(dFlame.titles[0] === `all (${samples.filter((s) => s[2] === "D" && s[0] >= dFrom && s[0] < dTo).length} samples, 100%)`,
       `in mode D the flamegraph counts only D samples (${dFlame.titles[0]})`);
+    await checkRangeFlame(page, "mode D", "blocked");
     await page.check("input[name=mode][value=all]");
+    await checkRangeFlame(page, "all samples", "all");
 
     // A second range (Shift-drag): a differential flamegraph against it.
     await dragCells(page, [0, 10], [1, 0], true);
-    check(param(page, "b") === "0.2-1.02", `Shift-drag selects the baseline (b=${param(page, "b")})`);
+    check(await param(page, "b") === "0.2-1.02", `Shift-drag selects the baseline (b=${await param(page, "b")})`);
     const diff = await pageFrames(page);
     check(diff.diff === "new" && diff.titles.every((t) => / pp(; only in NEW)?\)$/.test(t)),
       "two ranges: a differential flamegraph (data-diff=new, titles with pp)");
@@ -263,21 +270,21 @@ async function main() {
     for (let i = 0; i < 10; i++) await page.keyboard.press("ArrowDown");
     for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowDown");
     await page.keyboard.press("Enter");
-    check(param(page, "r") === "1.2-1.3", `Shift+arrows then Enter select 1.2..1.3 s (r=${param(page, "r")})`);
+    check(await param(page, "r") === "1.2-1.3", `Shift+arrows then Enter select 1.2..1.3 s (r=${await param(page, "r")})`);
     await checkRangeFlame(page, "keyboard", "keys");
     await page.focus("#heat-wrap");
     await page.keyboard.press("m");
-    const mk = param(page, "m");
+    const mk = await param(page, "m");
     await page.keyboard.press(".");
-    check(mk === "1.28" && param(page, "m") === "1.3", `M shows the moment at the cursor, '.' the next sample (m=${mk}, then ${param(page, "m")})`);
+    check(mk === "1.28" && await param(page, "m") === "1.3", `M shows the moment at the cursor, '.' the next sample (m=${mk}, then ${await param(page, "m")})`);
     await page.keyboard.press("Escape");
-    check(param(page, "r") === null && await page.locator("#flame").isHidden(), "Escape clears the range");
+    check(await param(page, "r") === null && await page.locator("#flame").isHidden(), "Escape clears the range");
 
     // The thread filter.
     await page.fill("#filter", "io-");
     await page.waitForFunction(() => /3 of 12 threads/.test(document.getElementById("filter-note").textContent), null, { timeout: 5000 });
     const io = await page.evaluate(() => window.hearthHeatmap.cells().totals.reduce((a, b) => a + b, 0));
-    check(io === 600 && param(page, "t") === "io-", `the filter keeps the io threads' 600 samples (${io}, t=${param(page, "t")})`);
+    check(io === 600 && await param(page, "t") === "io-", `the filter keeps the io threads' 600 samples (${io}, t=${await param(page, "t")})`);
 
     // Dark mode.
     await page.goto(url + "?r=1.2-2.42", { waitUntil: "load" });

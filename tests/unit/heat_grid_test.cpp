@@ -68,21 +68,21 @@ TEST(HeatGrid, LayoutChosenFromTheSamplingRate) {
   EXPECT_EQ(fast->row_ns, 20 * kMsNs);
   EXPECT_EQ(fast->rows, 50u);
   EXPECT_EQ(fast->columns, 3u);
-  EXPECT_EQ(fast->chosen, "columns of 1 s, rows of 20 ms");
+  EXPECT_EQ(fast->chosen, "the defaults");
   // 10 Hz: 20 ms rows would be 4 in 5 empty; rows of the interval.
   auto slow = choose_layout(heat_samples(30, 100 * kMsNs, heat_all_running), 0, 0);
   ASSERT_TRUE(slow.has_value());
   EXPECT_EQ(slow->row_ns, 100 * kMsNs);
   EXPECT_EQ(slow->rows, 10u);
   EXPECT_EQ(slow->columns, 3u);
-  EXPECT_NE(slow->chosen.find("samples every 100 ms"), std::string::npos) << slow->chosen;
+  EXPECT_EQ(slow->chosen, "samples every 100 ms");
   // 20 min at 1 Hz: a long recording, minute columns of 1 s rows.
   auto long_one = choose_layout(heat_samples(1200, 1000 * kMsNs, heat_all_running), 0, 0);
   ASSERT_TRUE(long_one.has_value());
   EXPECT_EQ(long_one->row_ns, 1000 * kMsNs);
   EXPECT_EQ(long_one->rows, 60u);
   EXPECT_EQ(long_one->columns, 20u);
-  EXPECT_NE(long_one->chosen.find("long recording"), std::string::npos);
+  EXPECT_EQ(long_one->chosen, "a recording of 20 min");
   // Given: --bucket alone keeps the column, --rows alone divides it, both are taken as given.
   Samples s = heat_samples(30, 100 * kMsNs, heat_all_running);
   EXPECT_EQ(choose_layout(s, 250 * kMsNs, 0)->rows, 4u);
@@ -154,6 +154,11 @@ TEST(HeatGrid, RangeFolded) {
             "[worker-2 tid=12];start;f1 3\n"
             "[worker-2 tid=12];start;f2 4\n");
   EXPECT_EQ(range_folded(s, 2000 * kMsNs, 3000 * kMsNs, nullptr), "");
+  // Only the S samples (rounds 5..9) of worker-2.
+  EXPECT_EQ(range_folded(s, 0, UINT64_MAX, &*only, StateClass::kSleeping),
+            "[worker-2 tid=12];start;f0 1\n"
+            "[worker-2 tid=12];start;f1 2\n"
+            "[worker-2 tid=12];start;f2 2\n");
 }
 
 TEST(HeatGrid, Durations) {
