@@ -322,7 +322,7 @@
   }
   function geometry() {
     const avail = Math.max(200, (wrap.clientWidth || 1200) - LEFT - 20);
-    cw = Math.min(24, Math.max(1, Math.floor(avail / Math.max(1, nColumns))));
+    cw = Math.min(48, Math.max(1, Math.floor(avail / Math.max(1, nColumns))));
     ch = Math.min(24, Math.max(2, Math.floor(400 / Math.max(1, rows))));
   }
   function cellRect(c) {

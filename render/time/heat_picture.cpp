@@ -78,14 +78,16 @@ const char* state_class_text(std::optional<StateClass> state) {
 scene::Scene layout_heatmap(const Grid& g, const PictureOptions& o) {
   const Layout& l = g.layout;
   const double avail = std::max(100.0, o.width - kLeft - kRight);
-  const double cw = std::clamp(std::floor(avail / std::max<uint32_t>(1, l.columns)), 1.0, 24.0);
+  const double cw = std::clamp(std::floor(avail / std::max<uint32_t>(1, l.columns)), 1.0, 48.0);
   const double ch = std::clamp(std::floor(kGridHeight / std::max<uint32_t>(1, l.rows)), 2.0, 24.0);
   const double grid_w = cw * l.columns, grid_h = ch * l.rows;
   const double fs = 12;
 
   scene::Scene s;
   s.kind = "heatgrid";
-  s.width = std::max(o.width, kLeft + grid_w + kRight);
+  // As wide as the grid needs (at least 600 px for the subtitle), up to WIDTH, wider only when
+  // the columns need more than 1 px each.
+  s.width = std::max(600.0, kLeft + grid_w + kRight);
   s.height = kTop + grid_h + kAxis + kLegend;
   s.background_top = s.background_bottom = {0xff, 0xff, 0xff};
 

@@ -15,7 +15,8 @@ namespace hearth::heat {
 struct PictureOptions {
   std::string title = "Heatmap";
   std::string subtitle;  // below the title; empty: the layout and the counts
-  double width = 1200;   // px; wider when the columns need it (at least 1 px each)
+  double width = 1200;   // px, at most: narrower when the columns are few (up to 48 px each),
+                         // wider when they need it (at least 1 px each)
   // What the colour counts: one state class, or every thread-sample (nullopt).
   std::optional<StateClass> state;
 };
