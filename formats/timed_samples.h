@@ -5,15 +5,13 @@
 // its one writer (the builder + format) and its one reader; and the conversion from the raw
 // samples of `hearth stacks --raw`, so the time tools read those too. Thread-compatible.
 //
-//   # hearth samples 1	pid=4242	name=app	mono_ns=81234000000000	real_ns=1795762269000000000
-//   # lines: s ID FRAMES | t TID PID ROOT | r TIME_NS PID copied= reused= stopped= stall_ns= | TID STATE STACK_ID | - TID
-//   s	0	start_thread;app::Pool::run();futex_wait_[k]
-//   t	4243	4242	[worker-1 tid=4243]
-//   r	0	4242	copied=3	reused=5	stopped=1	stall_ns=41000
-//   4243	S	0
-//   r	100000000	4242	copied=0	reused=8	stopped=0	stall_ns=0
-//   r	200000000	4242	copied=1	reused=7	stopped=0	stall_ns=0
-//   -	4243
+//   # hearth samples 1	pid=4242	name=app	mono_ns=81234000000000
+//   real_ns=1795762269000000000 # lines: s ID FRAMES | t TID PID ROOT | r TIME_NS PID copied=
+//   reused= stopped= stall_ns= | TID STATE STACK_ID | - TID s	0
+//   start_thread;app::Pool::run();futex_wait_[k] t	4243	4242	[worker-1 tid=4243] r	0
+//   4242	copied=3	reused=5	stopped=1	stall_ns=41000 4243	S	0 r
+//   100000000	4242	copied=0	reused=8	stopped=0	stall_ns=0 r	200000000
+//   4242	copied=1	reused=7	stopped=0	stall_ns=0 -	4243
 //
 // - `s ID FRAMES`: stack ID (0, 1, 2, … in file order, each before its first use): the frames
 //   below the thread's root, root side first, ';'-separated, folded-safe; may be empty.
@@ -80,8 +78,8 @@ struct Round {
 
 struct Samples {
   int version = kVersion;
-  int64_t pid = 0;    // the process of a one-process file; 0 for a set
-  std::string name;   // its name
+  int64_t pid = 0;                 // the process of a one-process file; 0 for a set
+  std::string name;                // its name
   std::vector<Process> processes;  // a set's processes (`# process` lines); empty for one
   // Time 0 on two clocks, so other recordings line up: CLOCK_MONOTONIC ns (the scheduler
   // tracer's trace clock) and CLOCK_REALTIME ns (wall-clock time). 0: unknown (a converted raw
@@ -106,7 +104,7 @@ struct Sample {
 };
 
 // Calls FN(round_index, samples) for every round in order, with every thread of that round's
-// process (ascending thread index). SAMPLES is valid during the call only.
+// process (ascending tid). SAMPLES is valid during the call only.
 void expand(const Samples& samples,
             const std::function<void(size_t round, std::span<const Sample> threads)>& fn);
 
@@ -134,7 +132,8 @@ class Builder {
  private:
   Samples samples_;
   std::unordered_map<std::string, uint32_t> stack_ids_;
-  std::unordered_map<std::string, uint32_t> thread_ids_;  // key: tid '\t' root
+  std::unordered_map<std::string, uint32_t> thread_ids_;  // key: tid '\t' pid '\t' root
+  std::vector<Entry> sorted_;
   struct Current {
     uint32_t thread;
     uint32_t stack;
