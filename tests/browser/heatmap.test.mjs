@@ -289,6 +289,8 @@ async function main() {
     // Dark mode.
     await page.goto(url + "?r=1.2-2.42", { waitUntil: "load" });
     await page.emulateMedia({ colorScheme: "dark" });
+    // The page redraws its canvas on the media query's change event: after a frame.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
     const bodyBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const canvasBg = await page.evaluate(() => {
       const c = document.getElementById("heat");
