@@ -511,13 +511,14 @@
     const eligible = (w) => w > 0 && w >= minCount;
     for (let i = 1; i < T.n; i++) if (eligible(total[i])) wide++;
     if (wide <= MAX_FRAMES) return rule;
-    const widths = [];
-    for (let i = 1; i < T.n; i++) if (eligible(total[i])) widths.push(total[i]);
-    widths.sort((a, b) => b - a);
+    const widths = new Float64Array(wide - 1);
+    let nw = 0;
+    for (let i = 1; i < T.n; i++) if (eligible(total[i])) widths[nw++] = total[i];
+    widths.sort();  // ascending, numeric: a typed array's own sort
     const budget = MAX_FRAMES - 1;
-    const cut = widths[budget - 1];
+    const cut = widths[widths.length - budget];  // the budget-th widest
     let room = budget;
-    for (const w of widths) if (w > cut) room--;
+    for (let k = widths.length - 1; k >= 0 && widths[k] > cut; k--) room--;
     const tied = [];
     for (let i = 1; i < T.n; i++) if (total[i] === cut) tied.push(i);
     tied.sort((a, b) => T.depth[a] - T.depth[b] || a - b);
@@ -627,10 +628,11 @@
           data.stroke.push(k, "#6a009a", 1.5);
         }
       }
+      // The numbers formatPx writes: tenths of a px (JSON writes the nearest decimal).
       const xw = roundPx(x1);
-      data.x.push(Number(formatPx(xw)));
-      data.y.push(Number(formatPx(y1)));
-      data.w.push(Number(formatPx(roundPx(x2) - xw)));
+      data.x.push(roundPx(xw) + 0);
+      data.y.push(roundPx(y1) + 0);
+      data.w.push(roundPx(roundPx(x2) - xw) + 0);
       data.name.push(str(name));
       data.suffix.push(str(suffix));
       data.fill.push(fillOf(fill));
@@ -750,8 +752,11 @@
       return;
     }
     const t0 = performance.now();
+    buildTree();
+    const tTree = performance.now();
     const total = rangeTotals(range);
     const base = baseline ? rangeTotals(baseline) : null;
+    const tTotals = performance.now();
     const what = mode === "all" ? "" : " in state " + (mode === "other" ? "other than R, D, S" : mode);
     const who = filterRe ? ", threads matching /" + filterText + "/" : "";
     if (!(total[0] > 0) || (base && !(base[0] > 0))) {
@@ -773,6 +778,7 @@
       subtitle = thousands(total[0]) + " thread-samples" + what + who;
     }
     const f = flameDocument(total, base, width, title, subtitle);
+    const tDoc = performance.now();
     iframe.style.height = f.height + "px";
     iframe.hidden = false;
     iframe.srcdoc = f.doc;
@@ -786,7 +792,8 @@
         " paths only in the baseline (not drawn)";
     }
     section.textContent = info + ".";
-    lastFlame = { frames: f.frames, data: f.data, ms: performance.now() - t0 };
+    lastFlame = { frames: f.frames, data: f.data, ms: performance.now() - t0,
+                  parts: { tree: tTree - t0, totals: tTotals - tTree, layout: tDoc - tTotals, bytes: f.doc.length } };
   }
 
   // ---- the moment view ----

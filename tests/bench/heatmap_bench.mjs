@@ -1,6 +1,7 @@
 // Times the heatmap page (`hearth heatmap -o heat.html`) in headless Chromium: open (load event
 // to the heatmap drawn), range -> flamegraph (mouse up to the flamegraph's iframe loaded, its
-// frames drawn by flame.js), and instant -> moment view (click to the groups written). Prints
+// frames drawn by flame.js) for one column, the middle third of the columns and all of them,
+// and instant -> moment view (click to the groups written). Prints
 // one JSON object of medians over RUNS fresh pages. Informational only (heatmap_bench.sh).
 //
 //   node heatmap_bench.mjs PAGE.html [RUNS]
@@ -27,7 +28,7 @@ const median = (v) => {
 const { chromium } = await import(pathToFileURL(PLAYWRIGHT).href);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 const url = pathToFileURL(path.resolve(pagePath)).href;
-const open = [], range = [], rangeData = [], whole = [], moment = [], frames = [];
+const open = [], range = [], rangeData = [], whole = [], moment = [], frames = [], column = [], columnFrames = [];
 let errors = 0;
 try {
   for (let i = 0; i < runs; i++) {
@@ -44,9 +45,11 @@ try {
       const cells = h.cells();
       const canvas = document.getElementById("heat");
       const box = canvas.getBoundingClientRect();
+      // A cell's middle (event coordinates are whole pixels: an edge may fall outside).
+      const cw = h.cellRect(cells.rows)[0] - h.cellRect(0)[0], ch = h.cellRect(1)[1] - h.cellRect(0)[1];
       const at = (col, row) => {
         const [x, y] = h.cellRect(col * cells.rows + row);
-        return { clientX: box.left + x + 0.5, clientY: box.top + y + 0.5, button: 0, bubbles: true };
+        return { clientX: box.left + x + cw / 2, clientY: box.top + y + ch / 2, button: 0, bubbles: true };
       };
       const c0 = Math.floor(cells.columns * a), c1 = Math.max(c0, Math.floor(cells.columns * b) - 1);
       const iframe = document.getElementById("flame");
@@ -57,9 +60,14 @@ try {
       window.dispatchEvent(new MouseEvent("mouseup", at(c1, cells.rows - 1)));
       await loaded;
       const drawn = iframe.contentDocument.querySelectorAll("#frames > g").length;
-      return { ms: performance.now() - t, data: h.lastFlame().ms, frames: h.lastFlame().frames, drawn };
+      return { ms: performance.now() - t, data: h.lastFlame().ms, frames: h.lastFlame().frames, drawn,
+               parts: h.lastFlame().parts };
     }, [fromFrac, toFrac]);
+    const col = await timed(0.5, 0.5);  // one column (c1 = c0)
+    column.push(col.ms);
+    columnFrames.push(col.frames);
     const r = await timed(1 / 3, 2 / 3);
+    if (process.env.HEATMAP_BENCH_VERBOSE) console.error(JSON.stringify(r));
     range.push(r.ms);
     rangeData.push(r.data);
     frames.push(r.frames);
@@ -71,7 +79,8 @@ try {
       const canvas = document.getElementById("heat");
       const box = canvas.getBoundingClientRect();
       const [x, y] = h.cellRect(Math.floor(cells.columns / 2) * cells.rows + 1);
-      const ev = { clientX: box.left + x + 0.5, clientY: box.top + y + 0.5, button: 0, bubbles: true };
+      const [x2, y2] = h.cellRect((Math.floor(cells.columns / 2) + 1) * cells.rows + 2);
+      const ev = { clientX: box.left + (x + x2) / 2, clientY: box.top + (y + y2) / 2, button: 0, bubbles: true };
       const t = performance.now();
       canvas.dispatchEvent(new MouseEvent("mousedown", ev));
       window.dispatchEvent(new MouseEvent("mouseup", ev));
@@ -86,6 +95,7 @@ try {
 }
 console.log(JSON.stringify({
   page_bytes: fs.statSync(pagePath).size, runs,
-  open_ms: median(open), range_third_ms: median(range), range_third_data_ms: median(rangeData),
+  open_ms: median(open), range_column_ms: median(column), range_column_frames: median(columnFrames),
+  range_third_ms: median(range), range_third_data_ms: median(rangeData),
   range_frames: median(frames), range_whole_ms: median(whole), moment_ms: median(moment), page_errors: errors,
 }));
