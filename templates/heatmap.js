@@ -117,8 +117,30 @@
       }
     }
   })();
-  const threadFirstRun = new Int32Array(nThreads).fill(-1);
-  for (let k = nRuns - 1; k >= 0; k--) threadFirstRun[runThread[k]] = k;
+  // Each thread's runs in time order: byThread[threadRuns[t] .. threadRuns[t + 1]).
+  const threadRuns = new Uint32Array(nThreads + 1);
+  for (let k = 0; k < nRuns; k++) threadRuns[runThread[k] + 1]++;
+  for (let t = 0; t < nThreads; t++) threadRuns[t + 1] += threadRuns[t];
+  const byThread = new Uint32Array(nRuns);
+  (function () {
+    const next = threadRuns.slice(0, nThreads);
+    for (let k = 0; k < nRuns; k++) byThread[next[runThread[k]]++] = k;
+  })();
+  function threadFirstRun(t) {
+    return threadRuns[t + 1] > threadRuns[t] ? byThread[threadRuns[t]] : -1;
+  }
+  // Thread T's run at round R, or -1: the last run starting at or before R, if it lasts past R.
+  function runAt(t, r) {
+    let lo = threadRuns[t], hi = threadRuns[t + 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (runStart[byThread[mid]] <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === threadRuns[t]) return -1;
+    const k = byThread[lo - 1];
+    return runEnd[k] > r ? k : -1;
+  }
 
   // Rounds of a process before round R: procBefore(p, r). One process: r itself.
   const procPrefix = [];
@@ -215,10 +237,6 @@
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   }
-  // JSON that may stand inside HTML text.
-  function safeJson(v) {
-    return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
-  }
   const ANNOTATION = /_\[[kwij]\]$/;
   function stripAnnotation(name) {
     return ANNOTATION.test(name) ? name.slice(0, -4) : name;
@@ -278,6 +296,7 @@
       const cnt = counts[stateClass[runState[k]]];
       const p = threadProc[t];
       const a = runStart[k], b = runEnd[k];
+      if (b <= a) continue;  // two changes of one thread in one round: the first lasted no time
       const c0 = cellOfRound[a], c1 = cellOfRound[b - 1];
       if (c0 === c1) {
         cnt[c0] += roundsOf(p, a, b);
@@ -688,11 +707,15 @@
       text(width - xpad - 100, fs * 2, "Search", "search") +
       text(width - xpad - 16, fs * 2, "ic", "ignorecase") +
       text(width - xpad - 100, gh - ypad2 / 2, " ", "matched") +
-      '<metadata id="frames-data">' + safeJson(data) + "</metadata>\n" +
+      '<metadata id="frames-data"></metadata>\n' +
       '<g id="frames"></g>\n' + (legend ? '<g id="threads">\n' + legend + "</g>\n" : "") + "</svg>\n";
+    // The frame data is handed over by this page (the frame is of its origin), not parsed as
+    // document text: the first script puts it where flame.js reads it.
     const doc = '<!DOCTYPE html><html><head><meta charset="utf-8"><style>html,body{margin:0;background:transparent}' +
-      "svg{display:block}</style></head><body>" + svg + "<script>" + js + "</" + "script></body></html>";
-    return { doc: doc, height: Math.ceil(height), frames: nPlaced, data: data };
+      "svg{display:block}</style></head><body>" + svg +
+      '<script>document.getElementById("frames-data").textContent = parent.hearthFlameData();</' + "script>" +
+      "<script>" + js + "</" + "script></body></html>";
+    return { doc: doc, json: JSON.stringify(data), height: Math.ceil(height), frames: nPlaced, data: data };
   }
   function childSum(T, total, node) {
     let s = 0;
@@ -736,6 +759,10 @@
   }
 
   let lastFlame = null;  // for tests: {frames, data, ms}
+  let flameJson = "";    // the frame data of the graph being loaded in the iframe
+  window.hearthFlameData = function () {
+    return flameJson;
+  };
   function rangeText(r) {
     return seconds(r[0]) + "\u2013" + seconds(r[1]) + " s";
   }
@@ -781,6 +808,7 @@
     const tDoc = performance.now();
     iframe.style.height = f.height + "px";
     iframe.hidden = false;
+    flameJson = f.json;
     iframe.srcdoc = f.doc;
     titleEl.textContent = (base ? "Differential flamegraph: " : "Flamegraph: ") + rangeText(range);
     let info = thousands(total[0]) + " thread-samples" + what + who + ", " + thousands(f.frames) + " frames";
@@ -845,10 +873,10 @@
     const p = roundProc[r];
     const groups = new Map();
     let threads = 0;
-    for (let k = 0; k < nRuns && runStart[k] <= r; k++) {
-      if (runEnd[k] <= r) continue;
-      const t = runThread[k];
+    for (let t = 0; t < nThreads; t++) {
       if (!pass[t] || (procPrefix.length && threadProc[t] !== p)) continue;
+      const k = runAt(t, r);
+      if (k < 0) continue;
       threads++;
       const key = runStack[k] * 128 + runState[k];
       let g = groups.get(key);
@@ -885,7 +913,7 @@
       for (const k of g.runs) {
         const t = runThread[k];
         const since = roundTime[r] - roundTime[runStart[k]];
-        const first = threadFirstRun[t] === k;
+        const first = threadFirstRun(t) === k;
         let how;
         if (since === 0) how = first ? "from this sample on (its first)" : "since this sample (the one before differs)";
         else how = "for " + (first ? "\u2265 " : "") + durationText(since) + (first ? " (since its first sample)" : "");
