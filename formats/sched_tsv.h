@@ -131,6 +131,10 @@ struct SchedHeader {
 inline constexpr int kStatesVersion = 2;
 inline constexpr int kOtherFilesVersion = 1;
 
+// The `#` header lines every sched file starts with, `# hearth sched.KIND VERSION` to `# lost`,
+// appended to OUT (the interval files of formats/sched_intervals.h start with them too).
+void append_header(std::string* out, std::string_view kind, int version, const SchedHeader& header);
+
 // Whole file contents (header, column names, rows), exposed for golden tests.
 std::string format_states(const SchedHeader& header, std::span<const ThreadStates> rows);
 std::string format_tenancy(const SchedHeader& header, std::span<const TenancyRow> rows);

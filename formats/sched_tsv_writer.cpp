@@ -5,7 +5,6 @@
 #include "formats/sched_tsv.h"
 
 namespace hearth::sched_tsv {
-namespace {
 
 void append_header(std::string* out, std::string_view kind, int version, const SchedHeader& h) {
   *out += "# hearth sched.";
@@ -48,6 +47,8 @@ void append_header(std::string* out, std::string_view kind, int version, const S
   text::append_decimal(out, h.lost);
   *out += '\n';
 }
+
+namespace {
 
 // Appends "\tV" for each value.
 template <typename... V>

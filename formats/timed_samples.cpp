@@ -349,6 +349,33 @@ void expand(const Samples& samples,
   }
 }
 
+Moment moment(const Samples& samples, uint64_t time_ns) {
+  struct Best {
+    size_t round;
+    uint64_t distance;
+    std::vector<Sample> threads;
+  };
+  std::map<int64_t, Best> best;  // pid -> its sample nearest TIME_NS so far
+  expand(samples, [&](size_t round, std::span<const Sample> threads) {
+    const uint64_t t = samples.rounds[round].time_ns;
+    const uint64_t distance = t > time_ns ? t - time_ns : time_ns - t;
+    auto [it, added] = best.try_emplace(samples.rounds[round].pid);
+    if (added || distance < it->second.distance) {
+      it->second = {round, distance, {threads.begin(), threads.end()}};
+    }
+  });
+  std::vector<const Best*> chosen;
+  for (const auto& [pid, b] : best) chosen.push_back(&b);
+  std::sort(chosen.begin(), chosen.end(),
+            [](const Best* a, const Best* b) { return a->round < b->round; });
+  Moment m;
+  for (const Best* b : chosen) {
+    m.rounds.push_back(b->round);
+    m.threads.insert(m.threads.end(), b->threads.begin(), b->threads.end());
+  }
+  return m;
+}
+
 Builder::Builder(int64_t pid, std::string name, std::vector<Process> processes, uint64_t mono_ns,
                  uint64_t real_ns) {
   samples_.pid = pid;
@@ -356,6 +383,13 @@ Builder::Builder(int64_t pid, std::string name, std::vector<Process> processes, 
   samples_.processes = std::move(processes);
   samples_.mono_ns = mono_ns;
   samples_.real_ns = real_ns;
+}
+
+uint32_t Builder::intern_stack(std::string_view frames) {
+  auto [it, added] =
+      stack_ids_.try_emplace(std::string(frames), static_cast<uint32_t>(samples_.stacks.size()));
+  if (added) samples_.stacks.emplace_back(frames);
+  return it->second;
 }
 
 void Builder::add(Round round, std::span<const Entry> threads) {
@@ -378,10 +412,8 @@ void Builder::add(Round round, std::span<const Entry> threads) {
     auto [t, new_thread] = thread_ids_.try_emplace(thread_key(e.tid, round.pid, e.root),
                                                    static_cast<uint32_t>(samples_.threads.size()));
     if (new_thread) samples_.threads.push_back({e.tid, round.pid, std::string(e.root)});
-    auto [st, new_stack] = stack_ids_.try_emplace(std::string(e.frames),
-                                                  static_cast<uint32_t>(samples_.stacks.size()));
-    if (new_stack) samples_.stacks.emplace_back(e.frames);
-    Current now{t->second, st->second, e.state};
+    const uint32_t stack = e.stack != kNoStack ? e.stack : intern_stack(e.frames);
+    Current now{t->second, stack, e.state};
     auto it = set.find(e.tid);
     if (it != set.end() && it->second.thread == now.thread && it->second.stack == now.stack &&
         it->second.state == now.state) {

@@ -108,6 +108,15 @@ struct Sample {
 void expand(const Samples& samples,
             const std::function<void(size_t round, std::span<const Sample> threads)>& fn);
 
+// The moment nearest TIME_NS (since time 0): for each process, its sample nearest to TIME_NS
+// (the earlier one on a tie), with every thread of it as expand() gives them. What the moment
+// view shows: one sample per process, not a mix of samples.
+struct Moment {
+  std::vector<size_t> rounds;   // the samples chosen, one per process, ascending
+  std::vector<Sample> threads;  // theirs, process by process in the order of ROUNDS
+};
+Moment moment(const Samples& samples, uint64_t time_ns);
+
 // --- Writing ---
 
 // Builds Samples from whole samples, one process's sample at a time, finding the changes.
@@ -116,12 +125,17 @@ class Builder {
   Builder(int64_t pid, std::string name, std::vector<Process> processes, uint64_t mono_ns,
           uint64_t real_ns);
 
+  static constexpr uint32_t kNoStack = ~uint32_t{0};
   struct Entry {
     int64_t tid = 0;
     std::string_view root;    // root frames
-    std::string_view frames;  // the rest, ';'-joined
+    std::string_view frames;  // the rest, ';'-joined (unless STACK is set)
     char state = '?';
+    uint32_t stack = kNoStack;  // the frames' id from intern_stack(): FRAMES is not looked at
   };
+  // The id of stack FRAMES, added if new: a caller that knows which of its samples share a stack
+  // interns it once, not once per sample.
+  uint32_t intern_stack(std::string_view frames);
   // One sample of process ROUND.pid holding THREADS (every thread sampled; any order, one entry
   // per tid). Rounds must come in time order. ROUND.first_change is set here.
   void add(Round round, std::span<const Entry> threads);

@@ -148,8 +148,8 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     sampler->aggregate(&counts, ao);
     RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
                                           counts.to_folded()));
-    return write_file_atomically((fs::path(a.output) / report::kStacksRaw).string(),
-                                 sampler->raw_text(ao));
+    return write_file_atomically((fs::path(a.output) / report::kStacksSamples).string(),
+                                 timed_samples::format(sampler->timed(ao)));
   };
   Result<void> written;
   if (!sampler->holds_target()) {
@@ -207,6 +207,7 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
   o.duration_s = std::chrono::duration<double>(w->deadline - Clock::now()).count();
   if (o.duration_s <= 0) return out->skipped("the window ended before tracing could start");
   o.wakeups = a.wakeups;
+  o.intervals_s = a.intervals;
   o.inherit = a.selection.children;
   o.stop_requested = [w] { return w->over.load() || shutdown_requested(); };
   o.spool_dir = a.output;
@@ -216,6 +217,8 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
       !written) {
     return out->failed(written.error().message);
   }
+  auto files = sched::write_interval_files(a.output, r->header, *r->model.intervals);
+  if (!files) return out->failed(files.error().message);
   *cost = sched::stop_cost(r->model.states);
   out->ok();
   out->figures["events"] = r->events;
@@ -226,6 +229,16 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
   out->figures["estimated_switch_ins"] = r->model.inferred_without_wakeup;
   out->figures["window_s"] =
       round3(static_cast<double>(r->header.window_end_ns - r->header.window_start_ns) / 1e9);
+  // What sched.intervals.tsv kept: every interval from intervals_whole_from_ns (CLOCK_MONOTONIC)
+  // to the window end, intervals_whole_s of it; before it, sched.slots.tsv's slots.
+  const sched::IntervalStore& iv = *r->model.intervals;
+  out->figures["intervals"] = files->intervals;
+  out->figures["intervals_whole_s"] =
+      round3(static_cast<double>(r->header.window_end_ns - iv.keep.whole_from_ns) / 1e9);
+  out->figures["intervals_whole_from_ns"] = iv.keep.whole_from_ns;
+  out->figures["intervals_slot_s"] =
+      iv.sliced() ? round3(static_cast<double>(iv.keep.slot_ns) / 1e9) : 0.0;
+  out->figures["slots"] = files->slots;
   if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";
   if (!r->fork_watcher_failure.empty()) out->figures["message"] = r->fork_watcher_failure;
 }

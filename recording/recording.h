@@ -39,7 +39,8 @@ struct Options {
   double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
-  bool wakeups = false;                   // the scheduler also records every wakeup
+  bool wakeups = false;   // the scheduler also records every wakeup
+  double intervals = 60;  // s at the window's end whose scheduler intervals are all kept
   std::vector<std::string> command_line;  // for report.json
   // The summary lines of the stack sampler's run (called on its thread when it is done).
   std::function<std::string(stacks::ProcessSet&)> sampler_summary;

@@ -47,6 +47,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
       std::string kind = name.substr(6, name.size() - 10);
       if (sched_tsv::parse_kind(kind)) {
         found.push_back(e.path().string());
+      } else if (kind == "intervals" || kind == "slots") {
+        continue;  // the scheduler's intervals: for the time views, not charts; always there
       } else {
         std::fprintf(stderr, "hearth chart: %s: no chart reads sched.%s files; skipped\n",
                      e.path().c_str(), kind.c_str());

@@ -36,6 +36,8 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
   if (!(a.mmv_interval >= 0.01 && a.mmv_interval <= 3600))
     problems.push_back("--mmv-interval must be between 0.01 and 3600 seconds");
   if (a.no_stacks && a.no_sched && a.no_mmv) problems.push_back("every collector is turned off");
+  if (!(a.intervals >= 0 && a.intervals <= 7 * 24 * 3600))
+    problems.push_back("--intervals must be between 0 and a week (in seconds)");
   if (!a.baseline.empty() && !fs::is_directory(a.baseline))
     problems.push_back("--baseline " + a.baseline + ": not a directory");
   return problems;
@@ -88,6 +90,7 @@ int run_record(const RecordArgs& a) {
   o.no_sched = a.no_sched;
   o.no_mmv = a.no_mmv;
   o.wakeups = a.wakeups;
+  o.intervals = a.intervals;
   o.command_line = a.command_line;
   o.sampler_summary = [](stacks::ProcessSet& set) { return sampler_summary("record", set); };
   o.note = [](const std::string& line) {

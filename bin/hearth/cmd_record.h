@@ -21,7 +21,8 @@ struct RecordArgs : SelectionArgs {
   std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
   bool wakeups = false;
-  std::string baseline;                   // another report directory: adds the diff view
+  double intervals = 60;  // --intervals: s of the window whose scheduler intervals stay whole
+  std::string baseline;   // another report directory: adds the diff view
   std::vector<std::string> command_line;  // argv, for report.json
 };
 

@@ -95,6 +95,8 @@ std::vector<std::string> validate_sched(const SchedArgs& a) {
   }
   if (!(a.duration > 0 && a.duration <= 7 * 24 * 3600))
     problems.push_back("-d must be above 0 and at most a week (in seconds)");
+  if (!(a.intervals >= 0 && a.intervals <= 7 * 24 * 3600))
+    problems.push_back("--intervals must be between 0 and a week (in seconds)");
   if (a.output.empty()) problems.push_back("-o DIR is required (the output directory)");
   return problems;
 }
@@ -152,6 +154,7 @@ int run_sched(const SchedArgs& a) {
   o.cpu = a.cpu;
   o.duration_s = a.duration;
   o.wakeups = a.wakeups;
+  o.intervals_s = a.intervals;
   o.stop_requested = [] { return shutdown_requested(); };
   o.ftrace = ftrace ? &*ftrace : nullptr;
   o.spool_dir = a.output;
@@ -170,12 +173,27 @@ int run_sched(const SchedArgs& a) {
   }
   auto written = sched_tsv::write_sched_tsvs(a.output, recorded->header, recorded->model, a.wakeups,
                                              a.all && a.cpu >= 0);
+  if (written) {
+    auto files =
+        sched::write_interval_files(a.output, recorded->header, *recorded->model.intervals);
+    if (!files) written = std::unexpected(files.error());
+  }
   if (written && ftrace) written = ftrace->commit();
   if (!written) {
     std::fprintf(stderr, "hearth sched: %s\n", written.error().message.c_str());
     return 1;
   }
   print_summary(*recorded, a.output);
+  if (const sched::IntervalStore& iv = *recorded->model.intervals; iv.sliced()) {
+    const sched_tsv::SchedHeader& h = recorded->header;
+    std::fprintf(stderr,
+                 "hearth sched: every interval of the last %.1f s kept (sched.intervals.tsv); "
+                 "the %.1f s before in %.0f s slots (sched.slots.tsv) — --intervals SECS keeps "
+                 "more\n",
+                 static_cast<double>(h.window_end_ns - iv.keep.whole_from_ns) / 1e9,
+                 static_cast<double>(iv.keep.whole_from_ns - h.window_start_ns) / 1e9,
+                 static_cast<double>(iv.keep.slot_ns) / 1e9);
+  }
   if (const uint64_t estimated = recorded->model.inferred_without_wakeup; estimated > 0) {
     uint64_t switch_ins = 0;
     for (const sched_tsv::TenancyRow& t : recorded->model.tenancy) switch_ins += t.switch_ins;

@@ -13,12 +13,13 @@ namespace hearth::cli {
 // The selection (-p, --comm, --inherit/--children) is taken at the start; the recorder follows
 // the descendants of the processes selected, those created in the window too.
 struct SchedArgs : SelectionArgs {
-  bool all = false;      // -a
-  int cpu = -1;          // --cpu, with -a
-  double duration = 10;  // -d, s
-  std::string output;    // -o DIR, created if missing
-  bool wakeups = false;  // --wakeups
-  bool ftrace = false;   // --ftrace: also sched.ftrace.txt
+  bool all = false;       // -a
+  int cpu = -1;           // --cpu, with -a
+  double duration = 10;   // -d, s
+  std::string output;     // -o DIR, created if missing
+  bool wakeups = false;   // --wakeups
+  bool ftrace = false;    // --ftrace: also sched.ftrace.txt
+  double intervals = 60;  // --intervals: s at the window's end whose intervals stay whole
 };
 
 // Checks everything; returns every problem found (empty: fine).

@@ -14,11 +14,11 @@
 
 #include "bin/hearth/sampler_cli.h"
 #include "bin/hearth/terminal.h"
-#include "collectors/stacks/live_view.h"
 #include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 #include "common/atomic_file.h"
 #include "common/shutdown.h"
+#include "render/live/live_view.h"
 
 namespace hearth::cli {
 namespace {
@@ -65,6 +65,7 @@ int run_stacks(const StacksArgs& a) {
   }
   std::vector<std::string> outputs = {a.output.empty() ? "-" : a.output};
   if (!a.raw.empty()) outputs.push_back(a.raw);
+  if (!a.samples.empty()) outputs.push_back(a.samples);
   if (!outputs_are_new("stacks", {}, outputs)) return 2;
   bool live = a.output.empty() && isatty(STDOUT_FILENO);
   int count = a.count;
@@ -142,15 +143,20 @@ int run_stacks(const StacksArgs& a) {
         int cols, rows;
         term->size(&cols, &rows);
         const stacks::SamplerSummary sum = sampler->summary();
-        stacks::LiveStatus st{.pid = sampler->first_pid(),
-                              .process_name = sampler->first_name(),
-                              .samples = sum.rounds,
-                              .threads = sum.threads_seen,
-                              .elapsed_s = sum.elapsed_s,
-                              .stall_median_ms = median_of(sum.round_stall_ms),
-                              .stall_max_ms = max_of(sum.round_stall_ms),
-                              .processes = sampler->several() ? sampler->processes() : 0};
-        term->show(stacks::render_live_view(counts, st, cols, rows));
+        live::LiveStatus st{.pid = sampler->first_pid(),
+                            .process_name = sampler->first_name(),
+                            .samples = sum.rounds,
+                            .threads = sum.threads_seen,
+                            .elapsed_s = sum.elapsed_s,
+                            .stall_median_ms = median_of(sum.round_stall_ms),
+                            .stall_max_ms = max_of(sum.round_stall_ms),
+                            .processes = sampler->several() ? sampler->processes() : 0};
+        std::vector<live::StackRow> rows_of_stacks;
+        for (const stacks::StackCounts::Entry& e : counts.top(static_cast<size_t>(rows)))
+          rows_of_stacks.push_back({e.stack, e.count});
+        term->show(live::render(
+            {.header = live::live_header(st), .stacks = rows_of_stacks, .total = counts.total()},
+            cols, rows));
         next_refresh = Clock::now() + kLiveRefresh;
       }
       if (term) {
@@ -195,6 +201,13 @@ int run_stacks(const StacksArgs& a) {
     }
     if (!a.raw.empty()) {
       auto written = write_file_atomically(a.raw, sampler->raw_text(ao));
+      if (!written) {
+        std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
+        return 1;
+      }
+    }
+    if (!a.samples.empty()) {
+      auto written = write_file_atomically(a.samples, timed_samples::format(sampler->timed(ao)));
       if (!written) {
         std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
         return 1;

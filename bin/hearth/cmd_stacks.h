@@ -17,6 +17,7 @@ struct StacksArgs : SelectionArgs {
   double frequency = 10;  // Hz
   std::string output;     // folded stacks; empty: live view on a terminal, else stdout
   std::string raw;        // every sample as a line
+  std::string samples;    // the timed samples (formats/timed_samples.h)
   std::string threads = "split";
   bool state = false;
   std::string method = "auto";  // auto, bpf, ptrace

@@ -12,6 +12,7 @@
 #include "bin/hearth/cmd_heatmap.h"
 #include "bin/hearth/cmd_mmv.h"
 #include "bin/hearth/cmd_record.h"
+#include "bin/hearth/cmd_replay.h"
 #include "bin/hearth/cmd_report.h"
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
@@ -197,6 +198,10 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_flag("--no-sched", a->no_sched, "Don't trace the scheduler");
   c->add_flag("--no-mmv", a->no_mmv, "Don't read MMV metrics");
   c->add_flag("--wakeups", a->wakeups, "Also record every wakeup: wakeup latency, migrations");
+  c->add_option("--intervals", a->intervals,
+                "Seconds at the window's end whose scheduler intervals are all kept (before: "
+                "per-thread time per 1 s slot)")
+      ->capture_default_str();
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 
@@ -207,6 +212,31 @@ void add_report_command(CLI::App& app, ReportArgs* a) {
       ->required();
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
   c->add_option("--width", a->width, "Width of the pictures, px")->capture_default_str();
+}
+
+void add_replay_command(CLI::App& app, ReplayArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "replay",
+      "Replay recorded stack samples in the live view, with each thread's state (keys: space "
+      "pause, arrows step, [ ] speed, l loop, g go to, q quit)");
+  c->add_option("input", a->input,
+                "Report directory (its stacks.samples.txt, else stacks.raw.txt), or a timed or "
+                "raw samples file")
+      ->required();
+  c->add_option("-o,--output", a->output,
+                "Print the view once to this file ('-': stdout) instead of replaying (the "
+                "default when stdout is not a terminal)");
+  c->add_option("--speed", a->speed, "Playback speed, 1/64 to 64")->capture_default_str();
+  c->add_option("--from", a->from, "Replay from this many seconds after the recording's start");
+  c->add_option("--to", a->to, "Replay up to this many seconds after the recording's start");
+  c->add_option("--at", a->at,
+                "Printed: the view at this second (default: the end); on a terminal: start "
+                "here, paused");
+  c->add_flag("--loop", a->loop, "Loop the range replayed");
+  c->add_option("--window", a->window,
+                "Count the stacks over the samples of the last SECS (0: every sample since --from, "
+                "as `hearth stacks` counts since its start)")
+      ->capture_default_str();
 }
 
 void add_sched_command(CLI::App& app, SchedArgs* a) {
@@ -223,6 +253,10 @@ void add_sched_command(CLI::App& app, SchedArgs* a) {
   c->add_flag("--ftrace", a->ftrace,
               "Also write every event as ftrace text (sched.ftrace.txt, opens in Perfetto; "
               "~170 bytes per event)");
+  c->add_option("--intervals", a->intervals,
+                "Seconds at the window's end whose intervals are all kept (sched.intervals.tsv; "
+                "before: per-thread time per 1 s slot, sched.slots.tsv)")
+      ->capture_default_str();
 }
 
 void add_serve_command(CLI::App& app, ServeArgs* a) {
@@ -253,6 +287,9 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-o,--output", a->output,
                 "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
+  c->add_option("--samples", a->samples,
+                "Also write the timed samples (every thread's state and stack at every sample, "
+                "compact): what hearth heatmap and hearth replay read");
   c->add_option("--threads", a->threads,
                 "split: a root per thread, named by its role (an unnamed thread: comm:ENTRY); "
                 "merge: a root per role; raw: a root per thread, named by its comm only")
@@ -301,6 +338,8 @@ int main(int argc, char** argv) {
   record.command_line.assign(argv, argv + argc);
   hearth::cli::ReportArgs report;
   hearth::cli::add_report_command(app, &report);
+  hearth::cli::ReplayArgs replay;
+  hearth::cli::add_replay_command(app, &replay);
   hearth::cli::ServeArgs serve;
   hearth::cli::add_serve_command(app, &serve);
   try {
@@ -322,6 +361,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
     if (app.got_subcommand("record")) return hearth::cli::run_record(record);
     if (app.got_subcommand("report")) return hearth::cli::run_report(report);
+    if (app.got_subcommand("replay")) return hearth::cli::run_replay(replay);
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
     if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
   } catch (const std::exception& e) {

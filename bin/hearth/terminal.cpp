@@ -57,6 +57,12 @@ char Terminal::read_key() {
   return ::read(STDIN_FILENO, &c, 1) == 1 ? c : 0;
 }
 
+bool Terminal::wait_for_key(int timeout_ms) {
+  if (!active_) return false;
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  return ::poll(&p, 1, timeout_ms) > 0;  // EINTR (a signal): false, the caller looks why
+}
+
 void Terminal::size(int* cols, int* rows) const {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {

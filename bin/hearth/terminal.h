@@ -13,8 +13,12 @@ class Terminal {
   Terminal& operator=(const Terminal&) = delete;
   ~Terminal();
 
+  // True when in raw mode on the alternate screen (stdin and stdout are terminals).
+  bool active() const { return active_; }
   // A key pressed since the last call, or 0. Never blocks.
   char read_key();
+  // Waits up to TIMEOUT_MS for a key (or a signal); true when one can be read.
+  bool wait_for_key(int timeout_ms);
   // Columns and rows now (the terminal may have been resized); 80x24 if unknown.
   void size(int* cols, int* rows) const;
   // Replaces the screen with TEXT (lines separated by '\n').

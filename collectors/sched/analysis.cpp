@@ -92,6 +92,14 @@ constexpr size_t idx(OffState s) {
   return static_cast<size_t>(s);
 }
 
+// The interval state of off-CPU time after a switch-out in LETTERS (the kernel's, or proc(5)'s
+// for a seed): its first letter, which classify_state reads the same way; '?' when there is none
+// (or 'C', which is not the kernel's and would read as on CPU).
+char off_letter(std::string_view letters) {
+  if (letters.empty() || letters.front() == sched_intervals::kStateOnCpu) return '?';
+  return sched_intervals::valid_state(letters.front()) ? letters.front() : '?';
+}
+
 }  // namespace
 
 struct SchedAnalysis::Thread {
@@ -108,7 +116,9 @@ struct SchedAnalysis::Thread {
   int cpu = -1;        // while running
   uint64_t since = 0;  // start of the current running or off interval, ns
   OffState off_state = OffState::kOther;
-  pid_t preemptor = -1;  // tid that ran next at a runnable switch-out, while off
+  char off_letter = '?';  // the interval state of the current off interval (off_letter())
+  int off_cpu = -1;       // the CPU it left at that switch-out
+  pid_t preemptor = -1;   // tid that ran next at a runnable switch-out, while off
 
   uint64_t on_cpu_ns = 0;
   std::array<uint64_t, kOffStates> off_ns{};
@@ -118,6 +128,8 @@ struct SchedAnalysis::Thread {
 
   bool wake_pending = false;
   uint64_t wake_ts = 0;
+  pid_t waker = -1;   // the task current when the pending wakeup fired
+  int wake_cpu = -1;  // the run queue it put the thread on (sched_wakeup), else -1
   // A migration while off CPU (load balancing pulls runnable threads to idle CPUs): the thread
   // ran on the new CPU after it. Cleared at each switch.
   bool migrated_while_off = false;
@@ -133,12 +145,20 @@ struct SchedAnalysis::Thread {
   bool view_ran = false;
   uint64_t view_last_off = 0;  // when it last left the view CPU (window start at first)
   uint64_t view_longest_off = 0;
+
+  ThreadIntervals intervals;  // when keeps_intervals()
 };
 
 SchedAnalysis::SchedAnalysis(AnalysisOptions options)
     : options_(std::move(options)),
       reported_pids_(options_.target_pids.begin(), options_.target_pids.end()) {
   last_ts_ = options_.window_start_ns;
+  const uint64_t start = options_.window_start_ns;
+  keep_.window_start_ns = start;
+  keep_.slot_ns = options_.slot_ns > 0 ? options_.slot_ns : 1'000'000'000;
+  // A whole number of slots after the start (what the files' readers check).
+  const uint64_t from = std::max(options_.intervals_whole_from_ns, start);
+  keep_.whole_from_ns = start + (from - start) / keep_.slot_ns * keep_.slot_ns;
 }
 
 SchedAnalysis::~SchedAnalysis() = default;
@@ -204,7 +224,7 @@ void SchedAnalysis::add(const SwitchEvent& e) {
 
   if (prev.idle_cpu < 0) infer_missing_switch_in(prev, ts, cpu);
   OffState state = classify_state(e.prev_state);
-  switch_out(prev, ts, cpu, state, e.next_pid);
+  switch_out(prev, ts, cpu, state, off_letter(e.prev_state), e.next_pid);
   // "X" (dead) or "Z" (zombie): the thread exited; its time ends here.
   if (!e.prev_state.empty() && (e.prev_state[0] == 'X' || e.prev_state[0] == 'Z'))
     prev.phase = Phase::kExited;
@@ -230,7 +250,10 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
   // First event on this CPU and the thread's first event: it was on the CPU since the start.
   if (running_here || (t.phase == Phase::kUnknown && cs == cpus_.end())) return;
   uint64_t in = cs != cpus_.end() ? cs->second.last_switch_ns : options_.window_start_ns;
-  if (t.phase == Phase::kOff) in = std::max(in, t.since);
+  // Not before what is known of the thread: off since its switch-out, or running elsewhere since
+  // its switch-in there (a switch-out lost on that CPU), or exited (its tid reused). Earlier, its
+  // time there would count twice.
+  if (t.phase != Phase::kUnknown) in = std::max(in, t.since);
   ++t.inferred;
   // The latest thing known to come before the switch-in: its wakeup (or fork), or a migration
   // after it (a runnable thread pulled to an idle CPU, whose idle → task switch went missing).
@@ -243,7 +266,7 @@ void SchedAnalysis::infer_missing_switch_in(Thread& t, uint64_t ts, int cpu) {
     auto cur = threads_.find(cs->second.current);
     if (cur != threads_.end() && cur->second.get() != &t && cur->second->phase == Phase::kRunning &&
         cur->second->cpu == cpu) {
-      switch_out(*cur->second, in, cpu, OffState::kOther, t.tid);
+      switch_out(*cur->second, in, cpu, OffState::kOther, sched_intervals::kStateUnknown, t.tid);
     }
   }
   switch_in(t, in, cpu, /*observed=*/false);  // its latency is unknown
@@ -265,6 +288,8 @@ void SchedAnalysis::add(const WakingEvent& e) {
   if (t.phase != Phase::kRunning && !t.wake_pending) {
     t.wake_pending = true;
     t.wake_ts = ts;
+    t.waker = e.ctx.common_pid;
+    t.wake_cpu = e.enqueued ? e.target_cpu : -1;
   }
 }
 
@@ -294,9 +319,13 @@ void SchedAnalysis::add(const ForkEvent& e) {
   t.phase = Phase::kOff;
   t.since = ts;
   t.off_state = OffState::kRunnable;
+  t.off_letter = sched_intervals::kStateRunnable;
+  t.off_cpu = e.ctx.cpu;
   t.preemptor = -1;
   t.wake_pending = true;
   t.wake_ts = ts;
+  t.waker = e.parent_pid;
+  t.wake_cpu = -1;
   t.view_last_off = ts;
 }
 
@@ -311,24 +340,44 @@ void account_on(uint64_t from, uint64_t to, int cpu, uint64_t* on,
 
 }  // namespace
 
-void SchedAnalysis::switch_out(Thread& t, uint64_t ts, int cpu, OffState state, pid_t next_tid) {
+bool SchedAnalysis::keeps_intervals(const Thread& t) const {
+  if (t.idle_cpu >= 0) return false;
+  // With inherit the reported processes grow: decided at finish().
+  if (options_.target_pids.empty() || options_.inherit) return true;
+  return t.pid < 0 || reported_pids_.count(t.pid) != 0;
+}
+
+void SchedAnalysis::on_cpu(Thread& t, uint64_t from, uint64_t to, int cpu) {
+  account_on(from, to, cpu, &t.on_cpu_ns, &t.tenancy);
+  if (keeps_intervals(t)) t.intervals.add(keep_, from, to, sched_intervals::kStateOnCpu, cpu, -1);
+}
+
+void SchedAnalysis::off_cpu(Thread& t, uint64_t from, uint64_t to, char letter, int cpu,
+                            int64_t by) {
+  if (to <= from) return;
+  t.off_ns[idx(classify_state(std::string_view(&letter, 1)))] += to - from;
+  if (keeps_intervals(t)) t.intervals.add(keep_, from, to, letter, cpu, by);
+}
+
+void SchedAnalysis::switch_out(Thread& t, uint64_t ts, int cpu, OffState state, char letter,
+                               pid_t next_tid) {
   const uint64_t start = options_.window_start_ns;
   switch (t.phase) {
     case Phase::kRunning:
-      account_on(t.since, ts, cpu, &t.on_cpu_ns, &t.tenancy);
+      on_cpu(t, t.since, ts, cpu);
       break;
     case Phase::kUnknown:
       // Running since the window start (or since a switch-in we never saw).
-      account_on(start, ts, cpu, &t.on_cpu_ns, &t.tenancy);
+      on_cpu(t, start, ts, cpu);
       break;
     case Phase::kExited:
       break;
     case Phase::kOff: {
       // Two switch-outs in a row: a switch-in was lost. Close the off interval here.
       uint64_t d = ts - t.since;
-      t.off_ns[idx(t.off_state)] += d;
-      if (t.off_state == OffState::kRunnable && t.preemptor >= 0)
-        t.preemptors[t.preemptor].time_ns += d;
+      const bool preempted = t.off_state == OffState::kRunnable;
+      off_cpu(t, t.since, ts, t.off_letter, t.off_cpu, preempted ? t.preemptor : -1);
+      if (preempted && t.preemptor >= 0) t.preemptors[t.preemptor].time_ns += d;
       break;
     }
   }
@@ -336,7 +385,10 @@ void SchedAnalysis::switch_out(Thread& t, uint64_t ts, int cpu, OffState state, 
   t.since = ts;
   t.migrated_while_off = false;
   t.off_state = state;
+  t.off_letter = letter;
+  t.off_cpu = cpu;
   t.switches[idx(state)]++;
+  if (keeps_intervals(t)) t.intervals.switch_out(keep_, ts);
   t.preemptor = state == OffState::kRunnable ? next_tid : -1;
   if (cpu == options_.cpu) t.view_last_off = ts;
 }
@@ -345,32 +397,36 @@ void SchedAnalysis::switch_in(Thread& t, uint64_t ts, int cpu, bool observed) {
   const uint64_t start = options_.window_start_ns;
   // Woken before this switch-in: from the wakeup on, the thread was runnable, waiting for a
   // CPU (the kernel's state R), whatever state it had been switched out in.
-  auto woken_at = [&](uint64_t from) {
-    return t.wake_pending && t.wake_ts >= from && t.wake_ts <= ts ? t.wake_ts : ts;
+  auto woke_since = [&](uint64_t from) {
+    return t.wake_pending && t.wake_ts >= from && t.wake_ts <= ts;
   };
+  const char kR = sched_intervals::kStateRunnable;
   switch (t.phase) {
     case Phase::kOff: {
-      uint64_t woken = woken_at(t.since);
+      const bool woke = woke_since(t.since);
+      const uint64_t woken = woke ? t.wake_ts : ts;
       uint64_t d = woken - t.since;
-      t.off_ns[idx(t.off_state)] += d;
-      t.off_ns[idx(OffState::kRunnable)] += ts - woken;
-      if (t.off_state == OffState::kRunnable && t.preemptor >= 0)
-        t.preemptors[t.preemptor].time_ns += d;
+      const bool preempted = t.off_state == OffState::kRunnable;
+      off_cpu(t, t.since, woken, t.off_letter, t.off_cpu,
+              preempted ? t.preemptor : (woke ? t.waker : -1));
+      off_cpu(t, woken, ts, kR, cpu, -1);  // woken: waited for a CPU, the one it got
+      if (preempted && t.preemptor >= 0) t.preemptors[t.preemptor].time_ns += d;
       break;
     }
     case Phase::kUnknown:
       if (t.seeded) {
-        uint64_t woken = woken_at(start);
-        OffState s = classify_state(std::string_view(&t.seed_state, 1));
-        t.off_ns[idx(s)] += woken - start;
-        t.off_ns[idx(OffState::kRunnable)] += ts - woken;
+        const bool woke = woke_since(start);
+        const uint64_t woken = woke ? t.wake_ts : ts;
+        off_cpu(t, start, woken, off_letter(std::string_view(&t.seed_state, 1)), t.seed_cpu,
+                woke ? t.waker : -1);
+        off_cpu(t, woken, ts, kR, cpu, -1);
       }
       break;
     case Phase::kExited:  // the tid was reused: a new thread from here on
       break;
     case Phase::kRunning:
       // Two switch-ins in a row: a switch-out was lost. Count the time as on-CPU.
-      account_on(t.since, ts, t.cpu, &t.on_cpu_ns, &t.tenancy);
+      on_cpu(t, t.since, ts, t.cpu);
       break;
   }
   if (t.wake_pending && observed) {
@@ -408,6 +464,8 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
   const uint64_t end = std::max(window_end_ns, last_ts_);
   const bool all = options_.target_pids.empty();
   SchedModel m;
+  auto store = std::make_shared<IntervalStore>();
+  store->keep = keep_;
 
   std::vector<Thread*> sorted;
   sorted.reserve(threads_.size());
@@ -422,17 +480,18 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
     // Close what is open at the window end.
     switch (t.phase) {
       case Phase::kRunning:
-        account_on(t.since, end, t.cpu, &t.on_cpu_ns, &t.tenancy);
+        on_cpu(t, t.since, end, t.cpu);
         break;
       case Phase::kOff: {
         // Woken and still waiting for a CPU at the end: runnable from its wakeup on.
-        uint64_t woken =
-            t.wake_pending && t.wake_ts >= t.since && t.wake_ts <= end ? t.wake_ts : end;
+        const bool woke = t.wake_pending && t.wake_ts >= t.since && t.wake_ts <= end;
+        const uint64_t woken = woke ? t.wake_ts : end;
         uint64_t d = woken - t.since;
-        t.off_ns[idx(t.off_state)] += d;
-        t.off_ns[idx(OffState::kRunnable)] += end - woken;
-        if (t.off_state == OffState::kRunnable && t.preemptor >= 0)
-          t.preemptors[t.preemptor].time_ns += d;
+        const bool preempted = t.off_state == OffState::kRunnable;
+        off_cpu(t, t.since, woken, t.off_letter, t.off_cpu,
+                preempted ? t.preemptor : (woke ? t.waker : -1));
+        off_cpu(t, woken, end, sched_intervals::kStateRunnable, t.wake_cpu, -1);
+        if (preempted && t.preemptor >= 0) t.preemptors[t.preemptor].time_ns += d;
         break;
       }
       case Phase::kExited:
@@ -441,13 +500,13 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
         if (t.seeded && t.seed_state == 'R' && cpus_.count(t.seed_cpu) != 0) {
           // Its CPU switched other tasks and it never ran there: it waited all along (or ran on
           // a CPU that was not recorded, with --cpu).
-          t.off_ns[idx(OffState::kRunnable)] += end - start;
+          off_cpu(t, start, end, sched_intervals::kStateRunnable, t.seed_cpu, -1);
         } else if (t.seeded && t.seed_state == 'R') {
           // Never switched during the whole window: it had its CPU to itself.
-          account_on(start, end, t.seed_cpu, &t.on_cpu_ns, &t.tenancy);
+          on_cpu(t, start, end, t.seed_cpu);
           if (t.seed_cpu >= 0 && t.seed_cpu == options_.cpu) t.view_ran = true;
         } else if (t.seeded) {
-          t.off_ns[idx(classify_state(std::string_view(&t.seed_state, 1)))] += end - start;
+          off_cpu(t, start, end, off_letter(std::string_view(&t.seed_state, 1)), t.seed_cpu, -1);
         }
         break;
     }
@@ -479,6 +538,8 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
     }
     if (idle) continue;
 
+    t.intervals.finish();
+    store->threads.push_back({t.tid, pid, std::move(t.intervals)});
     ThreadStates& row = m.states.emplace_back();
     row.tid = t.tid;
     row.comm = t.comm;
@@ -517,6 +578,7 @@ SchedModel SchedAnalysis::finish(uint64_t window_end_ns) {
   });
   std::stable_sort(m.cpu.begin(), m.cpu.end(),
                    [](const auto& a, const auto& b) { return a.tid < b.tid; });
+  m.intervals = std::move(store);
   return m;
 }
 

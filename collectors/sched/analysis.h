@@ -25,6 +25,13 @@
 // woken, it waits for a CPU, the kernel's state R (README, "Scheduler states"). The idle task
 // (tid 0) is kept per CPU.
 //
+// Intervals: every piece of time the above accounts to a thread is also emitted as an interval of
+// that thread (on CPU, or off CPU in the state it was switched out in, then runnable from its
+// wakeup), so per thread and state the intervals and slots add up to its states row exactly
+// (interval_log.h keeps them; formats/sched_intervals.h says what the columns mean). An
+// off-CPU interval's `by`: the preemptor for a runnable switch-out, the waker (the task current
+// at its sched_waking / sched_wakeup) for one that ended with a wakeup.
+//
 // Not thread-safe: one owner feeds events and calls finish().
 #pragma once
 
@@ -40,6 +47,7 @@
 #include <vector>
 
 #include "collectors/sched/events.h"
+#include "collectors/sched/interval_log.h"
 #include "formats/sched_tsv.h"
 
 namespace hearth::sched {
@@ -80,6 +88,9 @@ struct SchedModel : sched_tsv::SchedTables {
   // wakeup (or fork) when one was recorded, else at the CPU's previous switch.
   uint64_t inferred_switch_ins = 0;
   uint64_t inferred_without_wakeup = 0;  // of those, placed without a wakeup: approximate
+  // The reported threads' intervals and slots (the threads of `states`, in its order). Shared:
+  // the model stays copyable; nobody changes it after finish().
+  std::shared_ptr<const IntervalStore> intervals;
 };
 
 struct AnalysisOptions {
@@ -91,6 +102,11 @@ struct AnalysisOptions {
   // Also the processes they create during the window (a ForkEvent that is not a thread, from a
   // reported process), and theirs: each reported under its own pid.
   bool inherit = false;
+  // Intervals are kept whole from this time on (<= window_start_ns: the whole window); the time
+  // before it is folded into slots of slot_ns as the events come (choose_keep in
+  // interval_log.h computes both).
+  uint64_t intervals_whole_from_ns = 0;
+  uint64_t slot_ns = 1'000'000'000;
 };
 
 class SchedAnalysis {
@@ -126,11 +142,18 @@ class SchedAnalysis {
   // The thread an event is about (its identity noted); nullptr for pid <= 0.
   Thread* subject(pid_t pid, pid_t tgid, const std::string& comm, int cpu);
   void infer_missing_switch_in(Thread& t, uint64_t ts, int cpu);
-  void switch_out(Thread& t, uint64_t ts, int cpu, OffState state, pid_t next_tid);
+  // LETTER: the interval state of the off-CPU time that follows (the kernel's first letter).
+  void switch_out(Thread& t, uint64_t ts, int cpu, OffState state, char letter, pid_t next_tid);
   void switch_in(Thread& t, uint64_t ts, int cpu, bool observed = true);
+  // Time accounted to T, on CPU or off it: added to its totals and emitted as an interval.
+  void on_cpu(Thread& t, uint64_t from, uint64_t to, int cpu);
+  void off_cpu(Thread& t, uint64_t from, uint64_t to, char letter, int cpu, int64_t by);
+  // Whether T's intervals may be reported (known to belong to a process not reported: no).
+  bool keeps_intervals(const Thread& t) const;
   uint64_t clamp_ts(uint64_t ts);
 
   AnalysisOptions options_;
+  IntervalKeep keep_;
   std::unordered_set<pid_t> reported_pids_;  // target_pids, and with inherit their children
   uint64_t last_ts_ = 0;
   // Key: tid, or -(cpu+1) for the idle task of a CPU.

@@ -431,6 +431,12 @@ Result<RecordResult> record_sched(const RecordOptions& o) {
   std::sort(ao.target_pids.begin(), ao.target_pids.end());
   ao.inherit = inherit;
   ao.cpu = o.all ? o.cpu : -1;
+  // The events are replayed after the window: its end is known, so the intervals before the
+  // kept part are folded into slots as they come.
+  const IntervalKeep keep =
+      choose_keep(start_ns, end_ns, static_cast<uint64_t>(std::max(0.0, o.intervals_s) * 1e9));
+  ao.intervals_whole_from_ns = keep.whole_from_ns;
+  ao.slot_ns = keep.slot_ns;
   SchedAnalysis analysis(ao);
   for (const ThreadSeed& s : seeds) analysis.seed(s);
   seeds.clear();

@@ -50,6 +50,9 @@ struct RecordOptions {
   int cpu = -1;             // with all: only this CPU
   double duration_s = 10;   // window length; the recording may end earlier (stop_requested)
   bool wakeups = false;     // every sched_waking and sched_migrate_task (else idle wakeups only)
+  // The last this many seconds of the window keep every interval (model.intervals); the time
+  // before is folded into slots (choose_keep in interval_log.h).
+  double intervals_s = static_cast<double>(kDefaultKeepWholeNs) / 1e9;
   // Polled at least every poll period (and from the sleep between polls, interrupted by
   // signals): true ends the window early. Outputs are complete either way.
   std::function<bool()> stop_requested;

@@ -203,6 +203,35 @@ std::string ProcessSet::raw_text(const AggregateOptions& options) {
   return out;
 }
 
+timed_samples::Samples ProcessSet::timed(const AggregateOptions& options) {
+  const Sampler& first = members_.front()->sampler;
+  std::vector<timed_samples::Process> processes;
+  if (several_) {
+    for (auto& m : members_) processes.push_back({m->pid, m->name});
+  }
+  timed_samples::Builder builder(several_ ? 0 : first.pid(), several_ ? "" : first.process_name(),
+                                 std::move(processes), first.epoch_mono_ns(),
+                                 first.epoch_real_ns());
+  // (time, member, round): every member's rounds merged in time order, ties by member.
+  struct At {
+    uint64_t time_ns;
+    size_t member, round;
+  };
+  std::vector<At> order;
+  for (size_t m = 0; m < members_.size(); ++m) {
+    const Sampler& s = members_[m]->sampler;
+    for (size_t r = 0; r < s.round_count(); ++r) order.push_back({s.round_time_ns(r), m, r});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const At& a, const At& b) { return a.time_ns < b.time_ns; });
+  std::vector<std::vector<uint32_t>> stack_ids(members_.size());
+  for (const At& at : order) {
+    members_[at.member]->sampler.add_timed_round(at.round, options, &builder,
+                                                 &stack_ids[at.member]);
+  }
+  return builder.take();
+}
+
 std::vector<std::string> ProcessSet::notices() {
   return std::exchange(notices_, {});
 }

@@ -19,6 +19,7 @@
 #include "collectors/stacks/sampler.h"
 #include "collectors/stacks/stack_counts.h"
 #include "common/result.h"
+#include "formats/timed_samples.h"
 
 namespace hearth::stacks {
 
@@ -59,6 +60,9 @@ class ProcessSet {
   // One process without process roots: Sampler::raw_text. Otherwise a header naming every
   // process, then every process's rounds in time order.
   std::string raw_text(const AggregateOptions& options);
+  // Every process's samples as timed samples (formats/timed_samples.h), rounds in time order;
+  // one process alone keeps its pid and name in the header, a set lists its processes.
+  timed_samples::Samples timed(const AggregateOptions& options);
 
   // Lines said since the last call, one per event: "process 1234 (postgres) exited after 37
   // samples", "process 1240 (postgres) joined at sample 12".

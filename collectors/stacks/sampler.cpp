@@ -764,6 +764,69 @@ std::vector<Sampler::RawRound> Sampler::raw_rounds(const AggregateOptions& optio
   return rounds;
 }
 
+size_t Sampler::round_count() const {
+  return impl_->rounds.size();
+}
+uint64_t Sampler::round_time_ns(size_t round) const {
+  return impl_->rounds[round].time_ns;
+}
+
+void Sampler::add_timed_round(size_t round, const AggregateOptions& options,
+                              timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids) {
+  Impl& s = *impl_;
+  if (!options.kernel_names) s.tally_entries();
+  AggregateOptions o = options;
+  o.state_frames = false;  // the state is a column of its own
+  const Round& r = s.rounds[round];
+  std::unordered_map<pid_t, std::string> entry;
+  static const std::string kNone;
+  std::vector<std::string> roots;
+  roots.reserve(r.threads.size());
+  if (stack_ids->size() < s.stacks.size())
+    stack_ids->resize(s.stacks.size(), timed_samples::Builder::kNoStack);
+  std::vector<timed_samples::Builder::Entry> entries;
+  entries.reserve(r.threads.size());
+  for (const ThreadSample& t : r.threads) {
+    const std::string& e = o.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+    roots.push_back(s.root_of(r, t, o, e));
+    uint32_t& id = (*stack_ids)[t.stack];
+    if (id == timed_samples::Builder::kNoStack) {
+      std::string joined;
+      for (const std::string& f : s.frames_of(t.stack)) {
+        if (!joined.empty()) joined += ';';
+        joined += f;
+      }
+      id = builder->intern_stack(joined);
+    }
+    entries.push_back({.tid = t.tid, .state = t.state, .stack = id});
+  }
+  for (size_t i = 0; i < entries.size(); ++i) entries[i].root = roots[i];
+  const bool after_exec =
+      std::find(s.exec_rounds.begin(), s.exec_rounds.end(), round) != s.exec_rounds.end();
+  builder->add({.time_ns = r.time_ns,
+                .pid = s.options.pid,
+                .copied = r.copied,
+                .reused = r.reused,
+                .stopped = r.stopped,
+                .stall_ns = r.stall_ns,
+                .after_exec = after_exec},
+               entries);
+}
+
+uint64_t Sampler::epoch_mono_ns() const {
+  // steady_clock is CLOCK_MONOTONIC (libstdc++ on Linux), the scheduler tracer's trace clock.
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(impl_->start.time_since_epoch())
+          .count());
+}
+
+uint64_t Sampler::epoch_real_ns() const {
+  const auto since = Clock::now() - impl_->start;
+  const auto real = std::chrono::system_clock::now() - since;
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(real.time_since_epoch()).count());
+}
+
 const SamplerSummary& Sampler::summary() const {
   return impl_->summary;
 }

@@ -29,6 +29,7 @@
 #include "collectors/stacks/stack_counts.h"
 #include "collectors/stacks/unnamed_frames.h"
 #include "common/result.h"
+#include "formats/timed_samples.h"
 
 namespace hearth::stacks {
 
@@ -121,6 +122,19 @@ class Sampler {
     std::string text;
   };
   std::vector<RawRound> raw_rounds(const AggregateOptions& options);
+  // The timed samples (formats/timed_samples.h) of the rounds so far: how many there are, the
+  // time of one (as raw_rounds'), and round ROUND added to BUILDER (its threads with their roots
+  // as aggregate()'s and their frames; the state is the sample's, not a frame: state_frames is
+  // ignored). A set adds its processes' rounds in time order into one builder.
+  size_t round_count() const;
+  uint64_t round_time_ns(size_t round) const;
+  // STACK_IDS: this sampler's stack ids -> BUILDER's (Builder::kNoStack: not interned yet),
+  // kept by the caller between calls with one builder, so each stack is joined once.
+  void add_timed_round(size_t round, const AggregateOptions& options,
+                       timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids);
+  // Time 0 of the samples (the epoch) on CLOCK_MONOTONIC and CLOCK_REALTIME, ns.
+  uint64_t epoch_mono_ns() const;
+  uint64_t epoch_real_ns() const;
 
   const SamplerSummary& summary() const;
   UnnamedFrames unnamed_frames();

@@ -174,6 +174,21 @@ std::string sched_text(Figures& f) {
     out += " " + count_of(*estimated, "switch-in", "switch-ins") +
            " placed at a wakeup or migration (the kernel left their switch out of the stream).";
   }
+  // What sched.intervals.tsv kept (hearth record --intervals).
+  if (auto intervals = f.count("intervals")) {
+    auto whole = f.number("intervals_whole_s");
+    auto slot = f.number("intervals_slot_s");
+    (void)f.number("intervals_whole_from_ns");  // the same, as a clock reading
+    (void)f.count("slots");
+    out += " " + count_of(*intervals, "state interval", "state intervals");
+    if (whole && slot && *slot > 0) {
+      out += " for the last " + short_number(*whole) + " s of the window, the time before in " +
+             short_number(*slot) + " s slots";
+    } else {
+      out += " for the whole window";
+    }
+    out += ".";
+  }
   return out;
 }
 

@@ -15,16 +15,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Raw samples are kept under this name (report.h kStacksRaw); a recording has one or the other.
-constexpr const char* kRawName = "stacks.raw.txt";
-
 }  // namespace
 
 HeatSection heat_section(const std::string& dir, const std::string& target, double width) {
   HeatSection h;
   std::error_code ec;
   std::string name = kStacksSamples;
-  if (!fs::is_regular_file(fs::path(dir) / name, ec)) name = kRawName;
+  if (!fs::is_regular_file(fs::path(dir) / name, ec)) name = kStacksRaw;
   const std::string path = (fs::path(dir) / name).string();
   if (!fs::is_regular_file(path, ec)) return h;
   h.present = true;

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "render/report/report.h"  // kStacksSamples, kStacksRaw
+
 namespace hearth::report {
 
-inline constexpr const char* kStacksSamples = "stacks.samples.txt";
 inline constexpr const char* kHeatHtml = "heat.html";
 inline constexpr const char* kHeatSvg = "heat.svg";
 

@@ -122,7 +122,9 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   body += "<p class=\"links\"><a href=\"" + std::string(kFlameSvg) +
           "\">open the flamegraph</a> · <a href=\"" + std::string(kStacksFolded) +
           "\">folded stacks</a>";
-  if (exists(path_in(o.dir, kStacksRaw)))
+  if (exists(path_in(o.dir, kStacksSamples)))
+    body += " · <a href=\"" + std::string(kStacksSamples) + "\">every sample</a>";
+  else if (exists(path_in(o.dir, kStacksRaw)))
     body += " · <a href=\"" + std::string(kStacksRaw) + "\">every sample</a>";
   body += " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total().value, 0) +
           " stacks</p>\n";
@@ -428,6 +430,9 @@ std::vector<std::string> recorded_files(const std::string& dir) {
   }
   for (const char* kind : kSchedKinds) {
     files.push_back(path_in(dir, std::string("sched.") + kind + ".tsv"));
+  }
+  for (const char* name : {"sched.intervals.tsv", "sched.slots.tsv"}) {
+    files.push_back(path_in(dir, name));
   }
   return files;
 }

@@ -19,7 +19,8 @@ namespace hearth::report {
 
 // File names inside a report directory (the README's "Report directory" section).
 inline constexpr const char* kStacksFolded = "stacks.folded";
-inline constexpr const char* kStacksRaw = "stacks.raw.txt";
+inline constexpr const char* kStacksRaw = "stacks.raw.txt";  // written by earlier versions
+inline constexpr const char* kStacksSamples = "stacks.samples.txt";
 inline constexpr const char* kMmvSeries = "mmv.tsv";
 inline constexpr const char* kReportJson = "report.json";
 inline constexpr const char* kIndexHtml = "index.html";

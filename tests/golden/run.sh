@@ -10,6 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 update=0
 if [ "${1:-}" = "--update" ]; then update=1; shift; fi
 hearth=${1:?usage: run.sh [--update] HEARTH_BINARY}
+# hearth replay prints wall-clock times in local time: the same everywhere in UTC.
+export TZ=UTC
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 failed=0 total=0

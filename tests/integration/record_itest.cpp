@@ -36,8 +36,9 @@ using hearth::testing_support::slurp;
 // least one whatever the machine's load (the sampler's attach can take most of a short window).
 void expect_complete_report(const fs::path& dir, const Target& target, int min_samples = 3) {
   for (const char* f :
-       {"index.html", "report.json", "stacks.folded", "stacks.raw.txt", "flame.svg",
-        "sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.svg"}) {
+       {"index.html", "report.json", "stacks.folded", "stacks.samples.txt", "flame.svg",
+        "sched.states.tsv", "sched.tenancy.tsv", "sched.preemptors.tsv", "sched.intervals.tsv",
+        "sched.svg"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
   }
   for (const auto& e : fs::directory_iterator(dir))
@@ -65,6 +66,12 @@ void expect_complete_report(const fs::path& dir, const Target& target, int min_s
   }
   EXPECT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta.dump(2);
   EXPECT_GT(meta["collectors"]["sched"]["events"].get<int>(), 0);
+  // A window shorter than --intervals' 60 s: every interval kept, and report.json says so.
+  const json& sc = meta["collectors"]["sched"];
+  EXPECT_GT(sc["intervals"].get<uint64_t>(), 0u) << sc.dump(2);
+  EXPECT_EQ(sc["intervals_whole_s"], sc["window_s"]) << sc.dump(2);
+  EXPECT_EQ(sc["slots"].get<uint64_t>(), 0u) << sc.dump(2);
+  EXPECT_FALSE(fs::exists(dir / "sched.slots.tsv"));
   // The target publishes no MMV file: said, not silent.
   EXPECT_EQ(meta["collectors"]["mmv"]["status"], "skipped");
   EXPECT_NE(meta["collectors"]["mmv"]["message"].get<std::string>().find("no MMV file"),

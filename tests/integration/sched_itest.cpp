@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/sched_intervals.h"
 #include "tests/integration/hearth_cli.h"
 
 namespace {
@@ -178,14 +179,73 @@ class SchedCli : public testing::Test {
   }
 };
 
+// DIR's sched.intervals.tsv and sched.slots.tsv (recorded with --intervals shorter than the
+// window) as the readers see them: per thread and state their sums are its sched.states.tsv row
+// exactly; each thread's intervals tile the kept part; the hogs' runnable intervals name the
+// other hog as preemptor, the sleeper's sleeps name a waker.
+void expect_intervals_match_states(const std::string& dir, const Tsv& states, pid_t pid) {
+  namespace si = hearth::sched_intervals;
+  auto iv = si::read_intervals(dir + "/sched.intervals.tsv");
+  ASSERT_TRUE(iv) << iv.error().message;
+  auto sl = si::read_intervals(dir + "/sched.slots.tsv");
+  ASSERT_TRUE(sl) << sl.error().message;
+  const si::Kept kept = iv->header.kept;
+  EXPECT_EQ(kept.slot_ns, 1'000'000'000u);
+  EXPECT_EQ(kept.whole_from_ns, iv->header.window_start_ns + kept.slot_ns);
+  EXPECT_EQ(iv->header.window_end_ns, window_field(states, 2));
+  EXPECT_EQ(sl->header.kept.whole_from_ns, kept.whole_from_ns);
+  std::map<int64_t, std::map<std::string, uint64_t>> sums;
+  const char* column[] = {"on_cpu_ns",  "runnable_ns", "sleeping_ns",
+                          "blocked_ns", "stopped_ns",  "other_ns"};
+  std::map<int64_t, uint64_t> reached;  // tid → end of its last interval
+  for (const si::Interval& i : iv->intervals) {
+    sums[i.tid][column[static_cast<size_t>(si::state_class(i.state))]] += i.end_ns - i.start_ns;
+    auto [it, first] = reached.try_emplace(i.tid, kept.whole_from_ns);
+    EXPECT_EQ(it->second, i.start_ns) << "tid " << i.tid << ": a gap";
+    it->second = i.end_ns;
+  }
+  for (const si::Slot& s : sl->slots) {
+    auto& m = sums[s.tid];
+    m["on_cpu_ns"] += s.on_cpu_ns;
+    m["runnable_ns"] += s.runnable_ns;
+    m["sleeping_ns"] += s.sleeping_ns;
+    m["blocked_ns"] += s.blocked_ns;
+    m["stopped_ns"] += s.stopped_ns;
+    m["other_ns"] += s.other_ns;
+  }
+  std::map<std::string, int64_t> tid_of;
+  for (const auto& row : states.rows) {
+    int64_t tid = std::stoll(row.at("tid"));
+    tid_of[row.at("comm")] = tid;
+    EXPECT_EQ(reached[tid], iv->header.window_end_ns) << row.at("comm");
+    for (const char* c : column) EXPECT_EQ(sums[tid][c], u(row, c)) << row.at("comm") << " " << c;
+    for (const si::Interval& i : iv->intervals) {
+      if (i.tid != tid) continue;
+      EXPECT_EQ(i.pid, pid) << row.at("comm");
+    }
+  }
+  auto count = [&](const std::string& comm, char state, auto by_ok) {
+    int n = 0;
+    for (const si::Interval& i : iv->intervals)
+      if (i.tid == tid_of[comm] && i.state == state && by_ok(i.by)) ++n;
+    return n;
+  };
+  EXPECT_GT(count("hog-0", 'R', [&](int64_t by) { return by == tid_of["hog-1"]; }), 0);
+  EXPECT_GT(count("hog-1", 'R', [&](int64_t by) { return by == tid_of["hog-0"]; }), 0);
+  EXPECT_GT(count("sleeper", 'S', [](int64_t by) { return by >= 0; }), 10);
+  EXPECT_GT(count("hog-0", 'C', [](int64_t by) { return by == -1; }), 0);
+}
+
 TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   // The sleeper shares CPU 0 with the hogs: its wakeups preempt them, and its switch-ins are
   // traced (see SleeperOnAnIdleCpuIsMostlySleeping for CPU 1).
   SchedTarget t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_hogs");
-  HearthRun r = run_hearth(
-      {"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir, "--wakeups", "--ftrace"});
+  // --intervals 0.5: the last 1 s (at least 0.5 s, whole slots before it) in intervals, the
+  // first second in a slot.
+  HearthRun r = run_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2", "-o", dir,
+                            "--wakeups", "--ftrace", "--intervals", "0.5"});
   ASSERT_TRUE(exited_ok(r)) << r.err;
   EXPECT_NE(r.err.find("hearth sched: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" lost, "), std::string::npos) << r.err;
@@ -261,6 +321,8 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   EXPECT_GT(u(*ws, "wakeups"), 50u);
   EXPECT_GT(u(*ws, "max_ns"), 0u);
   EXPECT_LE(u(*ws, "p50_ns"), u(*ws, "p99_ns"));
+
+  expect_intervals_match_states(dir, states, t.pid());
 
   std::string ftrace = slurp(dir + "/sched.ftrace.txt");
   EXPECT_EQ(ftrace.rfind("# tracer: nop\n", 0), 0u);

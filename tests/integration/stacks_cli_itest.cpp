@@ -21,6 +21,8 @@
 #include <tuple>
 #include <vector>
 
+#include "formats/raw_samples.h"
+#include "formats/timed_samples.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
 
@@ -171,6 +173,52 @@ TEST_P(StacksCli, StateFramesMergedThreadsAndRawSamples) {
   // Three rounds (a thread that cannot stop within --stop-timeout on a loaded machine is
   // skipped in its round, so the total need not be a multiple of the thread count).
   EXPECT_NE(r.err.find(": 3 samples of"), std::string::npos) << r.err;
+}
+
+// The timed samples and the raw samples of one run hold the same thread samples: per sample
+// (time), every thread's state, root and frames; the timed file has fewer lines (unchanged
+// threads have none).
+TEST_P(StacksCli, TimedSamplesHoldWhatRawSamplesHold) {
+  auto t = start_target(build(), 6, 3, 1);
+  ASSERT_TRUE(t);
+  const std::string dir = testing::TempDir();
+  const std::string raw_path = dir + "/same.raw.txt", timed_path = dir + "/same.samples.txt";
+  HearthRun r = run_hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-n",
+                            "5", "-F", "50", "--raw", raw_path, "--samples", timed_path, "-o",
+                            dir + "/same.folded"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  auto raw = hearth::raw_samples::read_raw_samples(raw_path);
+  ASSERT_TRUE(raw.has_value()) << raw.error().message;
+  auto timed = hearth::timed_samples::read(timed_path);
+  ASSERT_TRUE(timed.has_value()) << timed.error().message;
+  EXPECT_TRUE(timed->damage.empty()) << timed->damage;
+  EXPECT_EQ(timed->pid, t->pid());
+  EXPECT_GT(timed->mono_ns, 0u);
+  EXPECT_GT(timed->real_ns, 0u);
+  ASSERT_EQ(timed->rounds.size(), raw->rounds.size());
+  std::map<uint64_t, std::vector<std::string>> from_raw, from_timed;
+  for (const auto& smp : raw->samples) {
+    from_raw[smp.time_ns].push_back(std::to_string(smp.tid) + " " + smp.state + " " + smp.stack);
+  }
+  hearth::timed_samples::expand(*timed, [&](size_t round, auto threads) {
+    for (const auto& smp : threads) {
+      const auto& th = timed->threads[smp.thread];
+      const std::string& frames = timed->stacks[smp.stack];
+      from_timed[timed->rounds[round].time_ns].push_back(std::to_string(th.tid) + " " +
+                                                         smp.state + " " + th.root +
+                                                         (frames.empty() ? "" : ";" + frames));
+    }
+  });
+  for (auto* m : {&from_raw, &from_timed}) {
+    for (auto& [time, rows] : *m) std::sort(rows.begin(), rows.end());
+  }
+  EXPECT_EQ(from_timed, from_raw);
+  EXPECT_EQ(from_raw.size(), 5u);
+  // Six parked threads and the main thread, five samples: the parked ones' lines only once.
+  EXPECT_LT(timed->changes.size(), raw->samples.size());
+  std::filesystem::remove(raw_path);
+  std::filesystem::remove(timed_path);
+  std::filesystem::remove(dir + "/same.folded");
 }
 
 TEST_P(StacksCli, DeepStacksAreCompleteOrMarkedTruncated) {

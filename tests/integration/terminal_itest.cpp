@@ -1,6 +1,6 @@
 // hearth on a terminal, through a pseudo-terminal: `hearth stacks`'s live top-like view (drawn
 // on the alternate screen, updated, quit with q or Ctrl-C, the terminal restored, the target
-// released) and `hearth record`'s progress line.
+// released), `hearth record`'s progress line, and `hearth replay`'s keys.
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -195,6 +195,75 @@ TEST_F(OnATerminal, RecordShowsItsProgressOnOneLine) {
   EXPECT_NE(s.find("wrote " + index + " ("), std::string::npos) << s;
   EXPECT_TRUE(std::filesystem::exists(dir + "/index.html"));
   EXPECT_TRUE(released(target_->pid()));
+}
+
+// `hearth replay` of the golden tests' recording (tests/golden/inputs/replay): no target, no root.
+const std::string kReplayRecording =
+    std::string(HEARTH_TARGET_SOURCES_DIR) + "/../../golden/inputs/replay";
+
+// Whether NEEDLE shows after offset FROM: what the screen drew since a key was sent.
+std::function<bool(const std::string&)> shows_after(size_t from, std::string needle) {
+  return [from, needle = std::move(needle)](const std::string& s) {
+    return s.find(needle, from) != std::string::npos;
+  };
+}
+
+TEST(ReplayOnATerminal, KeysStepPlayJumpAndQuit) {
+  OnTerminal t({"replay", kReplayRecording, "--at", "0.2"});
+  ASSERT_TRUE(t.started());
+  ASSERT_TRUE(t.wait_for("x1 paused")) << t.screen();
+  EXPECT_EQ(t.screen().find(kAltScreenOn), 0u) << "the replay starts on the alternate screen";
+  EXPECT_NE(t.screen().find("hearth replay  pid 4242 (app)  +0.200 s"), std::string::npos)
+      << t.screen();
+  EXPECT_NE(t.screen().find("SAMPLES  THREAD"), std::string::npos) << "the live view's columns";
+  EXPECT_NE(t.screen().find("STATE       FOR  THREAD"), std::string::npos);
+
+  // Right arrow: one sample on; the flusher has just gone into fsync (D, listed first).
+  size_t mark = t.screen().size();
+  t.type("\x1b[C");
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "+0.300 s"))) << t.screen().substr(mark);
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "    D    0.00 s  [flusher tid=4245]")))
+      << t.screen().substr(mark);
+  mark = t.screen().size();
+  t.type("\x1b[C");
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "    D    0.10 s  [flusher tid=4245]")))
+      << t.screen().substr(mark);
+  // Left arrow: back one.
+  mark = t.screen().size();
+  t.type("\x1b[D");
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "+0.300 s"))) << t.screen().substr(mark);
+  // Slower, then g: jump to a time typed in seconds.
+  mark = t.screen().size();
+  t.type("[g0.8\r");
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "+0.800 s  2026-"))) << t.screen().substr(mark);
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "x1/2 paused"))) << t.screen().substr(mark);
+  // Space: plays on to the end of the recording, and pauses there.
+  mark = t.screen().size();
+  t.type(" ");
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "playing"))) << t.screen().substr(mark);
+  ASSERT_TRUE(t.wait_until(shows_after(mark, "+1.100 s")))
+      << "never played to the end: " << t.screen().substr(mark);
+  ASSERT_TRUE(t.wait_until([&](const std::string& s) {
+    return s.find("paused", s.find("+1.100 s", mark)) != std::string::npos;
+  })) << t.screen().substr(mark);
+
+  t.type("q");
+  int status = t.finish();
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << t.screen();
+  size_t restore = t.screen().rfind(kRestore);
+  ASSERT_NE(restore, std::string::npos) << "terminal not restored";
+}
+
+TEST(ReplayOnATerminal, CtrlCQuitsAndRestoresTheTerminal) {
+  OnTerminal t({"replay", kReplayRecording, "--loop", "--speed", "0.25"});
+  ASSERT_TRUE(t.started());
+  ASSERT_TRUE(t.wait_for("x1/4 playing  loop 0.000-1.100 s")) << t.screen();
+  t.type("\x03");
+  int status = t.finish();
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of ending cleanly: " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NE(t.screen().rfind(kRestore), std::string::npos) << "terminal not restored";
 }
 
 }  // namespace

@@ -33,6 +33,23 @@ TEST(CollectorText, SchedAndMmv) {
   sched["lost"] = 12;
   EXPECT_NE(collector_text("sched", sched).find(", 12 lost (the figures undercount)."),
             std::string::npos);
+  // What the intervals kept: the whole window, or its end and slots before.
+  sched["intervals"] = 250000;
+  sched["intervals_whole_s"] = 9.892;
+  sched["intervals_whole_from_ns"] = 81234567890123u;
+  sched["intervals_slot_s"] = 0;
+  sched["slots"] = 0;
+  std::string t = collector_text("sched", sched);
+  EXPECT_NE(t.find(" 250,000 state intervals for the whole window."), std::string::npos) << t;
+  EXPECT_EQ(t.find("Also:"), std::string::npos) << t;
+  sched["intervals_whole_s"] = 60.5;
+  sched["intervals_slot_s"] = 1;
+  sched["slots"] = 1500;
+  t = collector_text("sched", sched);
+  EXPECT_NE(t.find(" 250,000 state intervals for the last 60.5 s of the window, the time before "
+                   "in 1 s slots."),
+            std::string::npos)
+      << t;
   json mmv = json::parse(
       R"({"status": "ok", "files": 1, "snapshots": 11, "errors": 0, "interval_s": 0.5})");
   EXPECT_EQ(collector_text("mmv", mmv), "1 MMV file read every 0.5 s: 11 snapshots, no errors.");

@@ -1,4 +1,6 @@
-#include "collectors/stacks/live_view.h"
+#include "render/live/live_view.h"
+
+#include "collectors/stacks/stack_counts.h"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +18,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 StackCounts sample_counts() {
   StackCounts c;
-  std::vector<std::string> lock = {"start_thread", "worker_loop()", "std::mutex::lock()",
-                                   "__lll_lock_wait", "do_futex_[k]", "futex_wait_[k]"};
+  std::vector<std::string> lock = {"start_thread",    "worker_loop()", "std::mutex::lock()",
+                                   "__lll_lock_wait", "do_futex_[k]",  "futex_wait_[k]"};
   std::vector<std::string> work = {"start_thread", "worker_loop()", "compute(int)"};
   c.add(thread_root("worker-1", 11, false), lock, 6);
   c.add(thread_root("worker-2", 12, false), work, 3);
@@ -44,8 +46,19 @@ TEST(StackCounts, MergedThreadsAndSafeNames) {
   EXPECT_EQ(c.unique(), 1u);
 }
 
+// The live view of `hearth stacks` as cmd_stacks.cpp draws it: the hottest stacks of COUNTS.
+std::string render_live_view(const StackCounts& counts, const live::LiveStatus& s, int cols,
+                             int rows) {
+  std::vector<live::StackRow> rows_of_stacks;
+  for (const StackCounts::Entry& e : counts.top(static_cast<size_t>(rows)))
+    rows_of_stacks.push_back({e.stack, e.count});
+  return live::render(
+      {.header = live::live_header(s), .stacks = rows_of_stacks, .total = counts.total()}, cols,
+      rows);
+}
+
 TEST(LiveView, HottestStacksFirstLeafFirstWithPercentages) {
-  LiveStatus s{.pid = 42, .process_name = "app", .samples = 10, .threads = 3};
+  live::LiveStatus s{.pid = 42, .process_name = "app", .samples = 10, .threads = 3};
   auto lines = lines_of(render_live_view(sample_counts(), s, 160, 10));
   ASSERT_EQ(lines.size(), 5u);  // header, column titles, three stacks
   EXPECT_NE(lines[0].find("pid 42 (app)"), std::string::npos);
@@ -60,7 +73,7 @@ TEST(LiveView, HottestStacksFirstLeafFirstWithPercentages) {
 }
 
 TEST(LiveView, FitsTheTerminal) {
-  LiveStatus s{.pid = 42, .process_name = "app"};
+  live::LiveStatus s{.pid = 42, .process_name = "app"};
   for (int cols : {20, 40, 80}) {
     for (int rows : {3, 4, 24}) {
       auto lines = lines_of(render_live_view(sample_counts(), s, cols, rows));

@@ -34,5 +34,23 @@ TEST(RecordArgs, MethodIsOneOfTheSamplersCaptures) {
       has_problem(problems, "-F must be above 0 and at most 1000 Hz"));  // all reported at once
 }
 
+// --intervals: 0 (slots only) to a week; the default keeps a minute whole.
+TEST(RecordArgs, IntervalsFromZeroToAWeek) {
+  RecordArgs a;
+  a.pids = {::getpid()};
+  a.output = "unused";
+  EXPECT_EQ(a.intervals, 60);
+  for (double s : {0.0, 0.5, 7.0 * 24 * 3600}) {
+    a.intervals = s;
+    EXPECT_TRUE(validate_record(a).empty()) << s;
+  }
+  for (double s : {-1.0, 7.0 * 24 * 3600 + 1}) {
+    a.intervals = s;
+    EXPECT_TRUE(
+        has_problem(validate_record(a), "--intervals must be between 0 and a week (in seconds)"))
+        << s;
+  }
+}
+
 }  // namespace
 }  // namespace hearth::cli

@@ -134,6 +134,17 @@ TEST(TimedSamples, ExpandGivesEveryThreadOfEverySample) {
                                }));
 }
 
+TEST(TimedSamples, MomentIsTheNearestSampleOfEachProcess) {
+  Samples s = built();
+  Moment m = moment(s, 140000000);  // nearer the second sample (100 ms) than the third (200 ms)
+  EXPECT_EQ(m.rounds, (std::vector<size_t>{1}));
+  ASSERT_EQ(m.threads.size(), 3u);
+  EXPECT_EQ(s.stacks[m.threads[2].stack], "start_thread;read_[k]");
+  EXPECT_EQ(moment(s, 150000000).rounds, (std::vector<size_t>{1}));  // a tie: the earlier
+  EXPECT_EQ(moment(s, 999999999).rounds, (std::vector<size_t>{2}));
+  EXPECT_TRUE(moment(Samples{}, 5).threads.empty());
+}
+
 TEST(TimedSamples, SetsKeepEachProcessesThreads) {
   Builder b(0, "", {{100, "java"}, {200, "postgres"}}, 0, 0);
   std::vector<E> a = {{101, "[java pid=100];[w tid=101]", "run", 'S'}};
@@ -150,6 +161,9 @@ TEST(TimedSamples, SetsKeepEachProcessesThreads) {
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_TRUE(same(*r, s));
   ASSERT_EQ(r->processes.size(), 2u);
+  Moment m = moment(*r, 111);  // one sample of each process: 110 (java) and 112 (postgres)
+  EXPECT_EQ(m.rounds, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(m.threads.size(), 1u);  // postgres's thread is gone by 112
   EXPECT_EQ(expanded(*r), (std::vector<std::string>{
                               "0 [java pid=100];[w tid=101] S run since 0",
                               "1 [postgres pid=200] S main;poll since 1",
