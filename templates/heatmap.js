@@ -230,9 +230,9 @@
     return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." +
       pad(d.getMilliseconds(), 3);
   }
-  function timeText(ns) {
+  function timeText(ns) {  // for people: ms precision (the URL keeps ns)
     const w = wallClock(ns);
-    return seconds(ns) + " s" + (w ? " (" + w + ")" : "");
+    return (ns / NS).toFixed(3).replace(/\.?0+$/, "") + " s" + (w ? " (" + w + ")" : "");
   }
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
