@@ -205,10 +205,13 @@
     }
 
     // The elements as written: the frames at least `lazy` px wide (all when lazy is 0), in order.
+    // A #frames written empty (a graph made in a browser, FLAME_DOM.md): every element is
+    // created from the data below, as a zoom creates them.
     let g = framesG.firstElementChild;
+    const build = g === null;
     let textDyKnown = false;
     for (let i = 0; i < n; i++) {
-      if (lazy > 0 && !(ow[i] >= lazy)) {
+      if (build || (lazy > 0 && !(ow[i] >= lazy))) {
         state[i] = HIDDEN;
         continue;
       }
@@ -263,6 +266,7 @@
     }
 
     if (n > MANY_FRAMES) framesG.classList.add("many");
+    if (build) applyZoom(0);
     initThreads();
     bindEvents();
     restoreFromUrl();

@@ -9,6 +9,7 @@
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
+#include "bin/hearth/cmd_heatmap.h"
 #include "bin/hearth/cmd_mmv.h"
 #include "bin/hearth/cmd_record.h"
 #include "bin/hearth/cmd_replay.h"
@@ -91,6 +92,34 @@ void add_diff_command(CLI::App& app, DiffArgs* a) {
   c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
   c->add_option("--max-frames", a->max_frames, "Draw at most this many frames (0: no limit)")
       ->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
+void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "heatmap",
+      "When did it happen: a subsecond-offset heatmap of timed stack samples; select a time "
+      "range for its flamegraph, click for the moment view");
+  c->add_option("input", a->input,
+                "Timed samples (stacks.samples.txt), raw samples (stacks --raw), or a report "
+                "directory")
+      ->required();
+  c->add_option("-o,--output", a->output,
+                "OUT.html (interactive), OUT.svg, OUT.png or OUT.pdf (static), OUT.folded or - "
+                "(the folded stacks of --from..--to)");
+  c->add_option("--bucket", a->bucket,
+                "A row's span (20ms, 1s, ...; default: 20 ms, or the sampling interval, or 1 s "
+                "in 1 min columns for recordings over 15 min)");
+  c->add_option("--rows", a->rows, "Rows per column (default: a column is 1 s, or 1 min)");
+  c->add_option("--only-threads", a->only_threads,
+                "Only threads whose root frame matches this regular expression (RE2, searched)");
+  c->add_option("--state", a->state,
+                "Count only samples in this state: all, R, D, S or other (default: R for the "
+                "pictures' colour, all for folded output)");
+  c->add_option("--from", a->from, "Folded output: from this many seconds after time 0");
+  c->add_option("--to", a->to, "Folded output: up to (not including) this many seconds");
+  c->add_option("--title", a->title, "Title (default: Heatmap: NAME (pid PID))");
+  c->add_option("--width", a->width, "Width of a static picture, px")->capture_default_str();
   c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
 }
 
@@ -321,6 +350,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and git revision");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
+  hearth::cli::HeatmapArgs heatmap;
+  hearth::cli::add_heatmap_command(app, &heatmap);
   hearth::cli::DiffArgs diff;
   hearth::cli::add_diff_command(app, &diff);
   hearth::cli::SchedArgs sched;
@@ -355,6 +386,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
     if (app.got_subcommand("diff")) return hearth::cli::run_diff(diff);
+    if (app.got_subcommand("heatmap")) return hearth::cli::run_heatmap(heatmap);
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);

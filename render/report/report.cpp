@@ -25,6 +25,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/report/collector_text.h"
+#include "render/report/heat_section.h"
 #include "render/report/html_text.h"
 #include "render/report/sampled_threads.h"
 #include "render/report/threads_table.h"
@@ -128,6 +129,14 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   body += " · " + std::to_string(st.frames) + " frames, " + fixed(tree->total().value, 0) +
           " stacks</p>\n";
   page->sections.push_back({"stacks", "Stacks", body});
+}
+
+void when_section(const RenderOptions& o, const std::string& target, Page* page,
+                  RenderResult* result) {
+  HeatSection h = heat_section(o.dir, target, o.width);
+  for (std::string& p : h.problems) page->problems.push_back(std::move(p));
+  for (std::string& f : h.pictures) result->pictures.push_back(std::move(f));
+  if (!h.body.empty()) page->sections.push_back({"when", "When: heatmap of the stack samples", h.body});
 }
 
 void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, RenderResult* result,
@@ -431,7 +440,7 @@ std::vector<std::string> recorded_files(const std::string& dir) {
 std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
   for (const char* name :
-       {kIndexHtml, kFlameSvg, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+       {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
     files.push_back(path_in(dir, name));
   }
   return files;
@@ -479,6 +488,7 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   diff_section(o, &page, &result);
   const charts::StoppedBy by = stopped_by(meta);
   flame_section(o, target, &page, &result, &threads);
+  when_section(o, target, &page, &result);
   sched_section(o, by, &page, &result, &threads);
   metrics_section(o, &page, &result);
   threads_section(threads, window, by, &page, &result);
@@ -492,7 +502,8 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   }
   if (page.sections.empty()) {
     content +=
-        "<p class=\"note\">Nothing to show: no stacks.folded, sched.*.tsv or mmv.tsv in "
+        "<p class=\"note\">Nothing to show: no stacks.folded, stack samples, sched.*.tsv or "
+        "mmv.tsv in "
         "this directory.</p>\n";
   }
   std::string problems;

@@ -6,6 +6,8 @@
 #   tests/browser/run.sh --diff EXE OUT.svg BASE NEW [OPT…] render with `EXE diff`, test (diff.test.mjs)
 #   tests/browser/run.sh --report EXE OUTDIR CAPTURE      copy CAPTURE, `EXE report` it, test the page
 #                                                          served by `EXE serve` and from file://
+#   tests/browser/run.sh --heatmap EXE OUTDIR                the heatmap page (heatmap.test.mjs) on a
+#                                                          recording the test writes into OUTDIR
 #   tests/browser/run.sh --token EXE                       `EXE serve --token`: the ?token= redirect
 #                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
@@ -62,6 +64,14 @@ case "${1:-}" in
     svg=$out/index.html test=report.test.mjs
     extra=()
     ;;
+  --heatmap)
+    [ $# -eq 3 ] || die "usage: run.sh --heatmap EXE OUTDIR"
+    exe=$2 out=$3
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    svg=$out/heat.html test=heatmap.test.mjs  # the test writes its recording and page there
+    extra=()
+    ;;
   --timeline)
     [ $# -eq 4 ] || die "usage: run.sh --timeline EXE OUTDIR INPUT_DIR"
     exe=$2 out=$3 input=$4
@@ -97,6 +107,9 @@ fi
 
 if [ "$test" = report.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$(dirname "$svg")"
+fi
+if [ "$test" = heatmap.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out"
 fi
 if [ "$test" = timeline.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input"

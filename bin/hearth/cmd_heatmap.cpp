@@ -1,0 +1,198 @@
+#include "bin/hearth/cmd_heatmap.h"
+
+#include "bin/hearth/input_checks.h"
+#include "bin/hearth/pictures.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/atomic_file.h"
+#include "common/file_io.h"
+#include "formats/timed_samples.h"
+#include "render/time/heat_grid.h"
+#include "render/time/heat_page.h"
+#include "render/time/heat_picture.h"
+
+namespace hearth::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class HeatOut { kHtml, kPicture, kFolded, kUnknown };
+
+HeatOut heat_out(const std::string& path) {
+  auto ends = [&](const char* ext) { return path.ends_with(ext); };
+  if (path == "-" || ends(".folded") || ends(".txt")) return HeatOut::kFolded;
+  if (ends(".html") || ends(".htm")) return HeatOut::kHtml;
+  if (ends(".svg") || ends(".png") || ends(".pdf")) return HeatOut::kPicture;
+  return HeatOut::kUnknown;
+}
+
+std::optional<heat::StateClass> parse_state(const std::string& s, bool* ok) {
+  *ok = true;
+  if (s == "R") return heat::StateClass::kRunning;
+  if (s == "D") return heat::StateClass::kBlocked;
+  if (s == "S") return heat::StateClass::kSleeping;
+  if (s == "other") return heat::StateClass::kOther;
+  *ok = s == "all";
+  return std::nullopt;
+}
+
+uint64_t seconds_to_ns(double s) {
+  return static_cast<uint64_t>(std::llround(s * 1e9));
+}
+
+std::string thousands(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string s;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string samples_path(const std::string& input) {
+  std::error_code ec;
+  if (!fs::is_directory(input, ec)) return input;
+  fs::path timed = fs::path(input) / "stacks.samples.txt";
+  if (fs::exists(timed, ec)) return timed.string();
+  return (fs::path(input) / "stacks.raw.txt").string();
+}
+
+std::vector<std::string> validate_heatmap(const HeatmapArgs& a) {
+  std::vector<std::string> problems;
+  if (a.input.empty()) problems.push_back("no input: give a samples file or a report directory");
+  if (a.output.empty()) {
+    problems.push_back("no output: give -o OUT.html (or .svg, .png, .pdf, .folded)");
+  } else if (heat_out(a.output) == HeatOut::kUnknown) {
+    problems.push_back("-o " + a.output +
+                       ": the output must end in .html, .svg, .png, .pdf or .folded (- for folded "
+                       "stacks on standard output)");
+  }
+  if (!a.bucket.empty() && heat::parse_duration(a.bucket) == 0) {
+    problems.push_back("--bucket " + a.bucket + ": expected a duration like 20ms, 1s or 500us");
+  }
+  if (a.rows > 100000) problems.push_back("--rows must be at most 100000");
+  bool ok;
+  parse_state(a.state, &ok);
+  if (!ok && !a.state.empty()) problems.push_back("--state " + a.state + ": use all, R, D, S or other");
+  filter_pattern("--only-threads", a.only_threads, &problems);
+  const bool range = a.from >= 0 || a.to >= 0;
+  if (range && heat_out(a.output) != HeatOut::kFolded)
+    problems.push_back("--from and --to apply to folded output (-o OUT.folded or -o -)");
+  if (a.from >= 0 && a.to >= 0 && !(a.to > a.from))
+    problems.push_back("--to must be later than --from");
+  if (!(a.width >= 300 && a.width <= 100000)) problems.push_back("--width must be 300..100000");
+  if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
+  return problems;
+}
+
+int run_heatmap(const HeatmapArgs& a) {
+  std::vector<std::string> problems = validate_heatmap(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth heatmap: %s\n", p.c_str());
+    return 2;
+  }
+  if (a.output == "-" && isatty(STDOUT_FILENO)) {
+    std::fprintf(stderr, "hearth heatmap: not writing folded stacks to a terminal: give -o FILE\n");
+    return 2;
+  }
+  const std::string path = samples_path(a.input);
+  if (!outputs_are_new("heatmap", {path}, {a.output})) return 2;
+  auto read = timed_samples::read(path);
+  if (!read) {
+    std::fprintf(stderr, "hearth heatmap: %s\n", read.error().message.c_str());
+    return 2;
+  }
+  timed_samples::Samples& samples = *read;
+  if (samples.rounds.empty()) {
+    std::fprintf(stderr, "hearth heatmap: %s: no samples%s%s\n", path.c_str(),
+                 samples.damage.empty() ? "" : " before the damage: ", samples.damage.c_str());
+    return 2;
+  }
+  if (!samples.damage.empty()) {
+    // As `hearth flame` treats skipped lines: said once, the rest drawn, exit status 0.
+    std::fprintf(stderr, "hearth heatmap: %s (drawing the %s samples before it)\n",
+                 samples.damage.c_str(), thousands(samples.rounds.size()).c_str());
+  }
+  std::vector<std::string> unused;
+  std::optional<Pattern> only = filter_pattern("--only-threads", a.only_threads, &unused);
+  const Pattern* only_ptr = only ? &*only : nullptr;
+
+  const HeatOut kind = heat_out(a.output);
+  if (kind == HeatOut::kFolded) {
+    const uint64_t from = a.from >= 0 ? seconds_to_ns(a.from) : 0;
+    const uint64_t to = a.to >= 0 ? seconds_to_ns(a.to) : UINT64_MAX;
+    bool ok;
+    std::optional<heat::StateClass> state = parse_state(a.state.empty() ? "all" : a.state, &ok);
+    std::string folded = heat::range_folded(samples, from, to, only_ptr, state);
+    if (folded.empty()) {
+      std::fprintf(stderr, "hearth heatmap: no samples in that range%s%s\n",
+                   only ? " of the threads --only-threads keeps" : "",
+                   state ? " in that --state" : "");
+      return 2;
+    }
+    if (a.output == "-") {
+      if (write_all(STDOUT_FILENO, folded.data(), folded.size()) != 0) {
+        std::fprintf(stderr, "hearth heatmap: cannot write standard output\n");
+        return 1;
+      }
+      return 0;
+    }
+    if (auto w = write_file_atomically(a.output, folded); !w) {
+      std::fprintf(stderr, "hearth heatmap: %s\n", w.error().message.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "hearth heatmap: wrote %s\n", a.output.c_str());
+    return 0;
+  }
+
+  auto layout = heat::choose_layout(samples, a.bucket.empty() ? 0 : heat::parse_duration(a.bucket),
+                                    a.rows);
+  if (!layout) {
+    std::fprintf(stderr, "hearth heatmap: %s\n", layout.error().message.c_str());
+    return 2;
+  }
+  std::string title = a.title;
+  if (title.empty()) {
+    title = "Heatmap: " + (samples.name.empty() ? fs::path(path).filename().string() : samples.name);
+    if (samples.pid > 0) title += " (pid " + std::to_string(samples.pid) + ")";
+  }
+  Result<void> written;
+  heat::Grid grid;
+  if (kind == HeatOut::kHtml) {
+    written = write_file_atomically(
+        a.output, heat::heatmap_page(samples, *layout, {.title = title, .source = path}));
+  } else {
+    grid = heat::build_grid(samples, *layout, only_ptr);
+    bool ok;
+    heat::PictureOptions po;
+    po.title = title;
+    po.width = a.width;
+    po.state = parse_state(a.state.empty() ? "R" : a.state, &ok);
+    written = write_picture(heat::layout_heatmap(grid, po), a.output, format_of(a.output), a.scale);
+  }
+  if (!written) {
+    std::fprintf(stderr, "hearth heatmap: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  std::string chosen;
+  if (!layout->chosen.empty()) chosen = " (for " + layout->chosen + "; --bucket, --rows to change)";
+  std::fprintf(stderr,
+               "hearth heatmap: wrote %s: %s samples of %s threads over %s; %u columns of %s, "
+               "rows of %s%s\n",
+               a.output.c_str(), thousands(samples.rounds.size()).c_str(),
+               thousands(samples.threads.size()).c_str(),
+               heat::duration_text(heat::span_of(samples).duration_ns).c_str(), layout->columns,
+               heat::duration_text(layout->column_ns()).c_str(),
+               heat::duration_text(layout->row_ns).c_str(), chosen.c_str());
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,322 @@
+// The heatmap page (`hearth heatmap -o heat.html`, templates/heatmap.js) in Chromium, on a
+// synthetic recording whose threads are parked in known places at known times (written here):
+// - a drag over cells draws the flamegraph of exactly that time range: its frames (titles,
+//   geometry, colours) equal those `hearth flame` draws from `hearth heatmap --from --to`'s
+//   folded stacks of the same range, at the same width;
+// - reload restores the range, the moment and the colour mode from the URL;
+// - keyboard: arrows, Shift+arrows, Enter, M, '.', Escape;
+// - the moment view at 2.1 s shows exactly the known groups, waits first;
+// - the colour modes and the thread filter recount the cells; a second (Shift-drag) range
+//   gives a differential flamegraph; dark mode; the page over `hearth serve`.
+// No timing is asserted; the timings are printed.
+//
+//   node heatmap.test.mjs HEARTH_EXE OUTDIR
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
+
+const [exe, outDir] = process.argv.slice(2);
+if (!exe || !outDir) die("usage: node heatmap.test.mjs HEARTH_EXE OUTDIR");
+fs.mkdirSync(outDir, { recursive: true });
+
+// ---- the recording: 4 s at 50 Hz, 12 threads ----
+// main (R, two stacks in turn); worker-1..5: R/S in turn, from 2.0 s to 2.3 s waiting on a
+// mutex (S, futex); io-1..3: S in epoll, from 2.0 s to 2.3 s blocked in fdatasync (D);
+// cpu-1..3: R in one stack from start to end.
+const STALL = [2.0, 2.3];
+const STACKS = {
+  tickA: "_start;main;app::tick()",
+  tickB: "_start;main;app::tick();app::hash(std::string const&)",
+  query: "start_thread;app::Pool::run();app::Query::execute()",
+  idle: "start_thread;app::Pool::run();pthread_cond_wait;futex_wait_[k]",
+  lock: "start_thread;app::Pool::run();app::Table::flush();pthread_mutex_lock;__lll_lock_wait;futex_wait_[k]",
+  epoll: "start_thread;app::Io::loop();epoll_wait;ep_poll_[k]",
+  fsync: "start_thread;app::Wal::sync();fdatasync;jbd2_log_wait_commit_[k]",
+  crunch: "start_thread;app::Crunch::run();app::Crunch::step()",
+};
+const THREADS = [{ tid: 100, name: "main" }];
+for (let i = 1; i <= 5; i++) THREADS.push({ tid: 100 + i, name: `worker-${i}` });
+for (let i = 1; i <= 3; i++) THREADS.push({ tid: 105 + i, name: `io-${i}` });
+for (let i = 1; i <= 3; i++) THREADS.push({ tid: 108 + i, name: `cpu-${i}` });
+
+function want(th, r) {
+  const t = r * 0.02;
+  const stall = t >= STALL[0] - 1e-9 && t < STALL[1] - 1e-9;
+  if (th.name === "main") return ["R", r % 2 ? STACKS.tickB : STACKS.tickA];
+  if (th.name.startsWith("worker")) return stall ? ["S", STACKS.lock] : (r + th.tid) % 2 ? ["R", STACKS.query] : ["S", STACKS.idle];
+  if (th.name.startsWith("io")) return stall ? ["D", STACKS.fsync] : ["S", STACKS.epoll];
+  return ["R", STACKS.crunch];
+}
+
+function writeSamples(file) {
+  const lines = ["# hearth samples 1\tpid=99\tname=parked\tmono_ns=5000000000\treal_ns=0"];
+  const ids = new Map();
+  const cur = new Map();
+  const declared = new Set();
+  const samples = [];  // [time_ns, root, state, frames]
+  for (let r = 0; r < 200; r++) {
+    const changes = [];
+    for (const th of THREADS) {
+      const [state, frames] = want(th, r);
+      samples.push([r * 20000000, `[${th.name} tid=${th.tid}]`, state, frames]);
+      const key = state + frames;
+      if (cur.get(th.tid) === key) continue;
+      cur.set(th.tid, key);
+      if (!declared.has(th.tid)) {
+        declared.add(th.tid);
+        lines.push(`t\t${th.tid}\t99\t[${th.name} tid=${th.tid}]`);
+      }
+      if (!ids.has(frames)) {
+        ids.set(frames, ids.size);
+        lines.push(`s\t${ids.get(frames)}\t${frames}`);
+      }
+      changes.push(`${th.tid}\t${state}\t${ids.get(frames)}`);
+    }
+    lines.push(`r\t${r * 20000000}\t99\tcopied=${changes.length}\treused=${THREADS.length - changes.length}\tstopped=0\tstall_ns=0`);
+    lines.push(...changes);
+  }
+  fs.writeFileSync(file, lines.join("\n") + "\n");
+  return samples;
+}
+
+const samplesFile = path.join(outDir, "parked.samples.txt");
+const samples = writeSamples(samplesFile);
+const page1 = path.join(outDir, "heat.html");
+execFileSync(exe, ["heatmap", samplesFile, "-o", page1], { stdio: ["ignore", "ignore", "inherit"] });
+
+// The frame data of a flamegraph SVG file, and of the page's iframe.
+function svgFrames(file) {
+  const text = fs.readFileSync(file, "utf8");
+  const m = /<metadata id="frames-data">([\s\S]*?)<\/metadata>/.exec(text);
+  const d = JSON.parse(m[1]);
+  return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
+           fills: d.fill.map((f) => d.fills[f]), width: /<svg[^>]* width="([\d.]+)"/.exec(text)[1] };
+}
+async function pageFrames(page) {
+  const frame = page.frameLocator("#flame");
+  await frame.locator("#frames g").first().waitFor({ timeout: 10000 });
+  return frame.locator("svg").evaluate((svg) => {
+    const d = JSON.parse(document.getElementById("frames-data").textContent);
+    return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
+             fills: d.fill.map((f) => d.fills[f]), width: svg.getAttribute("width"),
+             elements: document.querySelectorAll("#frames > g").length, diff: svg.getAttribute("data-diff"),
+             bg: getComputedStyle(document.getElementById("bg")).fill };
+  });
+}
+// `hearth flame` of `hearth heatmap --from --to`'s folded stacks, at WIDTH.
+function expectedFrames(from, to, state, width, tag) {
+  const folded = path.join(outDir, `range-${tag}.folded`);
+  const svg = path.join(outDir, `range-${tag}.svg`);
+  execFileSync(exe, ["heatmap", samplesFile, "--from", from, "--to", to, "--state", state, "-o", folded],
+    { stdio: ["ignore", "ignore", "inherit"] });
+  // The page's graphs have a subtitle (the counts): so has this one, for the same geometry.
+  execFileSync(exe, ["flame", folded, "--width", width, "--subtitle", "s", "-o", svg], { stdio: ["ignore", "ignore", "inherit"] });
+  return svgFrames(svg);
+}
+function sameArrays(a, b) {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+// The page's URL parameter K (read in the page: replaceState reaches page.url() late).
+async function param(page, k) {
+  return page.evaluate((key) => new URLSearchParams(window.location.search).get(key), k);
+}
+async function cellCenter(page, col, row) {
+  return page.evaluate(([c, r]) => {
+    const h = window.hearthHeatmap;
+    const [x, y] = h.cellRect(c * h.cells().rows + r);
+    const box = document.getElementById("heat").getBoundingClientRect();
+    const cells = h.cells();
+    return { x: box.left + x + 2, y: box.top + y + 2, rows: cells.rows };
+  }, [col, row]);
+}
+async function dragCells(page, a, b, shift) {
+  const p = await cellCenter(page, a[0], a[1]);
+  const q = await cellCenter(page, b[0], b[1]);
+  if (shift) await page.keyboard.down("Shift");
+  await page.mouse.move(p.x, p.y);
+  await page.mouse.down();
+  await page.mouse.move((p.x + q.x) / 2, (p.y + q.y) / 2, { steps: 3 });
+  await page.mouse.move(q.x, q.y, { steps: 3 });
+  await page.mouse.up();
+  if (shift) await page.keyboard.up("Shift");
+}
+
+async function checkRangeFlame(page, label, tag) {
+  const r = await param(page, "r");
+  check(!!r, `${label}: the range is in the URL (r=${r})`);
+  if (!r) return;
+  const [from, to] = r.split("-");
+  const state = await param(page, "c") || "R";  // the page's colour mode: the samples it counts
+  const got = await pageFrames(page);
+  const want = expectedFrames(from, to, state, got.width, tag);
+  check(got.titles.length > 5 && sameArrays(got.titles, want.titles),
+    `${label}: the range flamegraph's titles equal hearth flame's on the same samples (${state}, ${from}..${to} s: ${got.titles.length} vs ${want.titles.length} frames; first difference: ${JSON.stringify(got.titles.find((t, i) => t !== want.titles[i]))})`);
+  check(sameArrays(got.x, want.x) && sameArrays(got.y, want.y) && sameArrays(got.w, want.w),
+    `${label}: ... and its geometry (x, y, width of every frame at width ${got.width})`);
+  check(sameArrays(got.fills, want.fills), `${label}: ... and its colours`);
+  check(got.elements === got.titles.length, `${label}: flame.js drew every frame (${got.elements} elements)`);
+  const timing = await page.evaluate(() => window.hearthHeatmap.lastFlame().ms);
+  info(`${label}: range -> flamegraph data in ${timing.toFixed(1)} ms`);
+}
+
+function serve(dir) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(exe, ["serve", dir, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/ at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) resolve({ url: m[1], proc: p });
+    });
+    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}): ${out}`)));
+  });
+}
+
+function watch(page, origin, errors) {
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("request", (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith("about:")) errors.push(`request outside: ${u}`);
+  });
+}
+
+async function main() {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  let server = null;
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const url = pathToFileURL(path.resolve(page1)).href;
+    const errors = [];
+    const page = await context.newPage();
+    watch(page, "file:", errors);
+    const t0 = Date.now();
+    await page.goto(url, { waitUntil: "load" });
+    info(`page opened in ${Date.now() - t0} ms`);
+
+    // The cells count every thread-sample.
+    const cells = await page.evaluate(() => window.hearthHeatmap.cells());
+    const sum = cells.totals.reduce((a, b) => a + b, 0);
+    check(cells.rows === 50 && cells.columns === 4 && cells.rowNs === 20000000,
+      `50 Hz for 4 s: 1 s columns of 20 ms rows (${cells.columns} x ${cells.rows}, ${cells.rowNs} ns)`);
+    check(sum === samples.length, `the cells hold every thread-sample (${sum} of ${samples.length})`);
+    const dCount = samples.filter((s) => s[2] === "D").length;
+    check(cells.byClass[1].reduce((a, b) => a + b, 0) === dCount, `D counts: ${dCount}`);
+    const cellOf = (t) => Math.floor(t / 20000000);
+    const stallCell = cellOf(2.1e9);
+    check(cells.byClass[1][stallCell] === 3 && cells.byClass[1][cellOf(1.9e9)] === 0,
+      "the stall's cells hold the io threads' D samples, the cells before none");
+
+    // A drag: the flamegraph of exactly that range.
+    await dragCells(page, [1, 10], [2, 20], false);
+    check(await param(page, "r") === "1.2-2.42", `a drag from (1 s, +200 ms) to (2 s, +400 ms) selects 1.2..2.42 s (r=${await param(page, "r")})`);
+    await checkRangeFlame(page, "drag", "drag");
+
+    // The moment at 2.1 s: a click on its cell.
+    const c = await cellCenter(page, 2, 5);
+    await page.mouse.click(c.x, c.y);
+    const m = await page.evaluate(() => window.hearthHeatmap.lastMoment());
+    check(m && m.time_ns === 2.1e9 && m.threads === 12, `a click shows the moment of the sample nearest the cell (${m && m.time_ns} ns, ${m && m.threads} threads)`);
+    if (m) {
+      const got = m.groups.map((g) => `${g.threads} ${g.state} ${g.kind} ${g.leaf}`);
+      const want = ["3 D blocked jbd2_log_wait_commit_[k]", "5 S lock futex_wait_[k]", "3 R running app::Crunch::step()",
+                    "1 R running app::hash(std::string const&)"];
+      check(sameArrays(got, want), `the moment's groups, waits first: ${JSON.stringify(got)}`);
+      info(`moment view in ${m.ms.toFixed(1)} ms`);
+    }
+    const momentText = await page.locator("#moment").innerText();
+    check(/5 threads waiting here/.test(momentText), "the moment says \"5 threads waiting here\"");
+    check(/\[worker-1 tid=101\] \(tid 101\): S for 100 ms/.test(momentText), "a worker has waited for 100 ms (since 2.0 s)");
+    check(/\[cpu-1 tid=109\] \(tid 109\): R for ≥ 2\.1 s \(since its first sample\)/.test(momentText),
+      "a thread unchanged since the start says so");
+    check(await param(page, "m") === "2.1", `the moment is in the URL (m=${await param(page, "m")})`);
+
+    // Colour mode and reload: the URL restores range, moment and mode.
+    await page.check("input[name=mode][value=D]");
+    check(await param(page, "c") === "D", "the colour mode is in the URL (c=D)");
+    await page.reload({ waitUntil: "load" });
+    const restored = await page.evaluate(() => ({
+      mode: document.querySelector("input[name=mode]:checked").value,
+      moment: window.hearthHeatmap.lastMoment() && window.hearthHeatmap.lastMoment().time_ns,
+      flame: window.hearthHeatmap.lastFlame(),
+    }));
+    check(restored.mode === "D" && restored.moment === 2.1e9 && restored.flame && restored.flame.frames > 0,
+      `reload restores mode, moment and range (${JSON.stringify({ mode: restored.mode, moment: restored.moment })})`);
+    const dFlame = await pageFrames(page);
+    const [dFrom, dTo] = (await param(page, "r")).split("-").map((v) => Math.round(parseFloat(v) * 1e9));
+    check(dFlame.titles[0] === `all (${samples.filter((s) => s[2] === "D" && s[0] >= dFrom && s[0] < dTo).length} samples, 100%)`,
+      `in mode D the flamegraph counts only D samples (${dFlame.titles[0]})`);
+    await checkRangeFlame(page, "mode D", "blocked");
+    await page.check("input[name=mode][value=all]");
+    await checkRangeFlame(page, "all samples", "all");
+
+    // A second range (Shift-drag): a differential flamegraph against it.
+    await dragCells(page, [0, 10], [1, 0], true);
+    check(await param(page, "b") === "0.2-1.02", `Shift-drag selects the baseline (b=${await param(page, "b")})`);
+    const diff = await pageFrames(page);
+    check(diff.diff === "new" && diff.titles.every((t) => / pp(; only in NEW)?\)$/.test(t)),
+      "two ranges: a differential flamegraph (data-diff=new, titles with pp)");
+    const flushAt = diff.titles.findIndex((t) => t.startsWith("app::Table::flush() "));
+    check(flushAt >= 0 && /only in NEW/.test(diff.titles[flushAt]) && parseInt(diff.fills[flushAt].slice(1, 3), 16) > parseInt(diff.fills[flushAt].slice(5, 7), 16),
+      `the stall's lock path is new and red (${diff.titles[flushAt]} ${diff.fills[flushAt]})`);
+
+    // Keyboard, on a fresh page.
+    await page.goto(url, { waitUntil: "load" });
+    await page.focus("#heat-wrap");
+    await page.keyboard.press("ArrowRight");
+    for (let i = 0; i < 10; i++) await page.keyboard.press("ArrowDown");
+    for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Enter");
+    check(await param(page, "r") === "1.2-1.3", `Shift+arrows then Enter select 1.2..1.3 s (r=${await param(page, "r")})`);
+    await checkRangeFlame(page, "keyboard", "keys");
+    await page.focus("#heat-wrap");
+    await page.keyboard.press("m");
+    const mk = await param(page, "m");
+    await page.keyboard.press(".");
+    check(mk === "1.28" && await param(page, "m") === "1.3", `M shows the moment at the cursor, '.' the next sample (m=${mk}, then ${await param(page, "m")})`);
+    await page.keyboard.press("Escape");
+    check(await param(page, "r") === null && await page.locator("#flame").isHidden(), "Escape clears the range");
+
+    // The thread filter.
+    await page.fill("#filter", "io-");
+    await page.waitForFunction(() => /3 of 12 threads/.test(document.getElementById("filter-note").textContent), null, { timeout: 5000 });
+    const io = await page.evaluate(() => window.hearthHeatmap.cells().totals.reduce((a, b) => a + b, 0));
+    check(io === 600 && await param(page, "t") === "io-", `the filter keeps the io threads' 600 samples (${io}, t=${await param(page, "t")})`);
+
+    // Dark mode.
+    await page.goto(url + "?r=1.2-2.42", { waitUntil: "load" });
+    await page.emulateMedia({ colorScheme: "dark" });
+    // The page redraws its canvas on the media query's change event: after a frame.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    const bodyBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const canvasBg = await page.evaluate(() => {
+      const c = document.getElementById("heat");
+      const d = c.getContext("2d").getImageData(2, 2, 1, 1).data;
+      return `rgb(${d[0]}, ${d[1]}, ${d[2]})`;
+    });
+    const flameBg = (await pageFrames(page)).bg;
+    check(luminance(bodyBg) < 0.1 && luminance(canvasBg) < 0.1, `dark mode: page and heatmap dark (${bodyBg}, ${canvasBg})`);
+    check(luminance(flameBg) < 0.1, `dark mode: the flamegraph too (${flameBg})`);
+    check(errors.length === 0, `file://: no console errors, page errors or requests: ${errors.join(" | ")}`);
+
+    // Through `hearth serve`.
+    const s = await serve(outDir);
+    server = s.proc;
+    const served = await context.newPage();
+    const httpErrors = [];
+    watch(served, s.url.replace(/\/$/, ""), httpErrors);
+    await served.emulateMedia({ colorScheme: "light" });
+    await served.goto(new URL("heat.html", s.url).href, { waitUntil: "load" });
+    await dragCells(served, [3, 0], [3, 49], false);
+    await checkRangeFlame(served, "http", "http");
+    check(httpErrors.length === 0, `http: no console errors, page errors or outside requests: ${httpErrors.join(" | ")}`);
+  } finally {
+    await browser.close();
+    if (server) server.kill("SIGINT");
+  }
+}
+
+main().then(() => finish(), (e) => finish(e));
