@@ -215,7 +215,7 @@
   const roundProc = new Uint32Array(nRounds);
   const roundPos = new Uint32Array(nRounds);  // its index among its process's rounds
   let procRounds = [];                        // process index -> Uint32Array of rounds
-  let procPeriod = [];                        // process index -> its shortest gap between samples
+  let procPeriod = [];                        // process index -> its median gap between samples
   let runThread, runStack, runState, runFrom, runTo, runProc, nRuns = 0;
   const laneRuns = new Array(nLanes);
   const laneSpans = new Array(nLanes);        // [t0, t1, t0, t1, ...]: sampled without a gap
@@ -292,9 +292,11 @@
       for (let i = 0; i < nRounds; i++) procRounds[roundProc[i]][roundPos[i]] = i;
       for (let p = 0; p < nProcs; p++) {
         const rs = procRounds[p];
-        let gap = Infinity;
-        for (let i = 1; i < rs.length; i++) gap = Math.min(gap, roundTime[rs[i]] - roundTime[rs[i - 1]]);
-        procPeriod.push(gap);
+        // The median gap between its samples.
+        const gaps = new Float64Array(Math.max(0, rs.length - 1));
+        for (let i = 1; i < rs.length; i++) gaps[i - 1] = roundTime[rs[i]] - roundTime[rs[i - 1]];
+        gaps.sort();
+        procPeriod.push(gaps.length ? gaps[gaps.length >> 1] : Infinity);
       }
       const lists = [];
       for (let l = 0; l < nLanes; l++) lists.push([]);
@@ -792,7 +794,8 @@
       for (let k = 0; k < 6; k++) s += merged[c * 6 + k];
       if (s > most) most = s;
     }
-    const scaleN = Math.max(1, Math.ceil(most - 1e-6));
+    // Rounding in the summaries can push a whole column a little past its threads.
+    const scaleN = Math.max(1, Math.ceil(most - 0.02));
     const my = Math.round(mergedY * dpr), mh = Math.round((MERGED_H - 2) * dpr);
     paintStripes(merged, scaleN, x0, cols, my, mh, my, my + mh, colors.pLane);
     // The slots / whole intervals band.

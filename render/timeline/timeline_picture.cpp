@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 
 #include "common/digits.h"
 #include "render/charts/chart_style.h"
@@ -73,6 +74,40 @@ std::string process_label(const Process& p, size_t threads) {
                              : (p.name.empty() ? "pid " + std::to_string(p.pid)
                                                : p.name + " (pid " + std::to_string(p.pid) + ")");
   return s + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+// The slots of LANES (one lane, or a pool's summed) in [FROM, TO) as stacked bars: each state's
+// share of the slot, bottom up in kStackOrder, in rows [Y, Y + H).
+template <typename XOf>
+void draw_slots(const Model& m, const std::vector<uint32_t>& lanes, uint64_t from, uint64_t to,
+                XOf x_of, double y, double h, scene::Layer* out) {
+  std::map<uint64_t, ClassTimes> by_slot;
+  for (uint32_t i : lanes) {
+    const Lane& l = m.lanes[i];
+    for (size_t k = l.slot_first; k < l.slot_first + l.slot_count; ++k) {
+      const sched_intervals::Slot& s = m.slots->slots[k];
+      if (s.slot_start_ns + m.slot_ns <= from || s.slot_start_ns >= to) continue;
+      ClassTimes& t = by_slot[s.slot_start_ns];
+      const uint64_t v[kClasses] = {s.on_cpu_ns,  s.runnable_ns, s.sleeping_ns,
+                                    s.blocked_ns, s.stopped_ns,  s.other_ns};
+      for (int c = 0; c < kClasses; ++c) t[c] += static_cast<double>(v[c]);
+    }
+  }
+  const double whole = static_cast<double>(m.slot_ns) * static_cast<double>(lanes.size());
+  for (const auto& [start, t] : by_slot) {
+    const double x0 = x_of(start), x1 = x_of(std::min(start + m.slot_ns, m.whole_from_ns));
+    if (x1 - x0 < 0.5) continue;
+    // Whole 0.5 px steps from the bottom, so the parts always fill what the slot had.
+    double cum = 0;
+    double bottom = y + h;
+    for (int k : kStackOrder) {
+      if (t[k] <= 0) continue;
+      cum += t[k] / whole;
+      const double top = y + h - std::round(std::min(1.0, cum) * h * 2) / 2;
+      if (bottom - top > 0) out->rects.push_back(rect_at(x0, top, x1 - x0, bottom - top, class_color(k)));
+      bottom = top;
+    }
+  }
 }
 
 }  // namespace
@@ -305,12 +340,17 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     }
     const double cover = col_ns * static_cast<double>(row.lanes.size());
     ClassTimes total{};
+    // Columns before whole_from hold slots: drawn below, a stacked bar per slot.
+    const size_t slot_cols =
+        slots_shown ? std::min(columns, static_cast<size_t>(std::max(0.0, x_of(m.whole_from_ns) - kLeft)))
+                    : 0;
+    auto class_at = [&](size_t col) { return col < slot_cols ? -1 : column_class(times[col], cover); };
     size_t c = 0;
     while (c < columns) {
       for (int k = 0; k < kClasses; ++k) total[k] += times[c][k];
-      const int cls = column_class(times[c], cover);
+      const int cls = class_at(c);
       size_t e = c + 1;
-      while (e < columns && column_class(times[e], cover) == cls) {
+      while (e < columns && class_at(e) == cls && (e != slot_cols)) {
         for (int k = 0; k < kClasses; ++k) total[k] += times[e][k];
         ++e;
       }
@@ -320,6 +360,7 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
       }
       c = e;
     }
+    if (slot_cols > 0) draw_slots(m, row.lanes, from, to, x_of, y, h, &lanes);
     if (h >= 6) {
       for (size_t a = 0; a < columns;) {
         if (!ticked[a]) {

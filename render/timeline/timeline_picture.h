@@ -5,10 +5,11 @@
 // (how many threads are in each state, stacked), then a lane per thread (or per pool), a
 // process's lanes under its name.
 //
-// A lane is drawn one pixel column at a time, each column in the state its thread spent the
-// most time in there, activity (on CPU, runnable, blocked, stopped) counted 4 times: a thread
-// that ran a fifth of a column shows running. Sample ticks are a dark strip along the lane's
-// top over the columns that have a sample.
+// Where whole intervals were kept, a lane is drawn one pixel column at a time, each column in
+// the state its thread spent the most time in there, activity (on CPU, runnable, blocked,
+// stopped) counted 4 times: a thread that ran a fifth of a column shows running. Where only
+// slots were kept, each slot is a stacked bar of its states' shares. Sample ticks are a dark
+// strip along the lane's top over the columns that have a sample.
 #pragma once
 
 #include <string>
