@@ -42,7 +42,7 @@
 
   // ---- decoding: in steps of about STEP_MS, so the page never stops answering for long ----
 
-  const STEP_MS = 40;
+  const STEP_MS = 30;
   const tasks = [];  // each call does a bounded piece of work; true when its work is done
   function runTasks(then) {
     const t0 = performance.now();
@@ -61,7 +61,7 @@
     const out = new Uint8Array(Math.max(0, b64.length / 4 * 3 - pad));
     let pos = 0, o = 0;
     return () => {
-      const end = Math.min(b64.length, pos + (1 << 20));
+      const end = Math.min(b64.length, pos + (1 << 19));
       const s = atob(b64.slice(pos, end));
       for (let i = 0; i < s.length; i++) out[o++] = s.charCodeAt(i);
       pos = end;
@@ -114,7 +114,7 @@
     tasks.push(() => {
       bytes = data;
       bp = pos;
-      const stop = ivFirst[Math.min(nLanes, lane + 1)] + 300000;
+      const stop = ivFirst[Math.min(nLanes, lane + 1)] + 200000;
       for (; lane < nLanes && ivFirst[lane] < stop; lane++) {
         let end = 0;
         let cpu = -1;
@@ -207,6 +207,38 @@
       return lane >= nLanes;
     });
   })();
+  // The all-threads lane's summary, the same way: every lane summed, at MERGED_BUCKETS buckets
+  // (then halved), so a zoomed-out view computes only the lanes it shows. Valid while no
+  // thread filter is set (with one, the lanes shown are summed each frame).
+  const MERGED_BUCKETS = 16384;
+  let mergedLevels = null;
+  const mergedBucket = span / MERGED_BUCKETS;
+  if (nIv > 50000 && span > 0) {
+    const f = new Float64Array(MERGED_BUCKETS * 6);
+    let lane = 0;
+    tasks.push(() => {
+      const t0 = performance.now();
+      for (; lane < nLanes && performance.now() - t0 < STEP_MS; lane++) {
+        accumulate(lane, f, MERGED_BUCKETS, 0, mergedBucket, false);
+      }
+      if (lane < nLanes) return false;
+      // Threads, not a bucket's fraction: kept as floats.
+      const levels = [Float32Array.from(f)];
+      let nb = MERGED_BUCKETS, level = levels[0];
+      while (nb > PYR_TOP) {
+        nb /= 2;
+        const up = new Float32Array(nb * 6);
+        for (let i = 0; i < up.length; i++) {
+          const b = (i / 6) | 0, k = i - b * 6;
+          up[i] = (level[b * 12 + k] + level[b * 12 + 6 + k]) / 2;
+        }
+        levels.push(up);
+        level = up;
+      }
+      mergedLevels = levels;
+      return true;
+    });
+  }
 
   // Samples: rounds, runs (a thread in one state and stack over consecutive samples of its
   // process) and, per lane, its runs by time and the spans it was sampled over.
@@ -562,7 +594,7 @@
         j++;
         bucket *= 2;
       }
-      accumulateBuckets(levels[j], bucket, buf, cols, v0d, colNs);
+      accumulateBuckets(levels[j], bucket, buf, cols, v0d, colNs, 1 / 65535);
       return;
     }
     const a0 = ivFirst[l], a1 = ivFirst[l + 1];
@@ -611,12 +643,12 @@
   }
 
   // Adds a summary level's buckets (BUCKET ns each, no wider than a column) to BUF.
-  function accumulateBuckets(level, bucket, buf, cols, v0d, colNs) {
+  // UNIT: what a stored value of 1 is worth.
+  function accumulateBuckets(level, bucket, buf, cols, v0d, colNs, unit) {
     const nb = level.length / 6;
     const vEnd = v0d + cols * colNs;
     const b0 = Math.max(0, Math.floor(v0d / bucket)), b1 = Math.min(nb, Math.ceil(vEnd / bucket));
     const last = cols - 1;
-    const unit = 1 / 65535;
     for (let b = b0; b < b1; b++) {
       const o = b * 6;
       const s0 = b * bucket, e0 = s0 + bucket;
@@ -643,6 +675,55 @@
         }
       }
     }
+  }
+
+  // Each lane's columns as last computed, kept so that a pan by whole columns computes only the
+  // columns it brings in, and a scroll none: lane l's are cache[l * cols * 6, ...), computed for
+  // the view starting at cacheV0[l] with the geometry of generation cacheGen[l].
+  const CACHE_MAX = 6e6;  // floats; more lanes x columns than this: no cache
+  let cache = null, cacheCols = 0, cacheColNs = 0, cacheGeneration = 0;
+  const cacheV0 = new Float64Array(nLanes);
+  const cacheGen = new Uint32Array(nLanes);
+  let shiftTmp = null;
+  function laneColumns(l, cols, colNs) {
+    if (nLanes * cols * 6 > CACHE_MAX) {
+      acc.fill(0);
+      accumulate(l, acc, cols, v0, colNs);
+      return acc;
+    }
+    if (!cache || cacheCols !== cols || Math.abs(cacheColNs - colNs) > colNs * 1e-9) {
+      if (!cache || cache.length !== nLanes * cols * 6) cache = new Float32Array(nLanes * cols * 6);
+      cacheCols = cols;
+      cacheColNs = colNs;
+      cacheGeneration++;
+    }
+    const mine = cache.subarray(l * cols * 6, (l + 1) * cols * 6);
+    const d = (v0 - cacheV0[l]) / colNs;
+    const k = Math.round(d);
+    if (cacheGen[l] === cacheGeneration && Math.abs(d - k) < 1e-3 && Math.abs(k) < cols) {
+      if (k === 0) return mine;
+      // Keep the columns still in view; compute those the pan brings in.
+      const n = Math.abs(k);
+      if (!shiftTmp || shiftTmp.length < n * 6) shiftTmp = new Float64Array(cols * 6);
+      const tmp = shiftTmp.subarray(0, n * 6);
+      tmp.fill(0);
+      if (k > 0) {
+        mine.copyWithin(0, n * 6);
+        accumulate(l, tmp, n, v0 + (cols - n) * colNs, colNs);
+        mine.set(tmp, (cols - n) * 6);
+      } else {
+        mine.copyWithin(n * 6, 0, (cols - n) * 6);
+        accumulate(l, tmp, n, v0, colNs);
+        mine.set(tmp, 0);
+      }
+    } else {
+      acc.fill(0);
+      accumulate(l, acc, cols, v0, colNs);
+      mine.set(acc);
+    }
+    cacheV0[l] = v0;
+    cacheGen[l] = cacheGeneration;
+    return mine;
   }
 
   // Paints BUF's columns (fractions, divided by DIV) as stacked stripes into rows [Y0, Y0 + H)
@@ -752,6 +833,17 @@
       groupAcc = new Float64Array(cols * 6);
     }
     merged.fill(0);
+    // Zoomed out without a filter, the all-threads lane comes from its summary and only the
+    // lanes shown are computed; else every lane shown by the filter is summed.
+    const fromSummary = mergedLevels && !filterRe && colNs >= mergedBucket;
+    if (fromSummary) {
+      let j = 0, bucket = mergedBucket;
+      while (j + 1 < mergedLevels.length && bucket * 2 <= colNs) {
+        j++;
+        bucket *= 2;
+      }
+      accumulateBuckets(mergedLevels[j], bucket, merged, cols, v0, colNs, 1);
+    }
     const scroll = wrap.scrollTop;
     const clip0 = Math.round(lanesY * dpr), clip1 = H;
     const rowY = (row) => Math.round((lanesY + row.top - scroll) * dpr);
@@ -760,14 +852,18 @@
       if (row.kind === "proc") continue;
       const y = rowY(row);
       const visible = y + row.h * dpr > clip0 && y < clip1;
+      if (fromSummary && !visible) continue;
       if (row.kind === "group") {
         // A closed pool: its members summed here; an open one: its lanes follow as rows.
         if (opened.has(row.group)) continue;
         groupAcc.fill(0);
         for (const l of row.members) {
-          acc.fill(0);
-          accumulate(l, acc, cols, v0, colNs);
-          for (let i = 0; i < acc.length; i++) { merged[i] += acc[i]; groupAcc[i] += acc[i]; }
+          const a = laneColumns(l, cols, colNs);
+          if (fromSummary) {
+            for (let i = 0; i < a.length; i++) groupAcc[i] += a[i];
+          } else {
+            for (let i = 0; i < a.length; i++) { merged[i] += a[i]; groupAcc[i] += a[i]; }
+          }
         }
         if (visible) {
           paintStripes(groupAcc, row.members.length, x0, cols, y + Math.round(2 * dpr),
@@ -776,12 +872,11 @@
         }
         continue;
       }
-      acc.fill(0);
-      accumulate(row.lane, acc, cols, v0, colNs);
-      for (let i = 0; i < acc.length; i++) merged[i] += acc[i];
+      const a = laneColumns(row.lane, cols, colNs);
+      if (!fromSummary) for (let i = 0; i < a.length; i++) merged[i] += a[i];
       if (visible) {
         const bar = Math.round((LANE_H - 3) * dpr);
-        paintStripes(acc, 1, x0, cols, y + Math.round(1 * dpr), bar, clip0, clip1, colors.pLane);
+        paintStripes(a, 1, x0, cols, y + Math.round(1 * dpr), bar, clip0, clip1, colors.pLane);
         paintTicks(row.lane, x0, cols, v0, colNs, y + Math.round(1 * dpr), Math.max(2, Math.round(3 * dpr)),
                    clip0, clip1);
         lanesDrawn++;
@@ -1187,6 +1282,12 @@
   function pan(ns) {
     setView(v0 + ns, v1 + ns);
   }
+  // FRACTION of the view's width in whole device columns, ns (a pan by whole columns redraws
+  // only the columns it brings in).
+  function columnsNs(fraction) {
+    const cols = Math.max(1, Math.round(plotW() * dpr));
+    return Math.round(cols * fraction) * (v1 - v0) / cols;
+  }
   function showRange() {
     const d = decimalsFor(tickStep(v1 - v0, plotW(), 110));
     document.getElementById("range").textContent = "showing " + secondsText(v0, Math.min(9, d + 2)) + " s \u2013 " +
@@ -1355,12 +1456,11 @@
   wrap.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || !ready) return;
     const mid = hoverX >= LABEL_W ? timeAt(hoverX) : (v0 + v1) / 2;
-    const s = v1 - v0;
     switch (e.key) {
       case "+": case "=": case "w": zoomAt(mid, 1 / 1.5); break;
       case "-": case "_": case "s": zoomAt(mid, 1.5); break;
-      case "ArrowLeft": case "a": pan(-0.2 * s); break;
-      case "ArrowRight": case "d": pan(0.2 * s); break;
+      case "ArrowLeft": case "a": pan(-columnsNs(0.2)); break;
+      case "ArrowRight": case "d": pan(columnsNs(0.2)); break;
       case "0": case "Home": setView(0, span); break;
       case "g": setGrouped(!grouped); break;
       case "Escape": selection = null; tip.hidden = true; drawOverlay(); break;
@@ -1439,18 +1539,24 @@
       else if (D.view) setView(D.view[0], D.view[1]);
       else setView(0, span);
       pending = false;
-      draw();
-      showRange();
     } finally {
       restoring = false;
     }
+  }
+  // The first frame, in a task of its own.
+  function firstFrame() {
+    draw();
+    showRange();
     ready = true;
   }
 
   document.getElementById("info").textContent = "Reading " + thousands(nIv) + " intervals\u2026";
   runTasks(() => {
     start();
-    publish();
+    setTimeout(() => {
+      firstFrame();
+      publish();
+    }, 0);
   });
 
   // For tests and benchmarks (tests/browser/timeline.test.mjs, tests/bench/timeline_bench.mjs):

@@ -128,7 +128,8 @@ async function main() {
     await page.keyboard.press("ArrowRight");
     await settle(page);
     let w2 = await view(page);
-    check(Math.abs(w2.from - w.from - 0.2 * (w.to - w.from)) < 2 || w2.to === 2 * NS, `-> pans right by a fifth (${w2.from}..${w2.to})`);
+    check(Math.abs(w2.from - w.from - 0.2 * (w.to - w.from)) < 0.005 * (w.to - w.from) || w2.to === 2 * NS,
+          `-> pans right by a fifth, in whole pixels (${w2.from}..${w2.to})`);
     await page.keyboard.press("-");
     await page.keyboard.press("-");
     await settle(page);
