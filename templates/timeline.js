@@ -10,7 +10,8 @@
 // Pixels go into one ImageData (fast for a million intervals); text and the hover cursor are
 // drawn on top (the cursor on a second canvas, so hovering never redraws the lanes).
 // State in the URL (replaceState): r=FROM-TO (the view, seconds since time 0 with up to 9
-// decimals), g=1 (pools grouped), e=N,N (pools opened, by group index), t=REGEX (the thread
+// decimals; time 0 is the samples' time 0, as on the heatmap's page, so an `r` or `m` means the
+// same instant on both), g=1 (pools grouped), e=N,N (pools opened, by group index), t=REGEX (the thread
 // filter, searched in each lane's name).
 (function () {
   "use strict";
@@ -403,10 +404,15 @@
     const min = Math.round(s / 60);
     return Math.floor(min / 60) + " h" + (min % 60 ? " " + (min % 60) + " min" : "");
   }
-  // Seconds since time 0 with DECIMALS decimals (ns exact: T is a whole number of ns).
+  // What the page calls 0 s: the samples' time 0 (as on the heatmap's page), else the window's
+  // start. Times inside the page are ns since the domain's start; what people read is
+  // seconds since ORIGIN.
+  const ORIGIN = D.origin || 0;
+  // T (ns since the domain's start) in seconds since time 0 with DECIMALS decimals (ns exact).
   function secondsText(t, decimals) {
+    t = Math.round(t - ORIGIN);
     const neg = t < 0;
-    t = Math.abs(Math.round(t));
+    t = Math.abs(t);
     const whole = Math.floor(t / NS);
     let s = String(whole);
     if (decimals > 0) s += "." + String(t - whole * NS).padStart(9, "0").slice(0, decimals);
@@ -947,7 +953,7 @@
     ctx.font = "11px system-ui, 'DejaVu Sans', sans-serif";
     ctx.textAlign = "left";
     ctx.fillStyle = colors.fg;
-    const first = Math.ceil(v0 / step) * step;
+    const first = Math.ceil((v0 - ORIGIN) / step) * step + ORIGIN;
     const right = LABEL_W + plotW() + RIGHT;
     for (let t = first; t <= v1; t += step) {
       const x = xOf(t);
@@ -964,7 +970,7 @@
     }
     ctx.textAlign = "right";
     ctx.fillStyle = colors.muted;
-    ctx.fillText("time from start", LABEL_W - 8, 12);
+    ctx.fillText("seconds", LABEL_W - 8, 12);
     if (hasWall) ctx.fillText("wall clock (local)", LABEL_W - 8, 25);
     if (hasSlots) {
       ctx.textAlign = "left";
@@ -1299,7 +1305,7 @@
   let restoring = false;
   let urlTimer = 0;
   function secondsParam(t) {
-    return trimmed(Math.round(t) / NS, 9);
+    return trimmed(Math.round(t - ORIGIN) / NS, 9);
   }
   function scheduleUrl() {
     if (restoring) return;
@@ -1322,9 +1328,9 @@
     }
   }
   function parseRange(s) {
-    const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(s || "");
+    const m = /^(-?\d+(?:\.\d+)?)-(-?\d+(?:\.\d+)?)$/.exec(s || "");
     if (!m) return null;
-    const a = Math.round(parseFloat(m[1]) * NS), b = Math.round(parseFloat(m[2]) * NS);
+    const a = Math.round(parseFloat(m[1]) * NS) + ORIGIN, b = Math.round(parseFloat(m[2]) * NS) + ORIGIN;
     return b > a ? [a, b] : null;
   }
 

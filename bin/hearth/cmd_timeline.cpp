@@ -102,11 +102,16 @@ int run_timeline(const TimelineArgs& a) {
                                     : "no thread in it to draw");
     return 2;
   }
-  const uint64_t from = given(a.from) ? model.start_ns + to_ns(a.from) : 0;
-  const uint64_t to = given(a.to) ? model.start_ns + to_ns(a.to) : 0;
+  // Seconds since time 0 (the samples' time 0, else the window's start: Model::origin_ns).
+  const uint64_t from = given(a.from) ? std::max(model.start_ns, model.origin_ns + to_ns(a.from)) : 0;
+  const uint64_t to = given(a.to) ? model.origin_ns + to_ns(a.to) : 0;
   if ((from != 0 && from >= model.end_ns) || (to != 0 && to <= model.start_ns)) {
-    std::fprintf(stderr, "hearth timeline: --from/--to: the recording spans 0 to %s s\n",
-                 timeline::seconds_text(model.end_ns - model.start_ns, 1'000'000).c_str());
+    const auto since = [&model](uint64_t t) {
+      return static_cast<int64_t>(t) - static_cast<int64_t>(model.origin_ns);
+    };
+    std::fprintf(stderr, "hearth timeline: --from/--to: the recording spans %s to %s\n",
+                 timeline::seconds_text(std::max<int64_t>(0, since(model.start_ns)), 1'000'000).c_str(),
+                 timeline::seconds_text(since(model.end_ns), 1'000'000).c_str());
     return 2;
   }
   std::string title = a.title;

@@ -129,6 +129,7 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
     });
   }
 
+  m.origin_ns = samples != nullptr ? m.samples_mono_ns : m.window_start_ns;
   std::vector<Building*> kept;
   for (auto& [tid, b] : by_tid) {
     Lane& l = b.lane;

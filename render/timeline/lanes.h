@@ -81,6 +81,10 @@ struct Model {
   // which has none) the window's start, and then samples_aligned is false.
   uint64_t samples_mono_ns = 0;
   bool samples_aligned = false;
+  // Time 0 of the pictures' axes and of their times in seconds: the samples' time 0 when there
+  // are samples (so a time means the same instant on the heatmap's page), else the window's
+  // start. The domain may start a little before it (negative seconds).
+  uint64_t origin_ns = 0;
   std::vector<Lane> lanes;          // display order
   std::vector<Process> processes;   // by pid, unknown (0) last
   uint64_t ticks = 0;               // over every lane

@@ -45,7 +45,7 @@ uint64_t tick_step(uint64_t span_ns, double width_px, double min_px) {
   return 1'000'000'000'000'000'000ULL;
 }
 
-std::string seconds_text(uint64_t t_ns, uint64_t step_ns) {
+std::string seconds_text(int64_t t_ns, uint64_t step_ns) {
   int decimals = 0;
   for (uint64_t unit = 1'000'000'000; step_ns % unit != 0 && decimals < 9; unit /= 10) ++decimals;
   char buf[48];

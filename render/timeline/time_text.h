@@ -16,7 +16,7 @@ uint64_t tick_step(uint64_t span_ns, double width_px, double min_px);
 
 // An axis label: T_NS in seconds with as many decimals as STEP_NS needs: "12 s", "12.5 s",
 // "0.0125 s".
-std::string seconds_text(uint64_t t_ns, uint64_t step_ns);
+std::string seconds_text(int64_t t_ns, uint64_t step_ns);
 
 // The wall clock at REAL_NS (ns since the epoch), UTC: "14:03:05", with milliseconds
 // ("14:03:05.250") or microseconds when STEP_NS is below a second or a millisecond.

@@ -203,20 +203,28 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   const double axis_line = top + axis_h - 2;
   axis.rects.push_back(rect_at(kLeft, axis_line, plot_w, 1, {0x88, 0x88, 0x88}));
   const uint64_t step = tick_step(to - from, plot_w, 90);
-  const uint64_t rel_from = from - m.start_ns;
-  for (uint64_t t = (rel_from + step - 1) / step * step; t <= to - m.start_ns; t += step) {
-    const double x = kLeft + static_cast<double>(t - rel_from) / col_ns;
+  // Ticks at whole steps from time 0 (the origin), which may be after the range's start.
+  const auto signed_ns = [&m](uint64_t t) { return static_cast<int64_t>(t) - static_cast<int64_t>(m.origin_ns); };
+  const auto istep = static_cast<int64_t>(step);
+  int64_t first_tick = signed_ns(from) / istep * istep;
+  if (first_tick < signed_ns(from)) first_tick += istep;
+  for (int64_t t = first_tick; t <= signed_ns(to); t += istep) {
+    const double x = kLeft + static_cast<double>(t - signed_ns(from)) / col_ns;
     axis.rects.push_back(rect_at(x, axis_line - 6, 1, 6, {0x88, 0x88, 0x88}));
     // Labels right of their tick, left out where they would run past the picture.
     const std::string secs = seconds_text(t, step);
-    const std::string wall = real != 0 ? wall_clock_text(real + t, step) : std::string();
+    const std::string wall =
+        real != 0 ? wall_clock_text(static_cast<uint64_t>(static_cast<int64_t>(real) + t +
+                                                          signed_ns(m.origin_ns) - signed_ns(m.start_ns)),
+                                    step)
+                  : std::string();
     const double room = s.width - x - 4;
     if (static_cast<double>(secs.size()) * (fs - 2) * 0.62 < room)
       s.texts.push_back(text_at(x + 3, top + 12, secs, fs - 2));
     if (real != 0 && static_cast<double>(wall.size()) * (fs - 3) * 0.62 < room)
       s.texts.push_back(text_at(x + 3, top + 25, wall, fs - 3));
   }
-  s.texts.push_back(text_at(kLeft - 6, top + 12, "time from start", fs - 2, scene::Anchor::kEnd));
+  s.texts.push_back(text_at(kLeft - 6, top + 12, "seconds", fs - 2, scene::Anchor::kEnd));
   if (real != 0) {
     s.texts.push_back(text_at(kLeft - 6, top + 25, "wall clock (UTC)", fs - 3, scene::Anchor::kEnd));
   }

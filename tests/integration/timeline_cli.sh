@@ -63,7 +63,7 @@ expect_exit 2 "no thread matches" -- "$hearth" timeline "$rec" --only-threads '^
 expect_exit 2 "bad options" -- "$hearth" timeline "$rec" -o "$t/z.gif" --only-threads '(' --from 3 --to 2 --width 10
 [ "$(grep -c 'hearth timeline: ' "$t/err")" = 4 ] && ok || bad "all four problems reported: $(cat "$t/err")"
 expect_exit 2 "range outside" -- "$hearth" timeline "$rec" --from 50 -o "$t/z.svg"
-grep -q 'the recording spans 0 to 2' "$t/err" && ok || bad "range outside: $(cat "$t/err")"
+grep -q 'the recording spans 0.000 s to 2.000 s$' "$t/err" && ok || bad "range outside: $(cat "$t/err")"
 cp -r "$rec" "$t/rec"
 expect_exit 2 "output is the input" -- "$hearth" timeline "$t/rec" -o "$t/rec/sched.intervals.tsv"
 cmp -s "$t/rec/sched.intervals.tsv" "$rec/sched.intervals.tsv" && ok || bad "the input was overwritten"

@@ -186,6 +186,17 @@ TEST(TimelineLanes, SampleTicksOnTheSchedulersClock) {
   timed_samples::Samples s = test_samples(kT0 + 50 * kMs);
   Model m = build_model(f, nullptr, &s, four_names());
   EXPECT_TRUE(m.samples_aligned);
+  // Time 0 is the samples' (as on the heatmap's page); the window starts 50 ms before it.
+  EXPECT_EQ(m.origin_ns, kT0 + 50 * kMs);
+  EXPECT_EQ(m.start_ns, kT0);
+  bool minus = false, zero = false;
+  for (const scene::Text& t : layout_timeline(m, {.width = 1000}).texts) {
+    minus |= t.text.starts_with("-");
+    zero |= t.text == "0 s" || t.text == "0.0 s" || t.text == "0.00 s";
+  }
+  EXPECT_FALSE(minus);  // ticks at whole steps from time 0: 0 s, 0.1 s, ...
+  EXPECT_TRUE(zero);
+  EXPECT_EQ(build_model(f, nullptr, nullptr, four_names()).origin_ns, kT0);
   // 100 and 101 sampled 5 times, 300 (only sampled: a lane of its own) twice.
   EXPECT_EQ(m.ticks, 12u);
   const Lane* main = nullptr;
