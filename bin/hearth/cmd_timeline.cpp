@@ -46,7 +46,8 @@ std::string heatmap_link(const TimelineArgs& a) {
 
 std::vector<std::string> validate_timeline(const TimelineArgs& a) {
   std::vector<std::string> problems;
-  if (a.inputs.empty()) problems.push_back("no input: give a report directory or a sched.intervals.tsv");
+  if (a.inputs.empty())
+    problems.push_back("no input: give a report directory or a sched.intervals.tsv");
   if (a.output.empty()) {
     problems.push_back("no output: give -o OUT.html (or .svg, .png, .pdf)");
   } else if (!is_html(a.output) && format_of(a.output) == OutFormat::kUnknown) {
@@ -57,7 +58,8 @@ std::vector<std::string> validate_timeline(const TimelineArgs& a) {
   filter_pattern("--only-threads", a.only_threads, &problems);
   auto check_time = [&](const char* option, double s) {
     if (given(s) && !(s >= 0 && s <= kMaxSeconds))
-      problems.push_back(std::string(option) + " must be seconds since the timeline's start (0 or more)");
+      problems.push_back(std::string(option) +
+                         " must be seconds since the timeline's start (0 or more)");
   };
   check_time("--from", a.from);
   check_time("--to", a.to);
@@ -97,21 +99,23 @@ int run_timeline(const TimelineArgs& a) {
       timeline::build_model(inputs->intervals, inputs->slots ? &*inputs->slots : nullptr,
                             inputs->samples ? &*inputs->samples : nullptr, inputs->names, mo);
   if (model.lanes.empty()) {
-    std::fprintf(stderr, "hearth timeline: %s: %s\n", sources->intervals.c_str(),
-                 model.left_out > 0 ? "no thread's name matches --only-threads"
-                                    : "no thread in it to draw");
+    std::fprintf(
+        stderr, "hearth timeline: %s: %s\n", sources->intervals.c_str(),
+        model.left_out > 0 ? "no thread's name matches --only-threads" : "no thread in it to draw");
     return 2;
   }
   // Seconds since time 0 (the samples' time 0, else the window's start: Model::origin_ns).
-  const uint64_t from = given(a.from) ? std::max(model.start_ns, model.origin_ns + to_ns(a.from)) : 0;
+  const uint64_t from =
+      given(a.from) ? std::max(model.start_ns, model.origin_ns + to_ns(a.from)) : 0;
   const uint64_t to = given(a.to) ? model.origin_ns + to_ns(a.to) : 0;
   if ((from != 0 && from >= model.end_ns) || (to != 0 && to <= model.start_ns)) {
     const auto since = [&model](uint64_t t) {
       return static_cast<int64_t>(t) - static_cast<int64_t>(model.origin_ns);
     };
-    std::fprintf(stderr, "hearth timeline: --from/--to: the recording spans %s to %s\n",
-                 timeline::seconds_text(std::max<int64_t>(0, since(model.start_ns)), 1'000'000).c_str(),
-                 timeline::seconds_text(since(model.end_ns), 1'000'000).c_str());
+    std::fprintf(
+        stderr, "hearth timeline: --from/--to: the recording spans %s to %s\n",
+        timeline::seconds_text(std::max<int64_t>(0, since(model.start_ns)), 1'000'000).c_str(),
+        timeline::seconds_text(since(model.end_ns), 1'000'000).c_str());
     return 2;
   }
   std::string title = a.title;
@@ -149,12 +153,13 @@ int run_timeline(const TimelineArgs& a) {
     for (const std::string& d : inputs->damage) {
       std::string note = d;
       for (const std::string& src : sources->all()) {
-        if (note.starts_with(src + ":")) note = fs::path(src).filename().string() + note.substr(src.size());
+        if (note.starts_with(src + ":"))
+          note = fs::path(src).filename().string() + note.substr(src.size());
       }
       po.notes.push_back("damaged input: " + note + " (drawn up to there)");
     }
-    written = write_picture(timeline::layout_timeline(model, po), a.output, format_of(a.output),
-                            a.scale);
+    written =
+        write_picture(timeline::layout_timeline(model, po), a.output, format_of(a.output), a.scale);
   }
   if (!written) {
     std::fprintf(stderr, "hearth timeline: %s\n", written.error().message.c_str());
@@ -162,16 +167,17 @@ int run_timeline(const TimelineArgs& a) {
   }
   size_t intervals = 0;
   for (const timeline::Lane& l : model.lanes) intervals += l.count;
-  std::fprintf(stderr, "hearth timeline: wrote %s: %s threads over %s, %s intervals%s%s\n",
-               a.output.c_str(), with_thousands(model.lanes.size()).c_str(),
-               timeline::duration_text(model.end_ns - model.start_ns).c_str(),
-               with_thousands(intervals).c_str(),
-               model.ticks > 0 ? (", " + with_thousands(model.ticks) + " sample ticks").c_str() : "",
-               model.slots != nullptr && model.whole_from_ns > model.window_start_ns
-                   ? (" (slots of " + timeline::duration_text(model.slot_ns) + " before +" +
-                      timeline::duration_text(model.whole_from_ns - model.start_ns) + ")")
-                         .c_str()
-                   : "");
+  std::fprintf(
+      stderr, "hearth timeline: wrote %s: %s threads over %s, %s intervals%s%s\n", a.output.c_str(),
+      with_thousands(model.lanes.size()).c_str(),
+      timeline::duration_text(model.end_ns - model.start_ns).c_str(),
+      with_thousands(intervals).c_str(),
+      model.ticks > 0 ? (", " + with_thousands(model.ticks) + " sample ticks").c_str() : "",
+      model.slots != nullptr && model.whole_from_ns > model.window_start_ns
+          ? (" (slots of " + timeline::duration_text(model.slot_ns) + " before +" +
+             timeline::duration_text(model.whole_from_ns - model.start_ns) + ")")
+                .c_str()
+          : "");
   return 0;
 }
 

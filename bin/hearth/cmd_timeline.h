@@ -12,9 +12,10 @@
 namespace hearth::cli {
 
 struct TimelineArgs {
-  std::vector<std::string> inputs;  // a report directory, or files (a sched.intervals.tsv among them)
-  std::string output;               // .html .svg .png .pdf
-  bool group_threads = false;       // pools as one lane (pictures); grouped at first (page)
+  std::vector<std::string>
+      inputs;                  // a report directory, or files (a sched.intervals.tsv among them)
+  std::string output;          // .html .svg .png .pdf
+  bool group_threads = false;  // pools as one lane (pictures); grouped at first (page)
   std::string only_threads;
   double from = std::numeric_limits<double>::quiet_NaN();  // s since time 0; NaN: the start
   double to = std::numeric_limits<double>::quiet_NaN();    // s; NaN: the end

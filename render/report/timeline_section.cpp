@@ -24,7 +24,8 @@ constexpr size_t kGroupAbove = 40;
 // "DIR/sched.intervals.tsv:7: ..." -> "sched.intervals.tsv:7: ...": the report names its files.
 std::string in_dir(std::string line, const timeline::Sources& sources) {
   for (const std::string& src : sources.all()) {
-    if (line.starts_with(src + ":")) return fs::path(src).filename().string() + line.substr(src.size());
+    if (line.starts_with(src + ":"))
+      return fs::path(src).filename().string() + line.substr(src.size());
   }
   return line;
 }
@@ -72,15 +73,17 @@ TimelineSection timeline_section(const std::string& dir, const std::string& targ
   po.title = title;
   po.width = width;
   po.group_pools = model.lanes.size() > kGroupAbove;
-  for (const std::string& d : damage) po.notes.push_back("damaged input: " + d + " (drawn up to there)");
+  for (const std::string& d : damage)
+    po.notes.push_back("damaged input: " + d + " (drawn up to there)");
   if (auto w = svg::write_svg(timeline::layout_timeline(model, po),
                               (fs::path(dir) / kTimelineSvg).string());
       !w) {
     t.problems.push_back(w.error().message);
   } else {
     t.pictures.push_back(kTimelineSvg);
-    t.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + std::string(kTimelineSvg) +
-              "\"><a href=\"" + std::string(kTimelineSvg) + "\">timeline</a></object>\n";
+    t.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" +
+              std::string(kTimelineSvg) + "\"><a href=\"" + std::string(kTimelineSvg) +
+              "\">timeline</a></object>\n";
   }
   size_t intervals = 0;
   for (const timeline::Lane& l : model.lanes) intervals += l.count;

@@ -218,10 +218,12 @@ std::vector<ClassTimes> column_times(const Model& m, const Lane& lane, uint64_t 
       const uint64_t a = std::max(s.slot_start_ns, from);
       const uint64_t b = std::min(s.slot_start_ns + m.slot_ns, to);
       if (a >= b) continue;
-      const double share[kClasses] = {
-          static_cast<double>(s.on_cpu_ns) / slot_ns,   static_cast<double>(s.runnable_ns) / slot_ns,
-          static_cast<double>(s.sleeping_ns) / slot_ns, static_cast<double>(s.blocked_ns) / slot_ns,
-          static_cast<double>(s.stopped_ns) / slot_ns,  static_cast<double>(s.other_ns) / slot_ns};
+      const double share[kClasses] = {static_cast<double>(s.on_cpu_ns) / slot_ns,
+                                      static_cast<double>(s.runnable_ns) / slot_ns,
+                                      static_cast<double>(s.sleeping_ns) / slot_ns,
+                                      static_cast<double>(s.blocked_ns) / slot_ns,
+                                      static_cast<double>(s.stopped_ns) / slot_ns,
+                                      static_cast<double>(s.other_ns) / slot_ns};
       spread(from, col_ns, columns, a, b, [&](size_t c, double ns) {
         for (int k2 = 0; k2 < kClasses; ++k2) out[c][k2] += share[k2] * ns;
       });
@@ -243,8 +245,8 @@ const Slot* slot_at(const Model& m, const Lane& lane, uint64_t t) {
   if (lane.slot_count == 0 || m.slots == nullptr) return nullptr;
   const Slot* first = m.slots->slots.data() + lane.slot_first;
   const Slot* last = first + lane.slot_count;
-  const Slot* it = std::upper_bound(
-      first, last, t, [](uint64_t v, const Slot& s) { return v < s.slot_start_ns; });
+  const Slot* it = std::upper_bound(first, last, t,
+                                    [](uint64_t v, const Slot& s) { return v < s.slot_start_ns; });
   if (it == first) return nullptr;
   --it;
   return t < it->slot_start_ns + m.slot_ns ? it : nullptr;

@@ -44,9 +44,9 @@ struct Tick {
 
 struct Lane {
   int64_t tid = 0;
-  int64_t pid = 0;   // 0: unknown
-  std::string name;  // the thread's name; "tid N" when no file names it
-  std::string pool;  // pool_name(name)
+  int64_t pid = 0;                        // 0: unknown
+  std::string name;                       // the thread's name; "tid N" when no file names it
+  std::string pool;                       // pool_name(name)
   size_t first = 0, count = 0;            // its intervals: intervals->intervals[first, +count)
   size_t slot_first = 0, slot_count = 0;  // its slots: slots->slots[slot_first, +slot_count)
   std::vector<Tick> ticks;                // by time
@@ -54,7 +54,7 @@ struct Lane {
 
 // Consecutive lanes of one process: a pool of two or more threads, or one lane.
 struct Group {
-  std::string name;            // the pool ("worker-*"), or the lane's name
+  std::string name;             // the pool ("worker-*"), or the lane's name
   std::vector<uint32_t> lanes;  // indexes into Model::lanes, ascending
 };
 
@@ -85,10 +85,10 @@ struct Model {
   // are samples (so a time means the same instant on the heatmap's page), else the window's
   // start. The domain may start a little before it (negative seconds).
   uint64_t origin_ns = 0;
-  std::vector<Lane> lanes;          // display order
-  std::vector<Process> processes;   // by pid, unknown (0) last
-  uint64_t ticks = 0;               // over every lane
-  size_t left_out = 0;              // threads --only-threads left out
+  std::vector<Lane> lanes;         // display order
+  std::vector<Process> processes;  // by pid, unknown (0) last
+  uint64_t ticks = 0;              // over every lane
+  size_t left_out = 0;             // threads --only-threads left out
 };
 
 struct ModelOptions {

@@ -31,7 +31,8 @@ std::string duration_text(uint64_t ns) {
     return std::to_string(s / 60) + " min" + (s % 60 ? " " + std::to_string(s % 60) + " s" : "");
   }
   const uint64_t min = (s + 30) / 60;
-  return std::to_string(min / 60) + " h" + (min % 60 ? " " + std::to_string(min % 60) + " min" : "");
+  return std::to_string(min / 60) + " h" +
+         (min % 60 ? " " + std::to_string(min % 60) + " min" : "");
 }
 
 uint64_t tick_step(uint64_t span_ns, double width_px, double min_px) {

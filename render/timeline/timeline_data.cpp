@@ -154,8 +154,7 @@ void append_samples(std::string* out, const Model& m) {
 
 }  // namespace
 
-void append_page_data(std::string* out, const Model& m, const Names& names,
-                      const DataOptions& o) {
+void append_page_data(std::string* out, const Model& m, const Names& names, const DataOptions& o) {
   const uint64_t t0 = m.start_ns;
   // The tid table: lanes first, then the tids `by` names that have no lane.
   std::vector<int64_t> who_tid;
@@ -171,8 +170,9 @@ void append_page_data(std::string* out, const Model& m, const Names& names,
     if (added) {
       who_tid.push_back(tid);
       auto n = names.threads.find(tid);
-      who_name.push_back(tid == 0 ? std::string("the idle task")
-                                  : n != names.threads.end() ? n->second : std::string());
+      who_name.push_back(tid == 0                   ? std::string("the idle task")
+                         : n != names.threads.end() ? n->second
+                                                    : std::string());
     }
     return it->second;
   };
@@ -234,13 +234,14 @@ void append_page_data(std::string* out, const Model& m, const Names& names,
   append_key_number(out, "slot_ns", m.slot_ns);
   uint64_t real = 0;
   if (m.samples != nullptr && m.samples_aligned && m.samples->real_ns != 0) {
-    real = static_cast<uint64_t>(static_cast<int64_t>(m.samples->real_ns) +
-                                 (static_cast<int64_t>(t0) - static_cast<int64_t>(m.samples_mono_ns)));
+    real =
+        static_cast<uint64_t>(static_cast<int64_t>(m.samples->real_ns) +
+                              (static_cast<int64_t>(t0) - static_cast<int64_t>(m.samples_mono_ns)));
   }
   append_key_string(out, "real_ns", std::to_string(real));
   if (m.samples != nullptr) {
-    out->append(",\"samples_t0\":" + std::to_string(static_cast<int64_t>(m.samples_mono_ns) -
-                                                    static_cast<int64_t>(t0)));
+    out->append(",\"samples_t0\":" +
+                std::to_string(static_cast<int64_t>(m.samples_mono_ns) - static_cast<int64_t>(t0)));
   } else {
     out->append(",\"samples_t0\":null");
   }

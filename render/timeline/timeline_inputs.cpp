@@ -70,15 +70,17 @@ Result<Sources> find_sources(const std::vector<std::string>& args) {
     if (!fs::exists(a, ec)) return fail(a + ": no such file");
     std::string* field = slot_for(&s, first_line(a));
     if (field == nullptr) {
-      return fail(a + ": not a file the timeline reads (sched.intervals.tsv, sched.slots.tsv, "
-                      "sched.states.tsv, sched.preemptors.tsv, stacks.samples.txt, raw samples)");
+      return fail(a +
+                  ": not a file the timeline reads (sched.intervals.tsv, sched.slots.tsv, "
+                  "sched.states.tsv, sched.preemptors.tsv, stacks.samples.txt, raw samples)");
     }
     if (!field->empty()) return fail(a + ": a second file of the kind of " + *field);
     *field = a;
   }
   if (s.intervals.empty()) {
-    return fail("no sched.intervals.tsv among the inputs (written by hearth sched -o DIR or "
-                "hearth record -o DIR)");
+    return fail(
+        "no sched.intervals.tsv among the inputs (written by hearth sched -o DIR or "
+        "hearth record -o DIR)");
   }
   return s;
 }

@@ -13,12 +13,12 @@
 namespace hearth::timeline {
 namespace {
 
-constexpr double kLeft = 190;    // px: lane labels
-constexpr double kRight = 16;    // px
-constexpr double kTop = 50;      // px: title, subtitle
-constexpr double kMergedH = 48;  // px: the all-threads lane
-constexpr double kKeptH = 16;    // px: the intervals / slots band
-constexpr double kLegendH = 44;  // px
+constexpr double kLeft = 190;          // px: lane labels
+constexpr double kRight = 16;          // px
+constexpr double kTop = 50;            // px: title, subtitle
+constexpr double kMergedH = 48;        // px: the all-threads lane
+constexpr double kKeptH = 16;          // px: the intervals / slots band
+constexpr double kLegendH = 44;        // px
 constexpr double kLanesHeight = 1000;  // px, about, for every lane together
 // Activity counts this many times its time when a column's colour is chosen.
 constexpr double kActivityWeight = 4;
@@ -104,7 +104,8 @@ void draw_slots(const Model& m, const std::vector<uint32_t>& lanes, uint64_t fro
       if (t[k] <= 0) continue;
       cum += t[k] / whole;
       const double top = y + h - std::round(std::min(1.0, cum) * h * 2) / 2;
-      if (bottom - top > 0) out->rects.push_back(rect_at(x0, top, x1 - x0, bottom - top, class_color(k)));
+      if (bottom - top > 0)
+        out->rects.push_back(rect_at(x0, top, x1 - x0, bottom - top, class_color(k)));
       bottom = top;
     }
   }
@@ -177,8 +178,10 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     for (const Lane& l : m.lanes) {
       const auto* first = m.intervals->intervals.data() + l.first;
       const auto* last = first + l.count;
-      const auto* a = std::upper_bound(first, last, from, [](uint64_t t, const auto& r) { return t < r.end_ns; });
-      const auto* b = std::lower_bound(first, last, to, [](const auto& r, uint64_t t) { return r.start_ns < t; });
+      const auto* a = std::upper_bound(first, last, from,
+                                       [](uint64_t t, const auto& r) { return t < r.end_ns; });
+      const auto* b = std::lower_bound(first, last, to,
+                                       [](const auto& r, uint64_t t) { return r.start_ns < t; });
       intervals += static_cast<size_t>(std::max<ptrdiff_t>(0, b - a));
       for (const Tick& t : l.ticks) ticks += t.time_ns >= from && t.time_ns <= to;
     }
@@ -204,7 +207,9 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   axis.rects.push_back(rect_at(kLeft, axis_line, plot_w, 1, {0x88, 0x88, 0x88}));
   const uint64_t step = tick_step(to - from, plot_w, 90);
   // Ticks at whole steps from time 0 (the origin), which may be after the range's start.
-  const auto signed_ns = [&m](uint64_t t) { return static_cast<int64_t>(t) - static_cast<int64_t>(m.origin_ns); };
+  const auto signed_ns = [&m](uint64_t t) {
+    return static_cast<int64_t>(t) - static_cast<int64_t>(m.origin_ns);
+  };
   const auto istep = static_cast<int64_t>(step);
   int64_t first_tick = signed_ns(from) / istep * istep;
   if (first_tick < signed_ns(from)) first_tick += istep;
@@ -214,10 +219,11 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     // Labels right of their tick, left out where they would run past the picture.
     const std::string secs = seconds_text(t, step);
     const std::string wall =
-        real != 0 ? wall_clock_text(static_cast<uint64_t>(static_cast<int64_t>(real) + t +
-                                                          signed_ns(m.origin_ns) - signed_ns(m.start_ns)),
-                                    step)
-                  : std::string();
+        real != 0
+            ? wall_clock_text(static_cast<uint64_t>(static_cast<int64_t>(real) + t +
+                                                    signed_ns(m.origin_ns) - signed_ns(m.start_ns)),
+                              step)
+            : std::string();
     const double room = s.width - x - 4;
     if (static_cast<double>(secs.size()) * (fs - 2) * 0.62 < room)
       s.texts.push_back(text_at(x + 3, top + 12, secs, fs - 2));
@@ -226,7 +232,8 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   }
   s.texts.push_back(text_at(kLeft - 6, top + 12, "seconds", fs - 2, scene::Anchor::kEnd));
   if (real != 0) {
-    s.texts.push_back(text_at(kLeft - 6, top + 25, "wall clock (UTC)", fs - 3, scene::Anchor::kEnd));
+    s.texts.push_back(
+        text_at(kLeft - 6, top + 25, "wall clock (UTC)", fs - 3, scene::Anchor::kEnd));
   }
   s.layers.push_back(std::move(axis));
 
@@ -239,7 +246,8 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   scene::Layer kept;
   kept.id = "kept";
   if (slots_shown) {
-    const double xs = x_of(m.window_start_ns), xw = x_of(m.whole_from_ns), xe = x_of(m.window_end_ns);
+    const double xs = x_of(m.window_start_ns), xw = x_of(m.whole_from_ns),
+                 xe = x_of(m.window_end_ns);
     if (xw > xs) {
       scene::Rect r = rect_at(xs, kept_y, xw - xs, kKeptH - 2, {0xd0, 0xd0, 0xd0});
       r.title = "slots of " + duration_text(m.slot_ns) + ": each thread's time per state per slot";
@@ -308,9 +316,11 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     }
   }
   s.texts.push_back(text_at(kLeft - 6, merged_y + 14, "all threads", fs - 1, scene::Anchor::kEnd));
-  s.texts.push_back(text_at(kLeft - 6, merged_y + 27, "(threads per state,", fs - 3, scene::Anchor::kEnd));
-  s.texts.push_back(text_at(kLeft - 6, merged_y + 38, "up to " + with_thousands(static_cast<uint64_t>(scale_n)) + ")",
-                            fs - 3, scene::Anchor::kEnd));
+  s.texts.push_back(
+      text_at(kLeft - 6, merged_y + 27, "(threads per state,", fs - 3, scene::Anchor::kEnd));
+  s.texts.push_back(text_at(kLeft - 6, merged_y + 38,
+                            "up to " + with_thousands(static_cast<uint64_t>(scale_n)) + ")", fs - 3,
+                            scene::Anchor::kEnd));
 
   // ---- the lanes ----
   scene::Layer lanes;
@@ -322,15 +332,17 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     const double y = lanes_y + static_cast<double>(r) * lane_h;
     const double h = lane_h - gap;
     if (row.lanes.empty()) {
-      scene::Text t = text_at(8, y + h - 1, row.label, std::min(12.0, lane_h), scene::Anchor::kStart);
+      scene::Text t =
+          text_at(8, y + h - 1, row.label, std::min(12.0, lane_h), scene::Anchor::kStart);
       t.bold = true;
       s.texts.push_back(std::move(t));
       continue;
     }
     if (label_fs >= 6) {
-      s.texts.push_back(text_at(kLeft - 6, y + h - std::max(1.0, (h - label_fs) / 2) - 1,
-                                charts::elide(row.label, static_cast<size_t>((kLeft - 14) / (label_fs * 0.6))),
-                                label_fs, scene::Anchor::kEnd));
+      s.texts.push_back(
+          text_at(kLeft - 6, y + h - std::max(1.0, (h - label_fs) / 2) - 1,
+                  charts::elide(row.label, static_cast<size_t>((kLeft - 14) / (label_fs * 0.6))),
+                  label_fs, scene::Anchor::kEnd));
     }
     std::vector<ClassTimes> times(columns, ClassTimes{});
     uint64_t ticks = 0;
@@ -343,16 +355,20 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
       for (const Tick& tk : l.ticks) {
         if (tk.time_ns < from || tk.time_ns > to) continue;
         ++ticks;
-        ticked[std::min(columns - 1, static_cast<size_t>(static_cast<double>(tk.time_ns - from) / col_ns))] = true;
+        ticked[std::min(columns - 1, static_cast<size_t>(static_cast<double>(tk.time_ns - from) /
+                                                         col_ns))] = true;
       }
     }
     const double cover = col_ns * static_cast<double>(row.lanes.size());
     ClassTimes total{};
     // Columns before whole_from hold slots: drawn below, a stacked bar per slot.
     const size_t slot_cols =
-        slots_shown ? std::min(columns, static_cast<size_t>(std::max(0.0, x_of(m.whole_from_ns) - kLeft)))
-                    : 0;
-    auto class_at = [&](size_t col) { return col < slot_cols ? -1 : column_class(times[col], cover); };
+        slots_shown
+            ? std::min(columns, static_cast<size_t>(std::max(0.0, x_of(m.whole_from_ns) - kLeft)))
+            : 0;
+    auto class_at = [&](size_t col) {
+      return col < slot_cols ? -1 : column_class(times[col], cover);
+    };
     size_t c = 0;
     while (c < columns) {
       for (int k = 0; k < kClasses; ++k) total[k] += times[c][k];
@@ -363,8 +379,8 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
         ++e;
       }
       if (cls >= 0) {
-        lanes.rects.push_back(rect_at(kLeft + static_cast<double>(c), y,
-                                      static_cast<double>(e - c), h, class_color(cls)));
+        lanes.rects.push_back(rect_at(kLeft + static_cast<double>(c), y, static_cast<double>(e - c),
+                                      h, class_color(cls)));
       }
       c = e;
     }
@@ -391,12 +407,13 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     bool any = false;
     for (int k = 0; k < kClasses; ++k) {
       if (total[k] <= 0) continue;
-      hover_title += std::string(any ? "," : "") + " " + class_name(k) + " " + charts::format_ns(total[k]) +
-               " (" + charts::format_pct(total[k], all) + ")";
+      hover_title += std::string(any ? "," : "") + " " + class_name(k) + " " +
+                     charts::format_ns(total[k]) + " (" + charts::format_pct(total[k], all) + ")";
       any = true;
     }
     if (!any) hover_title += " no scheduler data here";
-    if (ticks > 0) hover_title += "; " + with_thousands(ticks) + (ticks == 1 ? " sample" : " samples");
+    if (ticks > 0)
+      hover_title += "; " + with_thousands(ticks) + (ticks == 1 ? " sample" : " samples");
     scene::Rect t = rect_at(0, y, kLeft + plot_w, lane_h, {0, 0, 0});
     t.hover_only = true;
     t.title = std::move(hover_title);
@@ -427,7 +444,8 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   legend.rects.push_back(std::move(tick));
   s.texts.push_back(text_at(lx + 16, ly + 10, "stack sample", fs - 1));
   lx += 16 + 12 * (fs - 1) * 0.62 + 14;
-  s.texts.push_back(text_at(lx, ly + 10, "a pixel: its main state, activity counted 4\xc3\x97", fs - 2));
+  s.texts.push_back(
+      text_at(lx, ly + 10, "a pixel: its main state, activity counted 4\xc3\x97", fs - 2));
   scene::Text details = text_at(kLeft, ly + 28, " ", fs - 1);
   details.id = "details";
   s.texts.push_back(details);

@@ -22,8 +22,8 @@ namespace hearth::timeline {
 
 struct PictureOptions {
   std::string title = "Timeline";
-  std::string subtitle;  // empty: what was drawn, in numbers
-  double width = 1200;   // px
+  std::string subtitle;      // empty: what was drawn, in numbers
+  double width = 1200;       // px
   bool group_pools = false;  // a pool's threads as one lane (their times summed)
   // The range drawn, CLOCK_MONOTONIC ns; 0: the model's domain.
   uint64_t from_ns = 0;

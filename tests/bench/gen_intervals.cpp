@@ -95,13 +95,20 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage();
       return argv[++i];
     };
-    if (!std::strcmp(argv[i], "-o")) o.dir = value();
-    else if (!std::strcmp(argv[i], "--seconds")) o.seconds = std::atof(value());
-    else if (!std::strcmp(argv[i], "--threads")) o.threads = static_cast<uint32_t>(std::atoi(value()));
-    else if (!std::strcmp(argv[i], "--switches")) o.switches = std::strtoull(value(), nullptr, 10);
-    else if (!std::strcmp(argv[i], "--hz")) o.hz = std::atof(value());
-    else if (!std::strcmp(argv[i], "--seed")) o.seed = std::strtoull(value(), nullptr, 10);
-    else usage();
+    if (!std::strcmp(argv[i], "-o"))
+      o.dir = value();
+    else if (!std::strcmp(argv[i], "--seconds"))
+      o.seconds = std::atof(value());
+    else if (!std::strcmp(argv[i], "--threads"))
+      o.threads = static_cast<uint32_t>(std::atoi(value()));
+    else if (!std::strcmp(argv[i], "--switches"))
+      o.switches = std::strtoull(value(), nullptr, 10);
+    else if (!std::strcmp(argv[i], "--hz"))
+      o.hz = std::atof(value());
+    else if (!std::strcmp(argv[i], "--seed"))
+      o.seed = std::strtoull(value(), nullptr, 10);
+    else
+      usage();
   }
   if (o.dir.empty() || o.threads < 2 || o.seconds <= 0) usage();
   Rng rng(o.seed);
@@ -123,7 +130,8 @@ int main(int argc, char** argv) {
     *out += "# window_ns\t" + std::to_string(kStart) + "\t" + std::to_string(end) + "\t" +
             std::to_string(span) + "\n";
     *out += "# events\tsched_switch=" + std::to_string(o.switches) +
-            "\tsched_waking=0\tsched_wakeup=" + std::to_string(o.switches) + "\tsched_migrate_task=0\n";
+            "\tsched_waking=0\tsched_wakeup=" + std::to_string(o.switches) +
+            "\tsched_migrate_task=0\n";
     *out += "# lost\t0\n";
   };
   header(&iv_text, "intervals");
@@ -131,7 +139,8 @@ int main(int argc, char** argv) {
   iv_text += "tid\tpid\tstart_ns\tend_ns\tstate\tcpu\tby\n";
   header(&states_text, "states");
   states_text +=
-      "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\tswitches_runnable\t"
+      "tid\tcomm\tpid\ton_cpu_ns\trunnable_ns\tsleeping_ns\tblocked_ns\tother_ns\tswitches_"
+      "runnable\t"
       "switches_sleeping\tswitches_blocked\tswitches_other\tstopped_ns\tswitches_stopped\n";
   uint64_t rows = 0;
   // Each thread's state at the sample times, for the samples file: [thread][sample] = 'R'/'S'/'D'.
@@ -144,7 +153,8 @@ int main(int argc, char** argv) {
     const int64_t tid = kPid + i;
     const std::string name = thread_name(i, n);
     const bool worker = name.starts_with("worker-"), io = name.starts_with("io-");
-    const uint64_t sw = std::max<uint64_t>(1, static_cast<uint64_t>(o.switches * weight[i] / total));
+    const uint64_t sw =
+        std::max<uint64_t>(1, static_cast<uint64_t>(o.switches * weight[i] / total));
     const double on_share = 0.05 + 0.85 * rng.uniform();
     const double cycle = static_cast<double>(span) / static_cast<double>(sw);
     ivs.clear();
@@ -184,11 +194,10 @@ int main(int argc, char** argv) {
       if (rng.next() % 8 == 0) cpu ^= 1;
     }
     for (const Iv& v : ivs) {
-      const int len = std::snprintf(buf, sizeof buf, "%lld\t%lld\t%llu\t%llu\t%c\t%d\t%lld\n",
-                                    static_cast<long long>(tid), static_cast<long long>(kPid),
-                                    static_cast<unsigned long long>(v.a),
-                                    static_cast<unsigned long long>(v.b), v.state, v.cpu,
-                                    static_cast<long long>(v.by));
+      const int len = std::snprintf(
+          buf, sizeof buf, "%lld\t%lld\t%llu\t%llu\t%c\t%d\t%lld\n", static_cast<long long>(tid),
+          static_cast<long long>(kPid), static_cast<unsigned long long>(v.a),
+          static_cast<unsigned long long>(v.b), v.state, v.cpu, static_cast<long long>(v.by));
       iv_text.append(buf, static_cast<size_t>(len));
       ++rows;
     }
@@ -235,15 +244,19 @@ int main(int argc, char** argv) {
       uint32_t changed = 0;
       for (uint32_t i = 0; i < n; ++i) {
         const char st = sampled[i][s];
-        const int stack = st == 'R' ? 0 : st == 'D' ? 3 : thread_name(i, n).starts_with("io-") ? 4 : 1;
-        const std::string line = std::to_string(kPid + i) + "\t" + st + "\t" + std::to_string(stack) + "\n";
+        const int stack = st == 'R'                              ? 0
+                          : st == 'D'                            ? 3
+                          : thread_name(i, n).starts_with("io-") ? 4
+                                                                 : 1;
+        const std::string line =
+            std::to_string(kPid + i) + "\t" + st + "\t" + std::to_string(stack) + "\n";
         if (current[i] == line) continue;
         current[i] = line;
         changes += line;
         ++changed;
       }
-      out += "r\t" + std::to_string(s * sample_ns) + "\t" + std::to_string(kPid) + "\tcopied=" +
-             std::to_string(changed) + "\treused=" + std::to_string(n - changed) +
+      out += "r\t" + std::to_string(s * sample_ns) + "\t" + std::to_string(kPid) +
+             "\tcopied=" + std::to_string(changed) + "\treused=" + std::to_string(n - changed) +
              "\tstopped=0\tstall_ns=0\n" + changes;
     }
     if (!write_file(o.dir + "/stacks.samples.txt", out)) {

@@ -63,8 +63,8 @@ Interval iv(int64_t tid, uint64_t a_ms, uint64_t b_ms, char state, int cpu = 0, 
 
 // app (main) 100, worker-1 101, worker-2 102, pool-3 103, a thread 999 no file names.
 std::vector<Interval> four_threads() {
-  return {iv(100, 0, 500, 'C'), iv(100, 500, 1000, 'S', 0, 101), iv(101, 0, 1000, 'S'),
-          iv(102, 0, 1000, 'R', 1, 100), iv(103, 200, 1000, 'D'), iv(999, 0, 1000, 'S')};
+  return {iv(100, 0, 500, 'C'),          iv(100, 500, 1000, 'S', 0, 101), iv(101, 0, 1000, 'S'),
+          iv(102, 0, 1000, 'R', 1, 100), iv(103, 200, 1000, 'D'),         iv(999, 0, 1000, 'S')};
 }
 
 Names four_names() {
@@ -99,8 +99,8 @@ TEST(TimelineLanes, OrderNamesAndPools) {
 }
 
 TEST(TimelineLanes, ColumnTimesSplitIntervalsAcrossColumns) {
-  IntervalsFile f = parsed(intervals_text({iv(100, 0, 250, 'C'), iv(100, 250, 600, 'R', 1, 7),
-                                           iv(100, 600, 1000, 'S')}));
+  IntervalsFile f = parsed(intervals_text(
+      {iv(100, 0, 250, 'C'), iv(100, 250, 600, 'R', 1, 7), iv(100, 600, 1000, 'S')}));
   Model m = build_model(f, nullptr, nullptr, {});
   // Four columns of 250 ms over the window.
   std::vector<ClassTimes> c = column_times(m, m.lanes[0], kT0, kT0 + 1000 * kMs, 4);
@@ -168,10 +168,14 @@ timed_samples::Samples test_samples(uint64_t mono_ns) {
   timed_samples::Builder b(100, "app", {}, mono_ns, 5'000'000'000);
   using E = timed_samples::Builder::Entry;
   for (int r = 0; r < 5; ++r) {
-    std::vector<E> threads = {E{.tid = 100, .root = "[app tid=100]", .frames = "main;tick", .state = 'R'},
-                              E{.tid = 101, .root = "[worker-1 tid=101]", .frames = r < 3 ? "run;wait" : "run;work",
-                                .state = r < 3 ? 'S' : 'R'}};
-    if (r < 2) threads.push_back(E{.tid = 300, .root = "[helper tid=300]", .frames = "x", .state = 'S'});
+    std::vector<E> threads = {
+        E{.tid = 100, .root = "[app tid=100]", .frames = "main;tick", .state = 'R'},
+        E{.tid = 101,
+          .root = "[worker-1 tid=101]",
+          .frames = r < 3 ? "run;wait" : "run;work",
+          .state = r < 3 ? 'S' : 'R'}};
+    if (r < 2)
+      threads.push_back(E{.tid = 300, .root = "[helper tid=300]", .frames = "x", .state = 'S'});
     timed_samples::Round round;
     round.time_ns = static_cast<uint64_t>(r) * 100 * kMs;
     round.pid = 100;
@@ -368,7 +372,8 @@ TEST(TimelineInputs, DirectoryFilesAndDamage) {
   ASSERT_TRUE(files.has_value());
   auto bad = find_sources({dir / kIntervalsName, dir / "other.txt"});
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().message.find("other.txt: not a file the timeline reads"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("other.txt: not a file the timeline reads"),
+            std::string::npos);
   auto twice = find_sources({dir / kIntervalsName, dir / kIntervalsName});
   EXPECT_FALSE(twice.has_value());
   // A header that is not one: nothing to draw, an error.

@@ -40,9 +40,8 @@ TEST(TimelineReport, IntervalsGiveTheTimelineSection) {
   auto r = render_report({.dir = dir.path()});
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_TRUE(r->problems.empty()) << r->problems.front();
-  EXPECT_EQ(r->pictures,
-            (std::vector<std::string>{"heat.html", "heat.svg", "timeline.html", "timeline.svg",
-                                      "sched.svg"}));
+  EXPECT_EQ(r->pictures, (std::vector<std::string>{"heat.html", "heat.svg", "timeline.html",
+                                                   "timeline.svg", "sched.svg"}));
   const std::string html = slurp_text(fs::path(dir.path()) / "index.html");
   EXPECT_NE(html.find("<section id=\"timeline\">"), std::string::npos);
   EXPECT_NE(html.find("href=\"#timeline\""), std::string::npos);
