@@ -1499,7 +1499,7 @@
     info.push(thousands(nLanes) + (nLanes === 1 ? " thread" : " threads") + " over " + durationText(span) + ", " +
               thousands(intervals) + " scheduler intervals" +
               (nRounds ? ", " + thousands(ticks) + " stack samples (" + thousands(nRounds) + " rounds)" : "") +
-              (hasWall ? "; time 0 = " + wallClock(0, 3) + " (local time)" : "") + ".");
+              (hasWall ? "; time 0 = " + wallClock(ORIGIN, 3) + " (local time)" : "") + ".");
     document.getElementById("info").textContent = info.join(" ");
     const kept = document.getElementById("kept");
     if (hasSlots) {

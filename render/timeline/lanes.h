@@ -83,7 +83,8 @@ struct Model {
   bool samples_aligned = false;
   // Time 0 of the pictures' axes and of their times in seconds: the samples' time 0 when there
   // are samples (so a time means the same instant on the heatmap's page), else the window's
-  // start. The domain may start a little before it (negative seconds).
+  // start. The domain may start a little before it (negative seconds), or after it (the
+  // sampler's first sample some time after its time 0).
   uint64_t origin_ns = 0;
   std::vector<Lane> lanes;         // display order
   std::vector<Process> processes;  // by pid, unknown (0) last

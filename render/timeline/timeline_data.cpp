@@ -230,7 +230,9 @@ void append_page_data(std::string* out, const Model& m, const Names& names, cons
   out->append(",\"window\":[" + std::to_string(m.window_start_ns - t0) + "," +
               std::to_string(m.window_end_ns - t0) + "]");
   append_key_number(out, "whole_from", m.whole_from_ns - t0);
-  append_key_number(out, "origin", m.origin_ns - t0);
+  // Signed: the samples' time 0 may come before the first thing drawn.
+  out->append(",\"origin\":" +
+              std::to_string(static_cast<int64_t>(m.origin_ns) - static_cast<int64_t>(t0)));
   append_key_number(out, "slot_ns", m.slot_ns);
   uint64_t real = 0;
   if (m.samples != nullptr && m.samples_aligned && m.samples->real_ns != 0) {

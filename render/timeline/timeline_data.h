@@ -10,7 +10,8 @@
 //   start_mono its start on CLOCK_MONOTONIC, decimal string
 //   window     [start, end]: the scheduler's window
 //   whole_from, slot_ns     intervals whole from here on; slots of slot_ns before
-//   origin     what the page calls 0 s (lanes.h Model::origin_ns: the samples' time 0)
+//   origin     what the page calls 0 s (lanes.h Model::origin_ns: the samples' time 0; may be
+//              negative: before the first thing drawn)
 //   real_ns    the wall clock at time 0, ns since the epoch, decimal string ("0": unknown)
 //   samples_t0 the samples' time 0 (null: no samples); aligned: whether their clock was known
 //   heatmap    the heatmap page's URL for the moment view ("": none)

@@ -227,6 +227,26 @@ async function main() {
     check(JSON.stringify(r2) === JSON.stringify(["worker-1", "worker-2"]), `typing a filter (${r2})`);
     await filtered.close();
 
+    // Time 0 is the samples' time 0: a recording whose sampler started 100 ms after the
+    // scheduler tracer reads 100 ms less everywhere, the URL included.
+    const later = path.join(outDir, "later");
+    fs.mkdirSync(later, { recursive: true });
+    for (const f of fs.readdirSync(inputDir)) fs.copyFileSync(path.join(inputDir, f), path.join(later, f));
+    const samplesText = fs.readFileSync(path.join(inputDir, "stacks.samples.txt"), "utf8");
+    fs.writeFileSync(path.join(later, "stacks.samples.txt"), samplesText.replace("mono_ns=1000000000000", "mono_ns=1000100000000"));
+    execFileSync(exe, ["timeline", later, "-o", path.join(later, "timeline.html")], { stdio: ["ignore", "ignore", "inherit"] });
+    const shifted = await context.newPage();
+    shifted.on("pageerror", (e) => errors.push(`page error (shifted): ${e.message}`));
+    await shifted.goto(pathToFileURL(path.join(later, "timeline.html")).href + "?r=0.9-1.4", { waitUntil: "load" });
+    await shifted.waitForFunction(() => window.hearthTimeline, null, { timeout: 20000 });
+    w = await view(shifted);
+    check(Math.abs(w.from - 1.0 * NS) < 1 && Math.abs(w.to - 1.5 * NS) < 1, `?r= is in seconds since the samples' time 0 (${w.from}..${w.to})`);
+    tip = await hoverText(shifted, 100, 1.12 * NS);
+    check(/from 1\.000000000 s to 1\.050000000 s/.test(tip), `times read from the samples' time 0 (${JSON.stringify(tip)})`);
+    const kept = await shifted.evaluate(() => document.getElementById("kept").textContent);
+    check(/from 0\.900 s to 1\.900 s/.test(kept), `the kept part in those seconds (${kept})`);
+    await shifted.close();
+
     // Dark mode.
     await page.evaluate(() => window.hearthTimeline.setView(0, 2e9));
     await settle(page);

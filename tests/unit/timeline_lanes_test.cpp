@@ -229,6 +229,27 @@ TEST(TimelineLanes, SampleTicksOnTheSchedulersClock) {
   }
 }
 
+TEST(TimelineLanes, TimeZeroBeforeTheFirstThingDrawnIsANegativeOrigin) {
+  IntervalsFile f = parsed(intervals_text(four_threads()));
+  // The sampler's time 0 is 100 ms before the window; its first sample comes 150 ms after it.
+  timed_samples::Builder b(100, "app", {}, kT0 - 100 * kMs, 0);
+  using E = timed_samples::Builder::Entry;
+  const std::vector<E> threads = {
+      E{.tid = 100, .root = "[app tid=100]", .frames = "main", .state = 'R'}};
+  timed_samples::Round round;
+  round.time_ns = 150 * kMs;
+  round.pid = 100;
+  b.add(round, threads);
+  timed_samples::Samples s = b.take();
+  Model m = build_model(f, nullptr, &s, four_names());
+  EXPECT_EQ(m.start_ns, kT0);
+  EXPECT_EQ(m.origin_ns, kT0 - 100 * kMs);
+  std::string data;
+  append_page_data(&data, m, four_names(), {.title = "T"});
+  EXPECT_NE(data.find("\"origin\":-100000000,"), std::string::npos);
+  EXPECT_NE(data.find("\"samples_t0\":-100000000,"), std::string::npos);
+}
+
 TEST(TimelineLanes, OnlyThreadsLeavesTheOthersOut) {
   IntervalsFile f = parsed(intervals_text(four_threads()));
   auto pattern = Pattern::compile("^worker");
