@@ -246,7 +246,7 @@ TEST(TimelineLanes, TimeZeroBeforeTheFirstThingDrawnIsANegativeOrigin) {
   EXPECT_EQ(m.origin_ns, kT0 - 100 * kMs);
   std::string data;
   append_page_data(&data, m, four_names(), {.title = "T"});
-  EXPECT_NE(data.find("\"origin\":-100000000,"), std::string::npos);
+  EXPECT_NE(data.find("\"origin\":-100000000,"), std::string::npos) << data.substr(0, 400);
   EXPECT_NE(data.find("\"samples_t0\":-100000000,"), std::string::npos);
 }
 
