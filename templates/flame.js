@@ -35,7 +35,6 @@
   let names, suffixes, fills;         // per frame: strings (title = name + suffix)
   let classes, strokes;               // per frame: class attribute, [stroke, width]; sparse
   let ox, ow, oy, count;              // per frame: original geometry (px) and sample count
-  let xAttr, yAttr;                   // per frame: x and y as written (for the URL)
   let depth, parent, end, prevSame, nextSame;  // tree, in pre-order; end = one past subtree
   let written;                        // per frame: 1 when the SVG wrote its element
   let origLabel, curLabel, forms;     // label text as written / as shown; shortened names
@@ -158,8 +157,6 @@
     fills = new Array(n);
     classes = new Array(n).fill("");
     strokes = new Array(n).fill(null);
-    xAttr = new Array(n);
-    yAttr = new Array(n);
     origLabel = new Array(n).fill("");
     curLabel = new Array(n).fill("");
     forms = new Array(n);
@@ -193,8 +190,6 @@
       }
       count[i] = c;
       fills[i] = data.fills[data.fill[i]];
-      xAttr[i] = String(data.x[i]);
-      yAttr[i] = String(data.y[i]);
       ox[i] = curX[i] = data.x[i];
       ow[i] = curW[i] = data.w[i];
       oy[i] = data.y[i];
@@ -266,7 +261,13 @@
     }
 
     if (n > MANY_FRAMES) framesG.classList.add("many");
-    if (build) applyZoom(0);
+    if (build) {
+      // Out of the document while thousands of elements go in: one insertion, not one each.
+      const home = framesG.parentNode, after = framesG.nextSibling;
+      home.removeChild(framesG);
+      applyZoom(0);
+      home.insertBefore(framesG, after);
+    }
     initThreads();
     bindEvents();
     restoreFromUrl();
@@ -280,14 +281,23 @@
   function initThreads() {
     const legend = document.getElementById("threads");
     if (!legend) return;
+    // Depth-1 frames by x in tenths of a px (the precision written): one pass, not one per entry.
+    const byTenth = new Map();
+    for (let i = 1; i < n; i++) {
+      if (depth[i] !== 1) continue;
+      const key = Math.round(ox[i] * 10);
+      const list = byTenth.get(key);
+      if (list) list.push(i);
+      else byTenth.set(key, [i]);
+    }
     for (let c = legend.firstElementChild; c; c = c.nextElementSibling) {
       if (c.localName !== "g") continue;
       const x = parseFloat(c.getAttribute("data-x"));
       let frame = -1;
-      for (let i = 1; i < n; i++) {
-        if (depth[i] === 1 && Math.abs(ox[i] - x) < 0.05) {
-          frame = i;
-          break;
+      // The first depth-1 frame within 0.05 px of x: its key is x's, or a neighbour's.
+      for (const key of [Math.round(x * 10) - 1, Math.round(x * 10), Math.round(x * 10) + 1]) {
+        for (const i of byTenth.get(key) || []) {
+          if (Math.abs(ox[i] - x) < 0.05 && (frame < 0 || i < frame)) frame = i;
         }
       }
       threadEntries.push({ el: c, frame: frame });
@@ -334,7 +344,7 @@
     g.appendChild(title);
     const rect = document.createElementNS(SVG_NS, "rect");
     rect.setAttribute("x", String(curX[i]));
-    rect.setAttribute("y", yAttr[i]);
+    rect.setAttribute("y", String(oy[i]));
     rect.setAttribute("width", String(curW[i]));
     rect.setAttribute("height", String(frameH));
     rect.setAttribute("fill", matched[i] ? SEARCH_FILL : fills[i]);
@@ -533,8 +543,8 @@
       const p = new URLSearchParams(window.location.search);
       for (const k of ["x", "y", "s", "i"]) p.delete(k);
       if (zoomed > 0) {
-        p.set("x", xAttr[zoomed]);
-        p.set("y", yAttr[zoomed]);
+        p.set("x", String(ox[zoomed]));  // as written: the data's numbers
+        p.set("y", String(oy[zoomed]));
       }
       if (searchTerm) p.set("s", searchTerm);
       if (ignoreCase) p.set("i", "1");

@@ -617,6 +617,10 @@
     };
     const data = { v: 1, lazy: nPlaced > LAZY_AFTER ? 1 : 0, h: fh - 1, strings: strings, fills: fills,
                    x: [], y: [], w: [], name: [], suffix: [], fill: [], class: [], stroke: [] };
+    // str() once per distinct frame name and per distinct count (a plain graph's suffix
+    // depends on the count only): the strings come out as before, with far fewer hashings.
+    const nameIdOf = new Int32Array(nFrames + 1).fill(-1);  // by frame index + 1 (0: "all")
+    const suffixIdOf = new Map();                           // count -> id (plain graphs)
     const threadFrames = [];
     for (let k = 0; k < nPlaced; k++) {
       const node = placed[2 * k], start = placed[2 * k + 1];
@@ -624,14 +628,25 @@
       const count = total[node];
       const x1 = xpad + start * wpt, x2 = xpad + (start + count) * wpt;
       const y1 = gh - ypad2 - (d + 1) * fh + 1;
-      const raw = node === 0 ? "all" : frames[T.frame[node]];
-      const name = node === 0 ? "all" : stripAnnotation(raw);
-      let suffix, fill, cls = "";
+      const fi = node === 0 ? 0 : T.frame[node] + 1;
+      let nameId = nameIdOf[fi];
+      if (nameId < 0) nameId = nameIdOf[fi] = str(node === 0 ? "all" : stripAnnotation(frames[fi - 1]));
+      let suffix, suffixId = -1, fill, cls = "";
       const isThread = d === 1 && D.tfill[T.frame[node]] >= 0;
       if (isThread) cls = "t";
       if (!base) {
-        suffix = node === 0 ? " (" + thousands(count) + " samples, 100%)"
-          : " (" + thousands(count) + " samples, " + fixed2(timeMax > 0 ? 100 * Math.round(count) / timeMax : 0) + "%)";
+        if (node === 0) {
+          suffix = " (" + thousands(count) + " samples, 100%)";
+        } else {
+          const known = suffixIdOf.get(count);
+          if (known !== undefined) {
+            suffixId = known;
+          } else {
+            suffix = " (" + thousands(count) + " samples, " + fixed2(timeMax > 0 ? 100 * Math.round(count) / timeMax : 0) + "%)";
+            suffixId = str(suffix);
+            suffixIdOf.set(count, suffixId);
+          }
+        }
         fill = node === 0 ? D.fills[D.allfill] : isThread ? D.fills[D.tfill[T.frame[node]]] : D.fills[D.ffill[T.frame[node]]];
       } else {
         const x1b = base[node], x2n = count;
@@ -652,8 +667,8 @@
       data.x.push(roundPx(xw) + 0);
       data.y.push(roundPx(y1) + 0);
       data.w.push(roundPx(roundPx(x2) - xw) + 0);
-      data.name.push(str(name));
-      data.suffix.push(str(suffix));
+      data.name.push(nameId);
+      data.suffix.push(suffixId >= 0 ? suffixId : str(suffix));
       data.fill.push(fillOf(fill));
       if (cls) data.class.push(k, cls);
       if (isThread) threadFrames.push(k);

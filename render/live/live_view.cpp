@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "formats/folded.h"
+
 namespace hearth::live {
 namespace {
 
@@ -92,8 +94,19 @@ std::string render(const Screen& s, int cols, int rows) {
     if (room - stack_rows < 2) stack_rows = std::min(s.stacks.size(), room);  // no room: stacks
   }
   for (const StackRow& e : s.stacks.first(stack_rows)) {
+    // The thread column: the root frame; in a profile of several processes, the thread root
+    // under the process root when the process has threads of its own ("[app pid=7];[w tid=9]").
     size_t semi = e.stack.find(';');
     std::string_view thread = e.stack.substr(0, semi);
+    if (semi != std::string_view::npos && formats::parse_process_root(thread)) {
+      const size_t next = e.stack.find(';', semi + 1);
+      std::string_view second = e.stack.substr(
+          semi + 1, next == std::string_view::npos ? std::string_view::npos : next - semi - 1);
+      if (auto t = formats::parse_thread_root(second); t && t->tid >= 0) {
+        thread = second;
+        semi = next;
+      }
+    }
     std::string_view frames =
         semi == std::string_view::npos ? std::string_view() : e.stack.substr(semi + 1);
     double pct = s.total ? 100.0 * static_cast<double>(e.count) / static_cast<double>(s.total) : 0;

@@ -83,21 +83,9 @@ scene::Scene layout_heatmap(const Grid& g, const PictureOptions& o) {
   const double grid_w = cw * l.columns, grid_h = ch * l.rows;
   const double fs = 12;
 
-  scene::Scene s;
-  s.kind = "heatgrid";
-  // As wide as the grid needs (at least 600 px for the subtitle), up to WIDTH, wider only when
-  // the columns need more than 1 px each.
-  s.width = std::max(600.0, kLeft + grid_w + kRight);
-  s.height = kTop + grid_h + kAxis + kLegend;
-  s.background_top = s.background_bottom = {0xff, 0xff, 0xff};
-
   uint32_t max_cell = 0;
   const size_t cells = static_cast<size_t>(l.columns) * l.rows;
   for (size_t i = 0; i < cells; ++i) max_cell = std::max(max_cell, cell_count(g, i, o.state));
-
-  scene::Text title = text_at(s.width / 2, 22, o.title, fs + 5, scene::Anchor::kMiddle);
-  title.id = "title";
-  s.texts.push_back(title);
   std::string sub = o.subtitle;
   if (sub.empty()) {
     sub = "columns of " + duration_text(l.column_ns()) + ", rows of " + duration_text(l.row_ns) +
@@ -105,6 +93,19 @@ scene::Scene layout_heatmap(const Grid& g, const PictureOptions& o) {
           " in a cell; " + with_thousands(g.samples) + " thread-samples of " +
           std::to_string(g.threads) + (g.threads == 1 ? " thread" : " threads");
   }
+
+  scene::Scene s;
+  s.kind = "heatgrid";
+  // As wide as the grid needs, and as the subtitle (an average glyph is 0.62 of the font size),
+  // at least 600 px; wider only when the columns need more than 1 px each.
+  const double sub_w = static_cast<double>(sub.size()) * fs * 0.62 + 20;
+  s.width = std::max({600.0, kLeft + grid_w + kRight, std::ceil(sub_w)});
+  s.height = kTop + grid_h + kAxis + kLegend;
+  s.background_top = s.background_bottom = {0xff, 0xff, 0xff};
+
+  scene::Text title = text_at(s.width / 2, 22, o.title, fs + 5, scene::Anchor::kMiddle);
+  title.id = "title";
+  s.texts.push_back(title);
   s.texts.push_back(text_at(s.width / 2, 42, sub, fs, scene::Anchor::kMiddle));
 
   // Row labels: about every 40 px, on rows whose offset is a round number of steps.

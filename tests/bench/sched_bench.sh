@@ -8,9 +8,11 @@
 # ran, never whether a goal was met.
 #
 # usage: tests/bench/sched_bench.sh [--runs 5] [--seconds 3] [--cpu 1] [--hearth PATH]
-#            [--no-perf] [--hearth-args "--wakeups"] [--rt]
+#            [--no-perf] [--hearth-args "--wakeups"] [--rt] [--hearth-b PATH]
 # --rt runs the ping-pong as SCHED_FIFO: on a busy machine (a build on the other CPU) the
 # measurement then sees the tracer's cost rather than the neighbours'.
+# --hearth-b adds a second hearth binary (another build: before/after a change) to the same
+# rotation, as tool hearth-b: on a shared machine only runs interleaved like this compare.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +22,7 @@ seconds=3
 cpu=1
 perf=1
 hearth_args=""
+hearth_b=""
 rt=""
 data=$root/build/bench-data/sched
 
@@ -31,8 +34,9 @@ while (($#)); do
     --hearth) hearth=${2:?}; shift 2 ;;
     --no-perf) perf=0; shift ;;
     --hearth-args) hearth_args=${2:?}; shift 2 ;;
+    --hearth-b) hearth_b=${2:?}; shift 2 ;;
     --rt) rt="chrt -f 10"; shift ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) echo "sched_bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -65,9 +69,11 @@ run_one() {
   local tpid="" lost="-"
   local span=$(awk -v s="$seconds" 'BEGIN{print s + 1.5}')
   case $tool in
-    hearth)
+    hearth | hearth-b)
+      local exe=$hearth
+      [[ $tool == hearth-b ]] && exe=$hearth_b
       # shellcheck disable=SC2086
-      "$hearth" sched -p "$pid" -d "$span" -o "$data/out" $hearth_args 2>"$data/hearth.err" &
+      "$exe" sched -p "$pid" -d "$span" -o "$data/out" $hearth_args 2>"$data/hearth.err" &
       tpid=$!
       sleep 0.8 ;;  # instance set up and tracing before the measurement starts
     perf)
@@ -80,7 +86,7 @@ run_one() {
   exec 7>&-
   if [[ -n $tpid ]]; then
     wait "$tpid" || true
-    if [[ $tool == hearth ]]; then
+    if [[ $tool == hearth* ]]; then
       lost=$(sed -n 's/.*), \([0-9]*\) lost,.*/\1/p' "$data/hearth.err" | tail -1)
       [[ -n $lost ]] || lost="?"
     else
@@ -93,6 +99,7 @@ run_one() {
 median() { sort -n | awk '{a[NR]=$1} END{if (NR==0) print 0; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 tools=(bare hearth)
+[[ -n $hearth_b ]] && tools+=(hearth-b)
 ((perf)) && tools+=(perf)
 declare -A rates lost
 echo "sched_bench: pingpong pinned to CPU $cpu, ${seconds}s per run, $runs runs, tools: ${tools[*]}"
@@ -114,7 +121,7 @@ for t in "${tools[@]}"; do
   m=$(tr ' ' '\n' <<<"${rates[$t]}" | grep . | median)
   ratio=$(awk -v b="$bare" -v m="$m" 'BEGIN{printf "%.3f", (m > 0 ? b / m : 0)}')
   printf '%-8s %14.0f %9sx  %s\n' "$t" "$m" "$ratio" "${lost[$t]}"
-  eval "ratio_$t=$ratio"
+  eval "ratio_${t//-/_}=$ratio"
 done
 echo
 sed -n 's/^hearth sched: tasks selected in the kernel by \(.*\)/hearth selected the threads by \1/p' \

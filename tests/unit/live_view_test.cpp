@@ -72,6 +72,20 @@ TEST(LiveView, HottestStacksFirstLeafFirstWithPercentages) {
   EXPECT_NE(lines[4].find(" 10.0"), std::string::npos);
 }
 
+// A profile of several processes: the thread column names the thread under its process root,
+// which stays out of the stack; a single-threaded process is named by its process root.
+TEST(LiveView, ThreadsOfSeveralProcessesNamedByTheirThreadRoot) {
+  std::vector<live::StackRow> rows = {{"[app pid=7];[w-1 tid=9];start;wait", 2},
+                                      {"[pg pid=8];main;poll", 1}};
+  auto lines = lines_of(live::render({.header = "h", .stacks = rows, .total = 3}, 160, 10));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[2].find("[w-1 tid=9]"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[2].find("pid=7"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("wait < start"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("[pg pid=8]"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("poll < main"), std::string::npos) << lines[3];
+}
+
 TEST(LiveView, FitsTheTerminal) {
   live::LiveStatus s{.pid = 42, .process_name = "app"};
   for (int cols : {20, 40, 80}) {
