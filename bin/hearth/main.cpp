@@ -17,6 +17,7 @@
 #include "bin/hearth/cmd_sched.h"
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
+#include "bin/hearth/cmd_timeline.h"
 #include "bin/hearth/sampler_cli.h"
 #include "common/version.h"
 
@@ -239,6 +240,34 @@ void add_replay_command(CLI::App& app, ReplayArgs* a) {
       ->capture_default_str();
 }
 
+void add_timeline_command(CLI::App& app, TimelineArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "timeline",
+      "One timeline for every thread: a lane each, coloured by scheduler state, with each stack "
+      "sample as a tick (zoom to microseconds; hover: state, duration, CPU, preemptor or waker)");
+  c->add_option("inputs", a->inputs,
+                "A report directory, or files: sched.intervals.tsv (required), sched.slots.tsv, "
+                "sched.states.tsv and sched.preemptors.tsv (names), stacks.samples.txt (ticks)")
+      ->required();
+  c->add_option("-o,--output", a->output,
+                "OUT.html (interactive), OUT.svg, OUT.png or OUT.pdf (static)");
+  c->add_flag("--group-threads", a->group_threads,
+              "Thread pools (worker-1..N) as one lane in pictures; grouped (each one opens) on "
+              "the page");
+  c->add_option("--only-threads", a->only_threads,
+                "Only threads whose name matches this regular expression (RE2, searched)");
+  c->add_option("--from", a->from,
+                "From this many seconds after the timeline's start (pictures: the range drawn; "
+                "page: the range shown first)");
+  c->add_option("--to", a->to, "Up to this many seconds after the timeline's start");
+  c->add_option("--title", a->title, "Title (default: Timeline: NAME (pid PID))");
+  c->add_option("--heatmap", a->heatmap,
+                "The page a sample's moment link opens (default: heat.html when it is beside "
+                "the output)");
+  c->add_option("--width", a->width, "Width of a static picture, px")->capture_default_str();
+  c->add_option("--scale", a->scale, "PNG pixel density (2 for HiDPI)")->capture_default_str();
+}
+
 void add_sched_command(CLI::App& app, SchedArgs* a) {
   CLI::App* c = app.add_subcommand(
       "sched", "Record scheduler states, CPU tenancy and preemptors of processes (tracefs)");
@@ -340,6 +369,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_report_command(app, &report);
   hearth::cli::ReplayArgs replay;
   hearth::cli::add_replay_command(app, &replay);
+  hearth::cli::TimelineArgs timeline;
+  hearth::cli::add_timeline_command(app, &timeline);
   hearth::cli::ServeArgs serve;
   hearth::cli::add_serve_command(app, &serve);
   try {
@@ -362,6 +393,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("record")) return hearth::cli::run_record(record);
     if (app.got_subcommand("report")) return hearth::cli::run_report(report);
     if (app.got_subcommand("replay")) return hearth::cli::run_replay(replay);
+    if (app.got_subcommand("timeline")) return hearth::cli::run_timeline(timeline);
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
     if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
   } catch (const std::exception& e) {

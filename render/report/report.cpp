@@ -29,6 +29,7 @@
 #include "render/report/html_text.h"
 #include "render/report/sampled_threads.h"
 #include "render/report/threads_table.h"
+#include "render/report/timeline_section.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -134,9 +135,16 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
 void when_section(const RenderOptions& o, const std::string& target, Page* page,
                   RenderResult* result) {
   HeatSection h = heat_section(o.dir, target, o.width);
+  const bool heat = std::find(h.pictures.begin(), h.pictures.end(), kHeatHtml) != h.pictures.end();
   for (std::string& p : h.problems) page->problems.push_back(std::move(p));
   for (std::string& f : h.pictures) result->pictures.push_back(std::move(f));
   if (!h.body.empty()) page->sections.push_back({"when", "When: heatmap of the stack samples", h.body});
+  TimelineSection t = timeline_section(o.dir, target, o.width, heat ? kHeatHtml : "");
+  for (std::string& p : t.problems) page->problems.push_back(std::move(p));
+  for (std::string& f : t.pictures) result->pictures.push_back(std::move(f));
+  if (!t.body.empty()) {
+    page->sections.push_back({"timeline", "Timeline: every thread's scheduler state", t.body});
+  }
 }
 
 void sched_section(const RenderOptions& o, charts::StoppedBy by, Page* page, RenderResult* result,
@@ -440,7 +448,8 @@ std::vector<std::string> recorded_files(const std::string& dir) {
 std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
   for (const char* name :
-       {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+       {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg, kSchedSvg,
+        kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
     files.push_back(path_in(dir, name));
   }
   return files;

@@ -12,6 +12,8 @@
 #                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
 #                                                          with --group-threads it expects pools)
+#   tests/browser/run.sh --timeline EXE OUTDIR INPUT_DIR   `EXE timeline` a recording, test the page
+#                                                          (timeline.test.mjs, also over `EXE serve`)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
 # playwright-core into node_modules/ from package-lock.json when missing. Missing tools fail
 # the test: they never make it pass.
@@ -70,6 +72,14 @@ case "${1:-}" in
     svg=$out/heat.html test=heatmap.test.mjs  # the test writes its recording and page there
     extra=()
     ;;
+  --timeline)
+    [ $# -eq 4 ] || die "usage: run.sh --timeline EXE OUTDIR INPUT_DIR"
+    exe=$2 out=$3 input=$4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    svg=$here/timeline.test.mjs test=timeline.test.mjs  # no SVG: the test writes its page
+    extra=()
+    ;;
   --token)
     [ $# -eq 2 ] || die "usage: run.sh --token EXE"
     exe=$2
@@ -100,6 +110,9 @@ if [ "$test" = report.test.mjs ]; then
 fi
 if [ "$test" = heatmap.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out"
+fi
+if [ "$test" = timeline.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input"
 fi
 if [ "$test" = token.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe"

@@ -1,0 +1,72 @@
+#include "render/timeline/page_encoding.h"
+
+#include "common/utf8.h"
+
+namespace hearth::timeline {
+
+void append_json_string(std::string* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&') {
+      out->push_back(static_cast<char>(c));
+      ++i;
+    } else if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+      ++i;
+    } else if (c == '<' || c == '>' || c == '&') {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+      ++i;
+    } else if (c == '\t') {
+      out->append("\\t");
+      ++i;
+    } else if (c < 0x20) {
+      out->append(utf8::kReplacement);
+      ++i;
+    } else if (const size_t n = utf8::sequence_length(s, i); n == 0) {
+      out->append(utf8::kReplacement);
+      ++i;
+    } else {
+      out->append(s.data() + i, n);
+      i += n;
+    }
+  }
+  out->push_back('"');
+}
+
+void put_varint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void append_base64(std::string* out, std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  out->reserve(out->size() + (bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
+    out->push_back(kAlphabet[(v >> 18) & 63]);
+    out->push_back(kAlphabet[(v >> 12) & 63]);
+    out->push_back(kAlphabet[(v >> 6) & 63]);
+    out->push_back(kAlphabet[v & 63]);
+  }
+  if (const size_t rest = bytes.size() - i; rest > 0) {
+    const uint32_t v = at(i) << 16 | (rest == 2 ? at(i + 1) << 8 : 0);
+    out->push_back(kAlphabet[(v >> 18) & 63]);
+    out->push_back(kAlphabet[(v >> 12) & 63]);
+    out->push_back(rest == 2 ? kAlphabet[(v >> 6) & 63] : '=');
+    out->push_back('=');
+  }
+}
+
+}  // namespace hearth::timeline
