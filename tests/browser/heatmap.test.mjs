@@ -289,8 +289,12 @@ async function main() {
     // Dark mode.
     await page.goto(url + "?r=1.2-2.42", { waitUntil: "load" });
     await page.emulateMedia({ colorScheme: "dark" });
-    // The page redraws its canvas on the media query's change event: after a frame.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    // The page redraws its canvas on the media query's change event, which a loaded machine
+    // delivers some frames later: wait for the canvas to turn dark (the check below says if not).
+    await page.waitForFunction(() => {
+      const d = document.getElementById("heat").getContext("2d").getImageData(2, 2, 1, 1).data;
+      return d[0] + d[1] + d[2] < 3 * 80;
+    }, null, { timeout: 10000, polling: 50 }).catch(() => {});
     const bodyBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const canvasBg = await page.evaluate(() => {
       const c = document.getElementById("heat");

@@ -253,6 +253,12 @@ async function main() {
     const light = await page.evaluate(() => getComputedStyle(document.getElementById("wrap")).backgroundColor);
     const lightLabel = await page.evaluate(() => window.hearthTimeline.pixel(3, 110));
     await page.emulateMedia({ colorScheme: "dark" });
+    // The canvas is redrawn on the media query's change event, which a loaded machine delivers
+    // some frames later: wait for it to turn dark (the check below says if it never does).
+    await page.waitForFunction(() => {
+      const p = window.hearthTimeline.pixel(3, 110);
+      return p[0] + p[1] + p[2] < 3 * 80;
+    }, null, { timeout: 10000, polling: 50 }).catch(() => {});
     await settle(page);
     const dark = await page.evaluate(() => getComputedStyle(document.getElementById("wrap")).backgroundColor);
     const darkLabel = await page.evaluate(() => window.hearthTimeline.pixel(3, 110));
