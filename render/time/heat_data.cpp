@@ -5,13 +5,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/utf8.h"
+#include "render/page/page_text.h"
 #include "render/profile/filters.h"
 #include "render/scene/color.h"
 
 namespace hearth::heat {
 namespace {
 
+using page::append_base64;
+using page::put_varint;
 using timed_samples::Samples;
 
 constexpr uint64_t kGoneCode = 127;
@@ -23,7 +25,8 @@ bool sibling_order(std::string_view a, std::string_view b) {
   int c = std::memcmp(a.data(), b.data(), n);
   if (c != 0) return c < 0;
   if (a.size() == b.size()) return false;
-  if (a.size() < b.size()) return static_cast<unsigned char>(';') < static_cast<unsigned char>(b[n]);
+  if (a.size() < b.size())
+    return static_cast<unsigned char>(';') < static_cast<unsigned char>(b[n]);
   return static_cast<unsigned char>(a[n]) < static_cast<unsigned char>(';');
 }
 
@@ -39,32 +42,6 @@ void split_frames(std::string_view s, std::vector<std::string_view>* out) {
     }
     out->push_back(s.substr(start, semi - start));
     start = semi + 1;
-  }
-}
-
-void put_varint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-void append_base64(std::string* out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
-    for (int s = 18; s >= 0; s -= 6) out->push_back(kAlphabet[(v >> s) & 63]);
-  }
-  if (size_t rest = bytes.size() - i; rest > 0) {
-    uint32_t v = at(i) << 16 | (rest == 2 ? at(i + 1) << 8 : 0);
-    out->push_back(kAlphabet[(v >> 18) & 63]);
-    out->push_back(kAlphabet[(v >> 12) & 63]);
-    out->push_back(rest == 2 ? kAlphabet[(v >> 6) & 63] : '=');
-    out->push_back('=');
   }
 }
 
@@ -88,41 +65,6 @@ void append_key_string(std::string* out, const char* key, std::string_view value
 }
 
 }  // namespace
-
-void append_json_string(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&') {
-      out->push_back(static_cast<char>(c));
-      ++i;
-    } else if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-      ++i;
-    } else if (c == '<' || c == '>' || c == '&') {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-      ++i;
-    } else if (c == '\t') {
-      out->append("\\t");
-      ++i;
-    } else if (c < 0x20) {
-      out->append(utf8::kReplacement);
-      ++i;
-    } else if (size_t n = utf8::sequence_length(s, i); n == 0) {
-      out->append(utf8::kReplacement);
-      ++i;
-    } else {
-      out->append(s.data() + i, n);
-      i += n;
-    }
-  }
-  out->push_back('"');
-}
 
 void append_page_data(std::string* out, const Samples& s, const Layout& layout,
                       const DataOptions& o) {

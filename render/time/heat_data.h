@@ -25,6 +25,8 @@
 //            stack * 128 + state index (state index 127: the thread is gone, stack 0)
 #pragma once
 
+#include "render/page/page_text.h"
+
 #include <string>
 
 #include "formats/timed_samples.h"
@@ -38,11 +40,10 @@ struct DataOptions {
 };
 
 // Appends the JSON object to *OUT.
-void append_page_data(std::string* out, const timed_samples::Samples& samples,
-                      const Layout& layout, const DataOptions& options);
+void append_page_data(std::string* out, const timed_samples::Samples& samples, const Layout& layout,
+                      const DataOptions& options);
 
-// S as a JSON string that may stand inside <script>: `<`, `>`, `&` as \u escapes; invalid
-// UTF-8 and control characters other than tab as U+FFFD (as the SVG writer shows them).
-void append_json_string(std::string* out, std::string_view s);
+// The page's JSON strings (render/page/page_text.h).
+using page::append_json_string;
 
 }  // namespace hearth::heat

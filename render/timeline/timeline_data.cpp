@@ -4,10 +4,14 @@
 #include <iterator>
 #include <unordered_map>
 
-#include "render/timeline/page_encoding.h"
+#include "render/page/page_text.h"
 
 namespace hearth::timeline {
 namespace {
+
+using page::append_base64;
+using page::append_json_string;
+using page::put_varint;
 
 using sched_intervals::Interval;
 using sched_intervals::Slot;

@@ -1,44 +1,10 @@
 #include "render/timeline/timeline_page.h"
 
 #include "common/check.h"
+#include "render/page/page_text.h"
 #include "templates/templates.h"
 
 namespace hearth::timeline {
-namespace {
-
-std::string html_text(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// Template NAME as the content of a <script> element: it must not close it.
-std::string_view script_text(std::string_view name) {
-  std::string_view text = templates::get(name);
-  HEARTH_CHECK(text.find("</script") == std::string_view::npos &&
-               text.find("</SCRIPT") == std::string_view::npos);
-  return text;
-}
-
-}  // namespace
-
 std::string timeline_page(const Model& model, const Names& names, const DataOptions& o) {
   std::string data;
   append_page_data(&data, model, names, o);
@@ -52,11 +18,11 @@ std::string timeline_page(const Model& model, const Names& names, const DataOpti
     html.replace(at, key.size(), value);
     pos = at + value.size();
   };
-  fill("{{TITLE}}", html_text(o.title));
+  fill("{{TITLE}}", page::html_escape(o.title));
   fill("{{CSS}}", templates::get("timeline.css"));
-  fill("{{HEADING}}", html_text(o.title));
+  fill("{{HEADING}}", page::html_escape(o.title));
   fill("{{DATA}}", data);
-  fill("{{SCRIPT}}", script_text("timeline.js"));
+  fill("{{SCRIPT}}", page::script_text("timeline.js"));
   return html;
 }
 

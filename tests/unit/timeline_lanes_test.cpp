@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "render/timeline/page_encoding.h"
+#include "render/page/page_text.h"
 #include "render/timeline/time_text.h"
 #include "render/timeline/timeline_data.h"
 #include "render/timeline/timeline_inputs.h"
@@ -20,6 +20,8 @@
 namespace hearth::timeline {
 namespace timeline_lanes_test {
 
+using page::append_base64;
+using page::append_json_string;
 using sched_intervals::Interval;
 using sched_intervals::IntervalsFile;
 using sched_intervals::Slot;

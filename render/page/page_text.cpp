@@ -1,8 +1,40 @@
-#include "render/timeline/page_encoding.h"
+#include "render/page/page_text.h"
 
+#include "common/check.h"
 #include "common/utf8.h"
+#include "templates/templates.h"
 
-namespace hearth::timeline {
+namespace hearth::page {
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view script_text(std::string_view name) {
+  std::string_view text = templates::get(name);
+  HEARTH_CHECK(text.find("</script") == std::string_view::npos &&
+               text.find("</SCRIPT") == std::string_view::npos);
+  return text;
+}
 
 void append_json_string(std::string* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -69,4 +101,4 @@ void append_base64(std::string* out, std::string_view bytes) {
   }
 }
 
-}  // namespace hearth::timeline
+}  // namespace hearth::page

@@ -1,0 +1,28 @@
+// The text of the interactive pages (the heatmap's, the timeline's): HTML-escaped text, the
+// embedded scripts, and the pieces of their embedded data (JSON strings safe inside <script>,
+// unsigned LEB128 varints, base64) that templates/heatmap.js and templates/timeline.js decode.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hearth::page {
+
+// S with `<`, `>`, `&` and `"` as entities: text or an attribute value of the page.
+std::string html_escape(std::string_view s);
+
+// Template NAME as the content of a <script> element (checked not to close it).
+std::string_view script_text(std::string_view name);
+
+// S as a JSON string that may stand inside <script>: `<`, `>`, `&` as \u escapes; invalid UTF-8
+// and control characters other than tab as U+FFFD (as the SVG writer shows them).
+void append_json_string(std::string* out, std::string_view s);
+
+// V as an unsigned LEB128 varint: 7 bits a byte, low first, the high bit set on all but the last.
+void put_varint(std::string* out, uint64_t v);
+
+// BYTES in base64 (RFC 4648, with padding).
+void append_base64(std::string* out, std::string_view bytes);
+
+}  // namespace hearth::page
