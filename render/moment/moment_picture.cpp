@@ -77,12 +77,16 @@ scene::Scene layout_moment(const timed_samples::Samples& s, const Moment& m,
                  static_cast<uint8_t>(255 - (255 - c.b) / 5)};
     band.title = head_text(s, g);
     bands.rects.push_back(band);
+    // The head line as the band's label (texts are painted before layers).
+    bands.rects.back().label =
+        charts::elide(head_text(s, g), static_cast<size_t>((room - 14) / (kFont * kGlyph)));
+    bands.rects.back().label_x = kMargin + 10;
+    bands.rects.back().label_y = y + 14;
     scene::Rect edge = band;
     edge.w = 4;
     edge.fill = c;
     edge.title.clear();
     bands.rects.push_back(edge);
-    sc.texts.push_back(moment_line(kMargin + 10, y + 14, head_text(s, g), kFont, room - 14, kInk, true));
     y += kHeadH + 2;
     const std::vector<std::string_view> frames = stack_frames(s.stacks[g.stack]);
     if (frames.empty()) {
