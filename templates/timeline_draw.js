@@ -200,7 +200,20 @@ function draw() {
 let lastLanesDrawn = 0;
 let lastParts = null;  // ms: pixels computed, put on the canvas, text drawn
 
+// TEXT cut to WIDTH css px in the current font, with "…" when cut; remembered per font, width
+// and text, so a frame measures only the labels it has not drawn before.
+const elided = new Map();
 function elide(text, width) {
+  const key = ctx.font + "\u0000" + width + "\u0000" + text;
+  let out = elided.get(key);
+  if (out === undefined) {
+    out = elideNow(text, width);
+    if (elided.size > 20000) elided.clear();
+    elided.set(key, out);
+  }
+  return out;
+}
+function elideNow(text, width) {
   if (ctx.measureText(text).width <= width) return text;
   let lo = 0, hi = text.length;
   while (lo < hi) {
