@@ -15,7 +15,7 @@ namespace {
 
 // Two processes: the moment shows the one of the nearest sample only.
 constexpr std::string_view kMomentFile =
-    "# hearth samples 1\tpid=0\tname=set\tmono_ns=0\treal_ns=0\n"
+    "# hearth samples 1\tpid=1\tname=set\tmono_ns=0\treal_ns=0\n"
     "s\t0\tmain;pthread_mutex_lock;futex_wait\n"
     "s\t1\tmain;work\n"
     "s\t2\tmain;io;pread64\n"
