@@ -71,6 +71,7 @@ int run_stacks(const StacksArgs& a) {
   int count = a.count;
   if (count == 0 && a.duration == 0 && !live) count = 1;
 
+  const auto began = Clock::now();
   install_shutdown_handlers();
   // Symbols come from the host's files only: libdw must not download debug info from a
   // debuginfod server while we sample a production process.
@@ -94,6 +95,7 @@ int run_stacks(const StacksArgs& a) {
     std::fprintf(stderr, "hearth stacks: %s\n", sampler.error().message.c_str());
     return sampler.error().errnum == ENOENT ? 2 : 1;  // ENOENT: the selection matched nothing
   }
+  const auto attached = Clock::now();
   // Processes that joined, left or were left out: said as it happens (at the end in the live
   // view, which owns the terminal).
   std::vector<std::string> notices;
@@ -181,6 +183,7 @@ int run_stacks(const StacksArgs& a) {
       }
     }
   }
+  const auto sampled = Clock::now();
   // Release the target before the slow part (symbolization, writing): nothing after this
   // touches it through ptrace.
   if (auto r = sampler->detach(); !r)
@@ -238,6 +241,13 @@ int run_stacks(const StacksArgs& a) {
   }
   if (status != 0) return status;
   std::fputs(sampler_summary("stacks", *sampler).c_str(), stderr);
+  if (a.verbose) {
+    std::fputs(time_summary("stacks", sampler->summary(),
+                            {.began = began, .attached = attached, .sampled = sampled,
+                             .written = Clock::now()})
+                   .c_str(),
+               stderr);
+  }
   return 0;
 }
 

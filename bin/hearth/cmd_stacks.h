@@ -27,6 +27,7 @@ struct StacksArgs : SelectionArgs {
   bool no_kernel = false;
   double stop_timeout_ms = 10;
   size_t stack_bytes = 32 << 10;
+  bool verbose = false;  // where hearth's own time went, on stderr
 };
 
 std::vector<std::string> validate_stacks(const StacksArgs& args);

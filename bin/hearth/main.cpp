@@ -341,6 +341,9 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
       ->capture_default_str();
   c->add_option("--stack-bytes", a->stack_bytes, "First stack copy per thread (grows as needed)")
       ->capture_default_str();
+  c->add_flag("-v,--verbose", a->verbose,
+              "Say where hearth's own time went: attaching (step by step), the rounds, "
+              "symbolization, writing");
 }
 
 }  // namespace

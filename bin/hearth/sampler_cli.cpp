@@ -112,6 +112,33 @@ std::string sampler_summary(std::string_view verb, stacks::ProcessSet& set) {
                            .unnamed = set.unnamed_frames()});
 }
 
+std::string time_summary(std::string_view verb, const stacks::SamplerSummary& s,
+                         const RunTimes& t) {
+  auto ms = [](auto from, auto to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
+  std::string out;
+  std::string steps;
+  for (const stacks::SamplerSummary::Phase& p : s.attach_ms) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s%s %.1f", steps.empty() ? "" : ", ", p.what.c_str(), p.ms);
+    steps += buf;
+  }
+  double passes = 0;
+  for (double p : s.capture_ms) passes += p;
+  line(&out, verb, "time: attaching %.1f ms (%s)\n", ms(t.began, t.attached), steps.c_str());
+  line(&out, verb,
+       "time: %llu round%s %.1f ms (capture passes %.1f, unwinding %.1f; the rest waits between "
+       "rounds and ptrace stops)\n",
+       static_cast<unsigned long long>(s.rounds), s.rounds == 1 ? "" : "s",
+       ms(t.attached, t.sampled), passes, s.unwind_ms);
+  line(&out, verb,
+       "time: output %.1f ms (symbolizing %zu distinct stack%s: %.1f ms of it); %.1f ms in all\n",
+       ms(t.sampled, t.written), s.stacks_symbolized, s.stacks_symbolized == 1 ? "" : "s",
+       s.symbolize_ms, ms(t.began, t.written));
+  return out;
+}
+
 namespace {
 
 std::string summary_of(std::string_view verb, const SummaryInput& in) {

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,17 @@ std::string sampler_summary(std::string_view verb, stacks::Sampler& sampler, pid
 // The same for the processes of SET: one process as above; several counted ("14 processes (3
 // joined, 2 exited)"), their stalls per process per sample.
 std::string sampler_summary(std::string_view verb, stacks::ProcessSet& set);
+
+// When a run's stages ended, for time_summary().
+struct RunTimes {
+  std::chrono::steady_clock::time_point began, attached, sampled, written;
+};
+
+// `--verbose`: where hearth's own time went, one line each starting "hearth VERB: ": attaching
+// (SUMMARY's attach steps), the rounds (capture passes, unwinding), then symbolization and
+// writing, in wall ms.
+std::string time_summary(std::string_view verb, const stacks::SamplerSummary& summary,
+                         const RunTimes& times);
 
 // A share of unnamed frames at or above which the summary says how to get names.
 constexpr double kUnnamedHintShare = 0.10;

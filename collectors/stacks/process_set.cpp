@@ -256,6 +256,18 @@ SamplerSummary ProcessSet::summary() const {
     append(all.capture_ms, s.capture_ms);
     append(all.capture_cpu_ms, s.capture_cpu_ms);
     append(all.skipped_threads, s.skipped_threads);
+    all.unwind_ms += s.unwind_ms;
+    all.symbolize_ms += s.symbolize_ms;
+    all.stacks_symbolized += s.stacks_symbolized;
+    for (const SamplerSummary::Phase& p : s.attach_ms) {
+      auto same = std::find_if(all.attach_ms.begin(), all.attach_ms.end(),
+                               [&p](const SamplerSummary::Phase& q) { return q.what == p.what; });
+      if (same == all.attach_ms.end()) {
+        all.attach_ms.push_back(p);
+      } else {
+        same->ms += p.ms;
+      }
+    }
   }
   // From the first round's start (attaching every process came before it) to the last's end.
   if (rounds_ > 0)

@@ -42,9 +42,24 @@ Result<void> Sampler::Impl::load_maps() {
   // Stacks taken so far belong to the maps loaded now: name them before the maps change (an
   // exec or a dlclose would otherwise have them looked up in the new image).
   for (uint32_t id = 0; id < stacks.size(); ++id) (void)frames_of(id);
+  const auto began = Clock::now();
   RETURN_IF_ERROR(unwinder->prepare(maps));
+  const auto tables = Clock::now();
   RETURN_IF_ERROR(symbolizer->set_maps(options.pid, maps, memory.get()));
+  add_phase("maps: unwind tables", std::chrono::duration<double, std::milli>(tables - began).count());
+  add_phase("maps: symbol tables",
+            std::chrono::duration<double, std::milli>(Clock::now() - tables).count());
   return {};
+}
+
+void Sampler::Impl::add_phase(const char* what, double ms) {
+  for (SamplerSummary::Phase& p : summary.attach_ms) {
+    if (p.what == what) {
+      p.ms += ms;
+      return;
+    }
+  }
+  summary.attach_ms.push_back({what, ms});
 }
 
 Result<void> Sampler::Impl::reopen_after_exec() {
@@ -81,6 +96,7 @@ void Sampler::Impl::note_skipped(pid_t tid, const Slot* slot, std::string_view w
 }
 
 uint32_t Sampler::Impl::unwind_slot(Slot& slot, bool* deeper) {
+  const auto began = Clock::now();
   RawStack raw;
   UnwindStatus status;
   raw.ips = unwinder->unwind(slot.regs, slot.copy, options.max_frames, &status);
@@ -94,6 +110,7 @@ uint32_t Sampler::Impl::unwind_slot(Slot& slot, bool* deeper) {
   }
   raw.kernel = slot.kernel;
   raw.kernel_ips = slot.kernel_ips;
+  summary.unwind_ms += std::chrono::duration<double, std::milli>(Clock::now() - began).count();
   return intern_stack(std::move(raw));
 }
 
@@ -161,6 +178,13 @@ Sampler::~Sampler() {
 Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   auto s = std::make_unique<Impl>();
   s->options = options;
+  auto lap = Clock::now();
+  // The time since the last lap, under WHAT (SamplerSummary::attach_ms).
+  auto phase = [&s, &lap](const char* what) {
+    const auto now = Clock::now();
+    s->add_phase(what, std::chrono::duration<double, std::milli>(now - lap).count());
+    lap = now;
+  };
   auto name = proc::thread_name(options.pid, options.pid);
   s->process_name = name ? *name : "?";
   // Everything slow first, while nothing is stopped: files, tables, symbols.
@@ -179,10 +203,12 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
     return std::unexpected(memory.error());
   }
   s->memory = std::make_unique<RemoteMemory>(std::move(*memory));
+  phase("memory");
   ASSIGN_OR_RETURN(Unwinder unwinder, Unwinder::create(s->memory.get()));
   s->unwinder.emplace(std::move(unwinder));
   ASSIGN_OR_RETURN(Symbolizer symbolizer, Symbolizer::create());
   s->symbolizer.emplace(std::move(symbolizer));
+  phase("unwinder and symbolizer");
   auto start_ticks = proc::process_start_time(options.pid);
   if (!start_ticks) {
     return fail("cannot attach to " + std::to_string(options.pid) + ": no such process", ESRCH);
@@ -206,6 +232,7 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
     ASSIGN_OR_RETURN(PtraceSession session, PtraceSession::attach(options.pid));
     s->session.emplace(std::move(session));
   }
+  phase(s->bpf ? "capture program (BPF load)" : "capture (ptrace seize)");
   if (auto fp = proc::maps_fingerprint(options.pid)) s->maps_fingerprint = *fp;
   RETURN_IF_ERROR(s->load_maps());
   s->start = options.epoch.value_or(Clock::now());

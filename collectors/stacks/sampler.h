@@ -77,6 +77,18 @@ struct SamplerSummary {
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;
+  // Where hearth's own time went (`--verbose`), wall ms: attaching, step by step (memory,
+  // unwinder, symbolizer, capture: the BPF program's load or the ptrace seize, maps: unwind
+  // tables and symbol tables of every mapped file, again after an exec or a dlopen), then the
+  // rounds' unwinding and the symbolization of their distinct stacks.
+  struct Phase {
+    std::string what;
+    double ms = 0;
+  };
+  std::vector<Phase> attach_ms;
+  double unwind_ms = 0;
+  double symbolize_ms = 0;
+  size_t stacks_symbolized = 0;
 };
 
 class Sampler {

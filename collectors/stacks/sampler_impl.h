@@ -121,7 +121,11 @@ struct Sampler::Impl {
 
   uint32_t intern_stack(RawStack&& s);
 
+  // Reads the maps; loads the unwind and symbol tables of what changed (timed in attach_ms).
   Result<void> load_maps();
+
+  // Adds MS to the summary's attach_ms entry WHAT (made at its first use).
+  void add_phase(const char* what, double ms);
 
   // After an execve the target has a new address space: /proc/PID/mem opened before reads the
   // old one (nothing), so open it again (same RemoteMemory object: the unwinder points to it),

@@ -14,6 +14,7 @@ const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
   if (symbolized.size() <= id) symbolized.resize(stacks.size());
   std::vector<std::string>& out = symbolized[id];
   if (!out.empty()) return out;
+  const auto began = std::chrono::steady_clock::now();
   const RawStack& s = stacks[id];
   UnwindStatus status;
   status.exact_ips = s.exact_ips;
@@ -42,6 +43,9 @@ const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
     if (!name.empty()) out.push_back(folded_safe(std::string(name)) + "_[k]");
   }
   if (out.empty()) out.push_back("[unknown]");
+  summary.symbolize_ms +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+  ++summary.stacks_symbolized;
   return out;
 }
 

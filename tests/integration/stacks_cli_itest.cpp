@@ -440,4 +440,39 @@ TEST(StacksCliErrors, WrongPidIsOneClearLine) {
   EXPECT_EQ(lines_of(bad.err).size(), 2u) << bad.err;
 }
 
+// --verbose: where hearth's own time went, three lines after the summary; nothing of it without.
+TEST(StacksCliVerbose, SaysWhereItsTimeWent) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto t = Target::start(HEARTH_TARGETS_DIR "/stack_target-fp",
+                         {"--threads", "4", "--depth", "6", "--spin", "0"});
+  ASSERT_TRUE(t);
+  const std::string pid = std::to_string(t->pid());
+  HearthRun quiet = run_hearth({"stacks", "-p", pid, "-n", "1", "-o", "-"});
+  ASSERT_EQ(WEXITSTATUS(quiet.status), 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("time:"), std::string::npos) << quiet.err;
+  HearthRun r = run_hearth({"stacks", "-p", pid, "-n", "2", "-F", "20", "-o", "-", "--verbose"});
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  std::vector<std::string> times;
+  for (const std::string& l : lines_of(r.err)) {
+    if (l.rfind("hearth stacks: time: ", 0) == 0) times.push_back(l);
+  }
+  ASSERT_EQ(times.size(), 3u) << r.err;
+  EXPECT_EQ(times[0].rfind("hearth stacks: time: attaching ", 0), 0u) << times[0];
+  for (const char* step : {"memory ", "unwinder and symbolizer ", "maps: unwind tables ",
+                           "maps: symbol tables "}) {
+    EXPECT_NE(times[0].find(step), std::string::npos) << step << " in " << times[0];
+  }
+  EXPECT_TRUE(times[0].find("capture program (BPF load) ") != std::string::npos ||
+              times[0].find("capture (ptrace seize) ") != std::string::npos)
+      << times[0];
+  EXPECT_EQ(times[1].rfind("hearth stacks: time: 2 rounds ", 0), 0u) << times[1];
+  EXPECT_NE(times[1].find("unwinding "), std::string::npos) << times[1];
+  // Every thread's stack is distinct or not, but at least one was symbolized.
+  const size_t at = times[2].find("symbolizing ");
+  ASSERT_NE(at, std::string::npos) << times[2];
+  EXPECT_GE(std::stoul(times[2].substr(at + 12)), 1u) << times[2];
+  EXPECT_NE(times[2].find(" ms in all"), std::string::npos) << times[2];
+  EXPECT_EQ(times[2].find("-"), std::string::npos) << "no negative time: " << times[2];
+}
+
 }  // namespace
