@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -96,20 +98,96 @@ char task_state_letter(uint32_t state) {
   return index < 8 ? kLetters[index] : '?';
 }
 
-struct BpfCapture::Impl {
+// The program and its maps, loaded once and shared by every capture of this hearth process
+// with the same settings (a process set samples its members one after another): loading and
+// verifying the program takes 20-300 ms, more on a busy host, which a set of 30 processes paid
+// 30 times. Each target only attaches an iterator link of its own. The maps are keyed by tid,
+// unique across processes, and the arena is refilled by every pass, so the captures sharing
+// them need nothing but taking turns (`turn`).
+struct LoadedProgram {
   std::unique_ptr<capture_bpf, SkeletonDeleter> skel;
-  std::unique_ptr<bpf_link, LinkDeleter> link;
   void* arena = MAP_FAILED;
   size_t arena_pages = 0;
-  size_t max_threads = 0;         // entries of the per-thread maps
+  size_t max_threads = 0;  // entries of the per-thread maps
+  uint32_t default_pages = 0;
+  bool kernel_stacks = true;
+  std::mutex turn;  // one pass at a time: the pass's cursor and pass id are the program's
+
+  ~LoadedProgram() {
+    if (arena != MAP_FAILED) ::munmap(arena, arena_pages * HEARTH_PAGE_SIZE);
+  }
+};
+
+namespace {
+
+std::mutex g_programs_mutex;
+std::vector<std::weak_ptr<LoadedProgram>> g_programs;  // the live ones
+size_t g_loads = 0;
+
+// Loads a program with these settings and sizes. LOG collects libbpf's messages.
+Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_stacks,
+                                                    size_t arena_pages, size_t max_threads,
+                                                    const std::string& log) {
+  auto p = std::make_shared<LoadedProgram>();
+  p->skel.reset(capture_bpf__open());
+  if (!p->skel) {
+    int e = errno;
+    return fail("BPF capture unavailable: " + why_not(e, log), e);
+  }
+  capture_bpf* s = p->skel.get();
+  p->arena_pages = arena_pages;
+  p->max_threads = max_threads;
+  p->default_pages = pages;
+  p->kernel_stacks = kernel_stacks;
+  s->data->default_pages = pages;
+  s->data->kernel_stacks = kernel_stacks ? 1 : 0;
+  (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(arena_pages));
+  (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(max_threads));
+  (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(max_threads));
+  if (int r = capture_bpf__load(s); r != 0) {
+    int e = -r;
+    return fail("BPF capture unavailable: " + why_not(e, log), e);
+  }
+  p->arena = ::mmap(nullptr, arena_pages * HEARTH_PAGE_SIZE, PROT_READ, MAP_SHARED,
+                    bpf_map__fd(s->maps.arena), 0);
+  if (p->arena == MAP_FAILED) {
+    int e = errno;
+    return fail("BPF capture unavailable: cannot map its stack pages: " + why_not(e, log), e);
+  }
+  ++g_loads;
+  return p;
+}
+
+// A loaded program with these settings and at least these sizes, shared, or a new one.
+Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kernel_stacks,
+                                                      size_t arena_pages, size_t max_threads,
+                                                      const std::string& log) {
+  std::lock_guard lock(g_programs_mutex);
+  std::erase_if(g_programs, [](const std::weak_ptr<LoadedProgram>& w) { return w.expired(); });
+  for (const std::weak_ptr<LoadedProgram>& w : g_programs) {
+    std::shared_ptr<LoadedProgram> p = w.lock();
+    if (p && p->default_pages == pages && p->kernel_stacks == kernel_stacks &&
+        p->arena_pages >= arena_pages && p->max_threads >= max_threads) {
+      return p;
+    }
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<LoadedProgram> p,
+                   load_program(pages, kernel_stacks, arena_pages, max_threads, log));
+  g_programs.push_back(p);
+  return p;
+}
+
+}  // namespace
+
+struct BpfCapture::Impl {
+  std::shared_ptr<LoadedProgram> program;
+  std::unique_ptr<bpf_link, LinkDeleter> link;  // this target's iterator
+  void* arena = MAP_FAILED;       // program->arena
+  size_t arena_pages = 0;         // program->arena_pages
   std::vector<uint8_t> buffer;    // one pass's records, reused
   std::vector<uint32_t> pending;  // tids the arena had no room for, ascending
   std::vector<uint64_t> kernel;   // scratch for one record's kernel frames
   user_regs_struct regs{};        // scratch for one record's registers
-
-  ~Impl() {
-    if (arena != MAP_FAILED) ::munmap(arena, arena_pages * HEARTH_PAGE_SIZE);
-  }
 
   // Runs the iterator once: every record of the pass, in BUFFER.
   Result<void> run_iterator() {
@@ -155,28 +233,21 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
   } restore{previous};
 
   auto impl = std::make_unique<Impl>();
-  impl->skel.reset(capture_bpf__open());
-  if (!impl->skel) {
-    int e = errno;
-    return fail("BPF capture unavailable: " + why_not(e, log), e);
-  }
-  capture_bpf* s = impl->skel.get();
   const size_t pages = (std::clamp<size_t>(options.stack_bytes, HEARTH_PAGE_SIZE,
                                            HEARTH_MAX_STACK_PAGES * HEARTH_PAGE_SIZE) +
                         HEARTH_PAGE_SIZE - 1) /
                        HEARTH_PAGE_SIZE;
-  impl->arena_pages =
-      std::clamp<size_t>((options.threads_hint + 4) * pages, kMinArenaPages, kMaxArenaPages);
-  impl->max_threads = std::clamp<size_t>(2 * options.threads_hint + 1024, 1024, 65536);
-  s->data->default_pages = static_cast<uint32_t>(pages);
-  s->data->kernel_stacks = options.kernel_stacks ? 1 : 0;
-  (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(impl->arena_pages));
-  (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(impl->max_threads));
-  (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(impl->max_threads));
-  if (int r = capture_bpf__load(s); r != 0) {
-    int e = -r;
-    return fail("BPF capture unavailable: " + why_not(e, log), e);
-  }
+  // Sizes rounded up to a power of two, so that targets of about the same size share a program.
+  const size_t arena_pages = std::clamp<size_t>(
+      std::bit_ceil((options.threads_hint + 4) * pages), kMinArenaPages, kMaxArenaPages);
+  const size_t max_threads =
+      std::clamp<size_t>(std::bit_ceil(2 * options.threads_hint + 1024), 1024, 65536);
+  ASSIGN_OR_RETURN(impl->program, shared_program(static_cast<uint32_t>(pages),
+                                                 options.kernel_stacks, arena_pages, max_threads,
+                                                 log));
+  capture_bpf* s = impl->program->skel.get();
+  impl->arena = impl->program->arena;
+  impl->arena_pages = impl->program->arena_pages;
   union bpf_iter_link_info info = {};
   info.task.pid = static_cast<uint32_t>(options.pid);
   LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
@@ -189,26 +260,21 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
     }
     return fail("BPF capture unavailable: " + why_not(e, log), e);
   }
-  impl->arena = ::mmap(nullptr, impl->arena_pages * HEARTH_PAGE_SIZE, PROT_READ, MAP_SHARED,
-                       bpf_map__fd(s->maps.arena), 0);
-  if (impl->arena == MAP_FAILED) {
-    int e = errno;
-    return fail("BPF capture unavailable: cannot map its stack pages: " + why_not(e, log), e);
-  }
   impl->buffer.reserve((options.threads_hint + 16) * sizeof(hearth_record));
   return BpfCapture(std::move(impl));
 }
 
 Result<size_t> BpfCapture::pass(const Visit& visit) {
   Impl& m = *impl_;
+  std::lock_guard turn(m.program->turn);
   m.pending.clear();
   size_t visited = 0;
   // The first run visits every thread; a further run only those the arena had no room for
   // (the others come back UNCHANGED from the program, or have moved on: either way they were
   // reported already).
   for (size_t run = 0; run < kMaxPasses; ++run) {
-    m.skel->bss->cursor = 0;
-    ++m.skel->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
+    m.program->skel->bss->cursor = 0;
+    ++m.program->skel->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
     RETURN_IF_ERROR(m.run_iterator());
     std::vector<uint32_t> still;
     const size_t records = m.buffer.size() / sizeof(hearth_record);
@@ -265,14 +331,19 @@ void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {
       std::clamp<size_t>((bytes + HEARTH_PAGE_SIZE - 1) / HEARTH_PAGE_SIZE, 1,
                          std::min<size_t>(HEARTH_MAX_STACK_PAGES, impl_->arena_pages)));
   // Full map: that thread keeps the default size. Best effort either way.
-  (void)bpf_map__update_elem(impl_->skel->maps.pages_for, &key, sizeof key, &pages, sizeof pages,
+  (void)bpf_map__update_elem(impl_->program->skel->maps.pages_for, &key, sizeof key, &pages, sizeof pages,
                              BPF_ANY);
   forget(tid);
 }
 
 void BpfCapture::forget(pid_t tid) {
   uint32_t key = static_cast<uint32_t>(tid);
-  (void)bpf_map__delete_elem(impl_->skel->maps.seen, &key, sizeof key, 0);
+  (void)bpf_map__delete_elem(impl_->program->skel->maps.seen, &key, sizeof key, 0);
+}
+
+size_t BpfCapture::programs_loaded() {
+  std::lock_guard lock(g_programs_mutex);
+  return g_loads;
 }
 
 size_t BpfCapture::arena_bytes() const {

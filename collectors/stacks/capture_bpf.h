@@ -6,7 +6,8 @@
 //
 // Owns kernel objects only through file descriptors (program, maps, iterator link): nothing is
 // pinned, so the kernel frees all of it when hearth exits, however it exits.
-// Not thread-safe; one BpfCapture per target.
+// One BpfCapture per target; captures of several targets may share one loaded program, and
+// their passes then take turns (a pass holds the program's lock).
 #pragma once
 
 #include <sys/types.h>
@@ -78,6 +79,10 @@ class BpfCapture {
   void forget(pid_t tid);
 
   size_t arena_bytes() const;  // the kernel memory the stack pages take
+
+  // Programs this hearth process has loaded so far: captures with the same settings share one
+  // (a new target attaches its own iterator link to it), as long as one of them is open.
+  static size_t programs_loaded();
 
  private:
   struct Impl;

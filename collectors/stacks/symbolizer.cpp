@@ -15,7 +15,10 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -40,6 +43,24 @@ struct ModuleName {
   std::string key;       // build-id in hex, or dev:inode:path when the file has none
   std::string basename;  // for "[basename+0xOFFSET]"
 };
+
+// Names shared by every Symbolizer of this hearth process: a process set's members map the
+// same files (30 processes of one program: libc's DWARF was decompressed and read 30 times,
+// 11 s of a one-shot's 12 under load). What an address of a file is called depends only on the
+// file, its name and the options, so the first Symbolizer to resolve it answers for the others.
+// Keys: "OPTIONS\nMODULE KEY\nBASENAME" (OPTIONS: parameters, inlines, tail calls,
+// debuginfo path), then the file offset (tail calls: the caller's and the callee's modules and
+// offsets). Locked: Symbolizers of different threads may share it.
+struct SharedNames {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::unordered_map<uint64_t, std::vector<Frame>>> frames;
+  std::map<std::tuple<std::string, uint64_t, std::string, uint64_t>, std::vector<Frame>> tails;
+};
+
+SharedNames& shared_names() {
+  static SharedNames names;
+  return names;
+}
 
 std::string basename_of(const std::string& path) {
   if (path == "[vdso]") return "vdso";
@@ -99,6 +120,7 @@ struct Symbolizer::Impl {
   std::vector<ModuleName> modules;
   std::unordered_map<std::string, uint32_t> module_ids;    // key → index into modules
   std::unordered_map<uint64_t, std::vector<Frame>> cache;  // id << kOffsetBits | file offset
+  std::string options_key;  // SharedNames keys' first line: this Symbolizer's options
   std::vector<Frame> unknown{{"[unknown]", false}};
   // Tail-call frames by (caller's return address, callee's looked-up address): absolute
   // addresses, so both are dropped when the maps change. Symbol tables by module, for them.
@@ -117,6 +139,10 @@ struct Symbolizer::Impl {
   }
   uint32_t module_id(const std::string& key, const std::string& path);
   std::vector<Frame> resolve(uint64_t addr, const Range& range);
+  // Tail-call frames between a caller's return address and a callee's address (tail_calls()).
+  void find_tail_calls(uint64_t caller_ip, uint64_t callee, std::vector<Frame>* out);
+  // The SharedNames key of the file mapped at ADDR, and ADDR's offset in it.
+  std::optional<std::pair<std::string, uint64_t>> file_of(uint64_t addr) const;
   void add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
                    std::vector<Frame>* inlined);
 };
@@ -143,6 +169,9 @@ Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
   state->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
   state->callbacks.section_address = dwfl_offline_section_address;
   state->callbacks.debuginfo_path = &state->debuginfo_path;
+  const SymbolizerOptions& o = state->options;
+  state->options_key = std::string(o.parameters ? "p" : "-") + (o.inlines ? "i" : "-") +
+                       (o.tail_calls ? "t" : "-") + o.debuginfo_path;
   return Symbolizer(std::move(state));
 }
 
@@ -330,7 +359,25 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
     ++s.stats.cache_hits;
     return hit->second;
   }
-  return s.cache.emplace(key, s.resolve(addr, range)).first->second;
+  const ModuleName& module = s.modules[range.module];
+  const std::string shared_key = s.options_key + "\n" + module.key + "\n" + module.basename;
+  SharedNames& shared = shared_names();
+  {
+    std::lock_guard lock(shared.mutex);
+    auto file = shared.frames.find(shared_key);
+    if (file != shared.frames.end()) {
+      if (auto hit = file->second.find(offset); hit != file->second.end()) {
+        ++s.stats.shared_hits;
+        return s.cache.emplace(key, hit->second).first->second;
+      }
+    }
+  }
+  std::vector<Frame> frames = s.resolve(addr, range);
+  {
+    std::lock_guard lock(shared.mutex);
+    shared.frames[shared_key].try_emplace(offset, frames);
+  }
+  return s.cache.emplace(key, std::move(frames)).first->second;
 }
 
 const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t callee_ip,
@@ -339,22 +386,57 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
   const uint64_t callee = callee_is_return_address && callee_ip > 0 ? callee_ip - 1 : callee_ip;
   auto [it, added] = s.tail_cache.try_emplace({caller_ip, callee});
   if (!added || !s.options.tail_calls || s.dwfl == nullptr || caller_ip == 0) return it->second;
-  Dwfl_Module* caller_mod = dwfl_addrmodule(s.dwfl, caller_ip - 1);
-  Dwfl_Module* callee_mod = dwfl_addrmodule(s.dwfl, callee);
-  if (caller_mod == nullptr || callee_mod == nullptr) return it->second;
+  // Another Symbolizer's answer for the same two places of the same files.
+  auto caller_file = s.file_of(caller_ip - 1);
+  auto callee_file = s.file_of(callee);
+  std::optional<std::tuple<std::string, uint64_t, std::string, uint64_t>> shared_key;
+  if (caller_file && callee_file) {
+    shared_key.emplace(std::move(caller_file->first), caller_file->second,
+                       std::move(callee_file->first), callee_file->second);
+    SharedNames& shared = shared_names();
+    std::lock_guard lock(shared.mutex);
+    if (auto hit = shared.tails.find(*shared_key); hit != shared.tails.end()) {
+      ++s.stats.shared_hits;
+      it->second = hit->second;
+      return it->second;
+    }
+  }
+  s.find_tail_calls(caller_ip, callee, &it->second);
+  if (shared_key) {
+    SharedNames& shared = shared_names();
+    std::lock_guard lock(shared.mutex);
+    shared.tails.try_emplace(std::move(*shared_key), it->second);
+  }
+  return it->second;
+}
+
+void Symbolizer::Impl::find_tail_calls(uint64_t caller_ip, uint64_t callee,
+                                       std::vector<Frame>* out) {
+  Dwfl_Module* caller_mod = dwfl_addrmodule(dwfl, caller_ip - 1);
+  Dwfl_Module* callee_mod = dwfl_addrmodule(dwfl, callee);
+  if (caller_mod == nullptr || callee_mod == nullptr) return;
   std::optional<std::string> called = called_function(caller_mod, caller_ip);
-  if (!called) return it->second;  // an indirect call, or no call-site information
+  if (!called) return;  // an indirect call, or no call-site information
   GElf_Off offset = 0;
   GElf_Sym sym{};
   const char* name =
       dwfl_module_addrinfo(callee_mod, callee, &offset, &sym, nullptr, nullptr, nullptr);
   if (name == nullptr || (sym.st_size != 0 ? offset >= sym.st_size : offset >= kMaxSizelessOffset))
-    return it->second;
-  auto& index = s.symbol_indexes[callee_mod];
+    return;
+  auto& index = symbol_indexes[callee_mod];
   if (!index) index = std::make_unique<SymbolIndex>(callee_mod);
   for (const std::string& f : tail_call_chain(callee_mod, *index, *called, callee - offset))
-    it->second.push_back({clean_symbol_name(f.c_str(), s.options.parameters), false});
-  return it->second;
+    out->push_back({clean_symbol_name(f.c_str(), options.parameters), false});
+}
+
+std::optional<std::pair<std::string, uint64_t>> Symbolizer::Impl::file_of(uint64_t addr) const {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), addr,
+                             [](uint64_t a, const Range& r) { return a < r.start; });
+  if (it == ranges.begin() || addr >= std::prev(it)->end) return std::nullopt;
+  const Range& range = *std::prev(it);
+  const ModuleName& module = modules[range.module];
+  return std::make_pair(options_key + "\n" + module.key + "\n" + module.basename,
+                        addr - range.start + range.offset);
 }
 
 bool Symbolizer::perf_map_found() const {

@@ -5,8 +5,11 @@
 // Modules are reported from the target's maps with files opened through /proc/PID/map_files,
 // so symbolization keeps working after the target exits (the files stay open here).
 // Results are cached per (module build-id, or path when it has none; file offset): an IP seen
-// before costs a binary search and a hash lookup.
-// Not thread-safe: one Symbolizer per target, used from one thread.
+// before costs a binary search and a hash lookup. The names are also shared by every
+// Symbolizer of the hearth process (with the same options): a process set's members, mapping
+// the same files, read each file's DWARF once between them.
+// Not thread-safe: one Symbolizer per target, used from one thread (the shared names are
+// locked).
 #pragma once
 
 #include <sys/types.h>
@@ -42,6 +45,7 @@ struct SymbolizerOptions {
 struct SymbolizerStats {
   uint64_t lookups = 0;     // symbolize() calls
   uint64_t cache_hits = 0;  // answered from the cache
+  uint64_t shared_hits = 0;  // answered from another Symbolizer's names (same file and offset)
   uint64_t modules = 0;     // ELF objects (and the vDSO) reported to libdwfl
 };
 
