@@ -87,23 +87,42 @@ const samples = writeSamples(samplesFile);
 const page1 = path.join(outDir, "heat.html");
 execFileSync(exe, ["heatmap", samplesFile, "-o", page1], { stdio: ["ignore", "ignore", "inherit"] });
 
-// The frame data of a flamegraph SVG file, and of the page's iframe.
+// The frame data of a flamegraph SVG file, and of the page's flamegraph (an inline <svg> in the
+// shadow root of #flame, drawn by flame.js), with what its elements show.
 function svgFrames(file) {
   const text = fs.readFileSync(file, "utf8");
   const m = /<metadata id="frames-data">([\s\S]*?)<\/metadata>/.exec(text);
   const d = JSON.parse(m[1]);
+  const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  const frames = /<g id="frames">([\s\S]*?)\n<\/g>/.exec(text)[1];
+  const labels = [];  // [title, label, label x] of each frame element
+  for (const e of frames.matchAll(/<g[^>]*><title>([^<]*)<\/title><rect [^>]*\/>(?:<text x="([\d.]+)" y="[\d.]+">([^<]*)<\/text>)?<\/g>/g)) {
+    labels.push([unescape(e[1]), e[3] === undefined ? "" : unescape(e[3]), e[2] === undefined ? null : +e[2]]);
+  }
   return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
-           fills: d.fill.map((f) => d.fills[f]), width: /<svg[^>]* width="([\d.]+)"/.exec(text)[1] };
+           fills: d.fill.map((f) => d.fills[f]), width: /<svg[^>]* width="([\d.]+)"/.exec(text)[1], labels };
 }
 async function pageFrames(page) {
-  const frame = page.frameLocator("#flame");
-  await frame.locator("#frames g").first().waitFor({ timeout: 10000 });
-  return frame.locator("svg").evaluate((svg) => {
-    const d = JSON.parse(document.getElementById("frames-data").textContent);
+  await page.waitForFunction(() => {
+    const root = document.getElementById("flame").shadowRoot;
+    return root && root.querySelector("#frames g");
+  }, null, { timeout: 10000 });
+  return page.evaluate(() => {
+    const root = document.getElementById("flame").shadowRoot;
+    const svg = root.querySelector("svg");
+    const d = window.hearthHeatmap.lastFlame().data;  // handed to flame.js as it is (FLAME_DOM.md)
+    const els = Array.from(root.querySelectorAll("#frames > g"));
     return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
              fills: d.fill.map((f) => d.fills[f]), width: svg.getAttribute("width"),
-             elements: document.querySelectorAll("#frames > g").length, diff: svg.getAttribute("data-diff"),
-             bg: getComputedStyle(document.getElementById("bg")).fill };
+             elements: els.length, diff: svg.getAttribute("data-diff"),
+             shown: els.map((g) => {
+               const r = g.querySelector("rect");
+               const t = g.querySelector("text");
+               return [g.querySelector("title").textContent, +r.getAttribute("x"), +r.getAttribute("y"),
+                       +r.getAttribute("width"), r.getAttribute("fill"), t ? t.textContent : "", t ? +t.getAttribute("x") : null];
+             }),
+             bg: getComputedStyle(root.getElementById("bg")).fill,
+             hosts: document.querySelectorAll("iframe").length };
   });
 }
 // `hearth flame` of `hearth heatmap --from --to`'s folded stacks, at WIDTH.
@@ -158,8 +177,71 @@ async function checkRangeFlame(page, label, tag) {
     `${label}: ... and its geometry (x, y, width of every frame at width ${got.width})`);
   check(sameArrays(got.fills, want.fills), `${label}: ... and its colours`);
   check(got.elements === got.titles.length, `${label}: flame.js drew every frame (${got.elements} elements)`);
+  check(got.shown.every((e, i) => e[0] === want.titles[i] && e[1] === want.x[i] && e[2] === want.y[i] && e[3] === want.w[i] &&
+                                  e[4] === want.fills[i]),
+    `${label}: the drawn elements' titles, rects and fills are hearth flame's`);
+  const labelsDiffer = got.shown.findIndex((e, i) => !want.labels[i] || e[0] !== want.labels[i][0] || e[5] !== want.labels[i][1] ||
+                                                     e[6] !== want.labels[i][2]);
+  check(got.shown.length === want.labels.length && labelsDiffer < 0,
+    `${label}: the same frames are elements, with hearth flame's labels (${got.shown.length} vs ${want.labels.length}; first difference: ${JSON.stringify([got.shown[labelsDiffer], want.labels[labelsDiffer]])})`);
+  check(got.hosts === 0, `${label}: drawn in the page (no iframe)`);
   const timing = await page.evaluate(() => window.hearthHeatmap.lastFlame().ms);
   info(`${label}: range -> flamegraph data in ${timing.toFixed(1)} ms`);
+}
+
+// flame.js's interactions in the page's graph, as in `hearth flame`: a click zooms (details line,
+// Reset Zoom), keys move, zoom and reset when the graph has the focus, Ctrl+F searches; none of
+// it reaches the page's URL or the heatmap's keys.
+async function checkFlameInteractions(page, label) {
+  const inFlame = (fn, arg) => page.evaluate(([f, a]) => {
+    const root = document.getElementById("flame").shadowRoot;
+    return new Function("root", "a", f)(root, a);
+  }, [fn, arg]);
+  const target = await inFlame(`
+    const g = Array.from(root.querySelectorAll("#frames > g")).find((e) => /^app::Crunch::run\(\)/.test(e.querySelector("title").textContent));
+    if (!g) return null;
+    const b = g.querySelector("rect").getBoundingClientRect();
+    return { x: b.left + 2, y: b.top + b.height / 2, title: g.querySelector("title").textContent };`);
+  check(!!target, `${label}: the graph has app::Crunch::run()`);
+  if (!target) return;
+  const full = String(Math.round((parseFloat(await inFlame(`return root.querySelector("svg").getAttribute("width");`)) - 20) * 100) / 100);
+  const zoomState = () => inFlame(`
+    const g = Array.from(root.querySelectorAll("#frames > g")).find((e) => /^app::Crunch::run\(\)/.test(e.querySelector("title").textContent));
+    return { unzoom: !root.getElementById("unzoom").classList.contains("hide"), width: g.querySelector("rect").getAttribute("width"),
+             details: root.getElementById("details").textContent,
+             focus: (root.querySelector("#frames g.focus > title") || {}).textContent || null,
+             matched: root.getElementById("matched").textContent,
+             searchFill: root.querySelectorAll('#frames rect[fill="rgb(230,0,230)"]').length };`);
+  await page.mouse.click(target.x, target.y);
+  let z = await zoomState();
+  check(z.unzoom && z.width === full && z.details === "Function: " + target.title,
+    `${label}: a click zooms to the frame (full width ${full}, Reset Zoom shown, details "${z.details}")`);
+  check(await param(page, "x") === null && await param(page, "r") !== null, `${label}: the zoom stays out of the page's URL`);
+  check(await page.evaluate(() => document.activeElement && document.activeElement.id) === "flame", `${label}: the click gives the graph the focus`);
+  await page.keyboard.press("Escape");
+  z = await zoomState();
+  check(!z.unzoom && z.width !== full, `${label}: Escape resets the zoom`);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  z = await zoomState();
+  check(!!z.focus, `${label}: arrows move the keyboard focus (${z.focus})`);
+  const focused = z.focus;
+  await page.keyboard.press("Enter");
+  z = await zoomState();
+  check(focused && z.unzoom && z.details === "Function: " + focused, `${label}: Enter zooms to the focused frame (${focused})`);
+  await page.keyboard.press("Escape");
+  page.once("dialog", (d) => d.accept("Crunch"));
+  await page.keyboard.press("Control+f");
+  z = await zoomState();
+  check(/^Matched: \d/.test(z.matched) && z.searchFill > 0, `${label}: Ctrl+F searches (${z.matched}, ${z.searchFill} frames in the search colour)`);
+  await page.keyboard.press("Escape");
+  z = await zoomState();
+  check(z.searchFill === 0 && !z.unzoom, `${label}: Escape resets the search`);
+  // The heatmap's keys stay the heatmap's: an arrow there moves its cursor, not the graph's focus.
+  await page.focus("#heat-wrap");
+  const before = (await zoomState()).focus;
+  await page.keyboard.press("ArrowDown");
+  check((await zoomState()).focus === before, `${label}: keys on the heatmap do not reach the graph`);
 }
 
 function serve(dir) {
@@ -214,6 +296,7 @@ async function main() {
     await dragCells(page, [1, 10], [2, 20], false);
     check(await param(page, "r") === "1.2-2.42", `a drag from (1 s, +200 ms) to (2 s, +400 ms) selects 1.2..2.42 s (r=${await param(page, "r")})`);
     await checkRangeFlame(page, "drag", "drag");
+    await checkFlameInteractions(page, "drag");
 
     // The moment at 2.1 s: a click on its cell.
     const c = await cellCenter(page, 2, 5);
@@ -252,6 +335,8 @@ async function main() {
     await checkRangeFlame(page, "mode D", "blocked");
     await page.check("input[name=mode][value=all]");
     await checkRangeFlame(page, "all samples", "all");
+    // The fourth graph of this page: the earlier ones' listeners are gone (one key, one action).
+    await checkFlameInteractions(page, "fourth graph");
 
     // A second range (Shift-drag): a differential flamegraph against it.
     await dragCells(page, [0, 10], [1, 0], true);
