@@ -89,15 +89,20 @@ function collapseGroups(s, open, close, keep) {  // each outermost OPEN…CLOSE 
   return level === 0 ? out : s;
 }
 const codePoints = (s) => (/[\uD800-\uDFFF]/.test(s) ? Array.from(s).length : s.length);
-function fitLabel(name, width) {
+function labelForms(name) {  // [name, its length, without parameters, length, ... templates, length]
+  const noParams = collapseGroups(name, "(", ")", "anonymous namespace");
+  const noTemplates = collapseGroups(noParams, "<", ">", null);
+  return [name, codePoints(name), noParams, codePoints(noParams), noTemplates, codePoints(noTemplates)];
+}
+let labelCache = { strings: null, forms: [] };  // the forms of each name of one graph, by string id
+function fitLabel(nameId, width) {
   const chars = Math.floor(width / (12 * 0.59));
   if (!(chars >= 3)) return "";
-  if (codePoints(name) <= chars) return name;
-  const noParams = collapseGroups(name, "(", ")", "anonymous namespace");
-  if (codePoints(noParams) <= chars) return noParams;
-  const noTemplates = collapseGroups(noParams, "<", ">", null);
-  if (codePoints(noTemplates) <= chars) return noTemplates;
-  return Array.from(noTemplates).slice(0, chars - 2).join("") + "..";
+  const f = labelCache.forms[nameId] || (labelCache.forms[nameId] = labelForms(labelCache.strings[nameId]));
+  if (f[1] <= chars) return f[0];
+  if (f[3] <= chars) return f[2];
+  if (f[5] <= chars) return f[4];
+  return Array.from(f[4]).slice(0, chars - 2).join("") + "..";
 }
 
 // The flamegraph SVG of the range totals TOTAL, as `hearth flame` writes it (FLAME_DOM.md): the
@@ -171,13 +176,18 @@ function flameSvg(total, base, width, title, subtitle) {
     return id;
   };
   const data = { v: 1, lazy: nPlaced > LAZY_AFTER ? 1 : 0, h: fh - 1, strings: strings, fills: fills,
-                 x: [], y: [], w: [], name: [], suffix: [], fill: [], class: [], stroke: [] };
+                 x: new Float64Array(nPlaced), y: new Float64Array(nPlaced), w: new Float64Array(nPlaced),
+                 name: new Uint32Array(nPlaced), suffix: new Uint32Array(nPlaced), fill: new Uint32Array(nPlaced),
+                 class: [], stroke: [] };
+  const escaped = [];  // by string id: the string, HTML-escaped
+  const escOf = (id) => escaped[id] !== undefined ? escaped[id] : (escaped[id] = esc(strings[id]));
   // str() once per distinct frame name and per distinct count (a plain graph's suffix
   // depends on the count only): the strings come out as before, with far fewer hashings.
   const nameIdOf = new Int32Array(nFrames + 1).fill(-1);  // by frame index + 1 (0: "all")
   const suffixIdOf = new Map();                           // count -> id (plain graphs)
   const threadFrames = [];
   const elements = [];
+  labelCache = { strings: strings, forms: [] };
   for (let k = 0; k < nPlaced; k++) {
     const node = placed[2 * k], start = placed[2 * k + 1];
     const d = T.depth[node];
@@ -221,22 +231,24 @@ function flameSvg(total, base, width, title, subtitle) {
     }
     // The numbers formatPx writes: tenths of a px (JSON writes the nearest decimal).
     const xw = roundPx(x1);
-    data.x.push(roundPx(xw) + 0);
-    data.y.push(roundPx(y1) + 0);
-    data.w.push(roundPx(roundPx(x2) - xw) + 0);
-    data.name.push(nameId);
-    data.suffix.push(suffixId >= 0 ? suffixId : str(suffix));
-    data.fill.push(fillOf(fill));
+    data.x[k] = roundPx(xw) + 0;
+    data.y[k] = roundPx(y1) + 0;
+    data.w[k] = roundPx(roundPx(x2) - xw) + 0;
+    data.name[k] = nameId;
+    if (suffixId < 0) suffixId = str(suffix);
+    data.suffix[k] = suffixId;
+    data.fill[k] = fillOf(fill);
     if (cls) data.class.push(k, cls);
     if (isThread) threadFrames.push(k);
     // The element, as `hearth flame`'s SVG writes it, of a frame drawn at first.
     const wk = data.w[k];
     if (data.lazy && !(wk >= data.lazy)) continue;
-    const label = fitLabel(strings[nameId], wk);
-    elements.push("<g" + (cls ? ' class="' + cls + '"' : "") + "><title>" + esc(strings[nameId] + strings[data.suffix[k]]) +
+    const label = fitLabel(nameId, wk);
+    // No white space between elements: a text node each, 3,000 of them, for nothing.
+    elements.push("<g" + (cls ? ' class="' + cls + '"' : "") + "><title>" + escOf(nameId) + escOf(suffixId) +
       '</title><rect x="' + formatPx(data.x[k]) + '" y="' + formatPx(data.y[k]) + '" width="' + formatPx(wk) +
       '" height="' + (fh - 1) + '" fill="' + fill + (stroked ? '" stroke="#6a009a" stroke-width="1.5' : "") + '"/>' +
-      (label ? '<text x="' + formatPx(x1 + 3) + '" y="' + formatPx(3 + y1 + (fh - 1) / 2) + '">' + esc(label) + "</text>" : "") + "</g>\n");
+      (label ? '<text x="' + formatPx(x1 + 3) + '" y="' + formatPx(3 + y1 + (fh - 1) / 2) + '">' + esc(label) + "</text>" : "") + "</g>");
   }
 
   // The thread legend (layout.cpp): widest threads first, at most 100.
@@ -285,8 +297,8 @@ function flameSvg(total, base, width, title, subtitle) {
     text(width - xpad - 16, fs * 2, "ic", "ignorecase") +
     text(width - xpad - 100, gh - ypad2 / 2, " ", "matched") +
     '<metadata id="frames-data"></metadata>\n' +
-    '<g id="frames">\n' + elements.join("") + "</g>\n" + (legend ? '<g id="threads">\n' + legend + "</g>\n" : "") + "</svg>\n";
-  return { svg: svg, data: data, height: Math.ceil(height), frames: nPlaced };
+    '<g id="frames">' + elements.join("") + "</g>\n" + (legend ? '<g id="threads">\n' + legend + "</g>\n" : "") + "</svg>\n";
+  return { svg: svg, data: data, height: Math.ceil(height), frames: nPlaced, elements: elements.length };
 }
 function childSum(T, total, node) {
   let s = 0;

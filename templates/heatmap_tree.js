@@ -64,15 +64,31 @@ function buildTree() {
   return tree;
 }
 
-// Inclusive counts of every node for the range [from, to) (ns): a Float64Array.
+// The first run that starts at or after round R (runs are in start order).
+function firstRunFrom(r) {
+  let lo = 0, hi = nRuns;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (runStart[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Inclusive counts of every node for the range [from, to) (ns): a Float64Array. Reads only the
+// runs in the range: those open at its start (one per thread at most), then those starting in it.
 function rangeTotals(r) {
   const T = buildTree();
   const total = new Float64Array(T.n);
   const r0 = roundAt(r[0]), r1 = roundAt(r[1]);
-  for (let k = 0; k < nRuns && runStart[k] < r1; k++) {
-    if (runEnd[k] <= r0 || !runCounted(k)) continue;
-    const n = roundsOf(threadProc[runThread[k]], Math.max(r0, runStart[k]), Math.min(r1, runEnd[k]));
-    total[T.runLeaf[k]] += n;
+  for (let t = 0; t < nThreads && r0 < r1; t++) {
+    const k = runAt(t, r0);
+    if (k < 0 || runStart[k] >= r0 || !runCounted(k)) continue;
+    total[T.runLeaf[k]] += roundsOf(threadProc[t], r0, Math.min(r1, runEnd[k]));
+  }
+  for (let k = firstRunFrom(r0); k < nRuns && runStart[k] < r1; k++) {
+    if (!runCounted(k)) continue;
+    total[T.runLeaf[k]] += roundsOf(threadProc[runThread[k]], runStart[k], Math.min(r1, runEnd[k]));
   }
   for (let i = T.n - 1; i > 0; i--) total[T.parent[i]] += total[i];
   return total;

@@ -1,6 +1,6 @@
 // Times the heatmap page (`hearth heatmap -o heat.html`) in headless Chromium: open (load event
-// to the heatmap drawn); range -> flamegraph (mouse up to the flamegraph painted: the next frame
-// after flame.js made its elements) for one column, the middle third of the columns (twice: two
+// to the heatmap drawn); range -> flamegraph (a drag: from the button's release to the flamegraph
+// painted, the next frame after flame.js took over its elements) for one column, the middle third of the columns (twice: two
 // different thirds) and all of them, with the page's own split (tree, totals, layout, draw);
 // instant -> moment view (click_ms: mouse down and up on a cell, which also draws that cell's
 // flamegraph, to the moment's groups painted; moment_ms: the view's own time). Prints one JSON
@@ -62,13 +62,19 @@ try {
       const iframe = host.localName === "iframe";
       const loaded = iframe ? new Promise((resolve) => host.addEventListener("load", resolve, { once: true })) : null;
       const painted = (w) => new Promise((resolve) => w.requestAnimationFrame(() => w.setTimeout(resolve, 0)));
-      const t = performance.now();
       canvas.dispatchEvent(new MouseEvent("mousedown", at(c0, 0)));
       canvas.dispatchEvent(new MouseEvent("mousemove", at(c1, cells.rows - 1)));
+      // From the button's release (the drag before it draws the selection only).
+      const frame = iframe ? null : painted(window);
+      const t = performance.now();
       window.dispatchEvent(new MouseEvent("mouseup", at(c1, cells.rows - 1)));
       const script = performance.now() - t;
-      if (iframe) await loaded;
-      await painted(iframe ? host.contentWindow : window);
+      if (iframe) {
+        await loaded;
+        await painted(host.contentWindow);
+      } else {
+        await frame;
+      }
       const ms = performance.now() - t;
       const root = iframe ? host.contentDocument : host.shadowRoot;
       const f = h.lastFlame();
@@ -94,10 +100,12 @@ try {
       const [x, y] = h.cellRect(Math.floor(cells.columns / 2) * cells.rows + 1);
       const [x2, y2] = h.cellRect((Math.floor(cells.columns / 2) + 1) * cells.rows + 2);
       const ev = { clientX: box.left + (x + x2) / 2, clientY: box.top + (y + y2) / 2, button: 0, bubbles: true };
+      // The frame that paints the moment: asked for first, so the next task after it is ours.
+      const frame = new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
       const t = performance.now();
       canvas.dispatchEvent(new MouseEvent("mousedown", ev));
       window.dispatchEvent(new MouseEvent("mouseup", ev));
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      await frame;
       return { ms: performance.now() - t, groups: document.querySelectorAll("#moment .group").length,
                threads: h.lastMoment().threads, data: h.lastMoment().ms };
     });

@@ -112,8 +112,8 @@ async function pageFrames(page) {
     const svg = root.querySelector("svg");
     const d = window.hearthHeatmap.lastFlame().data;  // handed to flame.js as it is (FLAME_DOM.md)
     const els = Array.from(root.querySelectorAll("#frames > g"));
-    return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
-             fills: d.fill.map((f) => d.fills[f]), width: svg.getAttribute("width"),
+    return { titles: Array.from(d.name, (n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: Array.from(d.x), y: Array.from(d.y),
+             w: Array.from(d.w), fills: Array.from(d.fill, (f) => d.fills[f]), width: svg.getAttribute("width"),
              elements: els.length, diff: svg.getAttribute("data-diff"),
              shown: els.map((g) => {
                const r = g.querySelector("rect");
