@@ -40,7 +40,7 @@ function kthLargest(v, n, k) {
 }
 
 // Which nodes to draw (render/flame/layout.cpp frames_to_keep): those at least minCount
-// wide, and of more than MAX_FRAMES, the widest, ties by depth.
+// wide, and of more than MAX_FRAMES, the widest, ties by depth, then by hearth flame's order.
 function keepRule(T, total, minCount) {
   const rule = { min: minCount, tie: -1, tieKept: null };
   let wide = 1;
@@ -59,7 +59,16 @@ function keepRule(T, total, minCount) {
     if (total[i] > cut) room--;
     else if (total[i] === cut) tied.push(i);
   }
-  tied.sort((a, b) => T.depth[a] - T.depth[b] || a - b);
+  // Shallowest first, then as `hearth flame` numbers its nodes: in the order of the folded lines
+  // it reads (`hearth heatmap --from --to` writes them sorted), i.e. by the first line through
+  // each: the path, then " " when a line ends there (self samples), else ";" (a child follows).
+  const key = new Map();
+  for (const i of tied) {
+    const parts = [];
+    for (let a = i; a > 0; a = T.parent[a]) parts.push(frames[T.frame[a]]);
+    key.set(i, parts.reverse().join(";") + (total[i] > childSum(T, total, i) ? " " : ";"));
+  }
+  tied.sort((a, b) => T.depth[a] - T.depth[b] || (key.get(a) < key.get(b) ? -1 : key.get(a) > key.get(b) ? 1 : 0));
   rule.min = cut;
   rule.tie = cut;
   rule.tieKept = new Uint8Array(T.n);
