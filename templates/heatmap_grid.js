@@ -54,12 +54,20 @@ function draw() {
   maxCell = 1;
   for (let i = 0; i < nCells; i++) if (cellValue(i) > maxCell) maxCell = cellValue(i);
   const gap = cw >= 4 && ch >= 4 ? 1 : 0;
-  for (let i = 0; i < nCells; i++) {
-    const v = cellValue(i);
-    if (v === 0) continue;
-    const [x, y] = cellRect(i);
+  // The cells by value (a counting sort): one colour set per value, not per cell (a day has
+  // 86,400 cells; setting a fill style parses it).
+  const first = new Uint32Array(maxCell + 2);
+  for (let i = 0; i < nCells; i++) first[cellValue(i) + 1]++;
+  for (let v = 0; v <= maxCell; v++) first[v + 1] += first[v];
+  const order = new Uint32Array(nCells), next = first.slice(0, maxCell + 1);
+  for (let i = 0; i < nCells; i++) order[next[cellValue(i)]++] = i;
+  for (let v = 1; v <= maxCell; v++) {
+    if (first[v] === first[v + 1]) continue;
     g.fillStyle = heatColor(v / maxCell);
-    g.fillRect(x, y, cw - gap, ch - gap);
+    for (let k = first[v]; k < first[v + 1]; k++) {
+      const c = order[k];
+      g.fillRect(LEFT + Math.floor(c / rows) * cw, TOP + (c % rows) * ch, cw - gap, ch - gap);
+    }
   }
   function shade(r, colour) {
     if (!r) return;

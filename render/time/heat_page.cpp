@@ -14,15 +14,16 @@ namespace {
 // The page's script, in this order, one function scope (templates/heatmap.js says what each
 // part does): later parts use the names earlier ones declare.
 constexpr std::array<std::string_view, 10> kHeatScripts = {
-    "heatmap_data.js",  "heatmap_text.js",   "heatmap_counts.js", "heatmap_state.js",
-    "heatmap_grid.js",  "heatmap_tree.js",   "heatmap_layout.js", "heatmap_flame.js",
+    "heatmap_data.js",   "heatmap_text.js",  "heatmap_counts.js", "heatmap_state.js",
+    "heatmap_grid.js",   "heatmap_tree.js",  "heatmap_layout.js", "heatmap_flame.js",
     "heatmap_moment.js", "heatmap_input.js",
 };
 
 // templates/flame.js as the function runFlameScript(document, window, JSON) (heatmap_flame.js runs
 // it once per graph with scoped ones, templates/FLAME_DOM.md), then the heatmap's scripts.
 std::string heat_script() {
-  std::string s = "(function () {\n\"use strict\";\nfunction runFlameScript(document, window, JSON) {\n";
+  std::string s = "(function () {\n\"use strict\";\n";
+  s += "function runFlameScript(document, window, JSON) {\n";
   s += page::script_text("flame.js");
   s += "}\n";
   for (std::string_view name : kHeatScripts) s += page::script_text(name);

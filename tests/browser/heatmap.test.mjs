@@ -1,4 +1,4 @@
-// The heatmap page (`hearth heatmap -o heat.html`, templates/heatmap.js) in Chromium, on a
+// The heatmap page (`hearth heatmap -o heat.html`, templates/heatmap*.js) in Chromium, on a
 // synthetic recording whose threads are parked in known places at known times (written here):
 // - a drag over cells draws the flamegraph of exactly that time range: its frames (titles,
 //   geometry, colours) equal those `hearth flame` draws from `hearth heatmap --from --to`'s
