@@ -115,12 +115,19 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   // a large process's symbols can outlast a short window on a busy host): a report with one
   // sample says more than a failed collector.
   for (bool first = true; first || !w->ended(); first = false) {
-    if (auto r = sampler->sample(); !r) {
+    // The window's last sample (no other fits before its end) releases the target at the end of
+    // its own stop (ptrace: Release::kDetach). Released afterwards instead, each thread would be
+    // stopped once more for it: stops the scheduler collector, still tracing, would count (one
+    // per thread, seen on a loaded host as 279 't' switch-outs for the sampler's 270 stops). A
+    // window cut short (Ctrl-C, a collector's failure) is released below, as before.
+    const bool last = std::max(next, Clock::now()) + period >= w->deadline;
+    if (auto r = sampler->sample(last ? stacks::Release::kDetach : stacks::Release::kResume); !r) {
       ended_because = r.error().message;
       break;
     }
     samples->store(sampler->rounds());
     say_notices();
+    if (last) break;
     next += period;
     auto wait = duration_cast<microseconds>(std::min(next, w->deadline) - Clock::now());
     // Short naps so Ctrl-C ends the window quickly.

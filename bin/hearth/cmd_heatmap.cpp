@@ -1,5 +1,6 @@
 #include "bin/hearth/cmd_heatmap.h"
 
+#include "bin/hearth/cmd_moment.h"
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
 
@@ -68,8 +69,18 @@ std::string samples_path(const std::string& input) {
 std::vector<std::string> validate_heatmap(const HeatmapArgs& a) {
   std::vector<std::string> problems;
   if (a.input.empty()) problems.push_back("no input: give a samples file or a report directory");
+  const bool moment = !a.moment.empty();
+  if (moment && !parse_moment_time(a.moment)) {
+    problems.push_back("--moment " + a.moment +
+                       ": expected seconds since time 0 (12.5) or a wall time "
+                       "(2026-01-01T12:00:01.5, local; Z or +HH:MM for another zone)");
+  }
   if (a.output.empty()) {
     problems.push_back("no output: give -o OUT.html (or .svg, .png, .pdf, .folded)");
+  } else if (moment) {
+    if (!moment_output_ok(a.output))
+      problems.push_back("-o " + a.output + ": with --moment, the output must end in .txt, .svg, "
+                         ".png or .pdf (- for the text on standard output)");
   } else if (heat_out(a.output) == HeatOut::kUnknown) {
     problems.push_back("-o " + a.output +
                        ": the output must end in .html, .svg, .png, .pdf or .folded (- for folded "
@@ -84,7 +95,8 @@ std::vector<std::string> validate_heatmap(const HeatmapArgs& a) {
   if (!ok && !a.state.empty()) problems.push_back("--state " + a.state + ": use all, R, D, S or other");
   filter_pattern("--only-threads", a.only_threads, &problems);
   const bool range = a.from >= 0 || a.to >= 0;
-  if (range && heat_out(a.output) != HeatOut::kFolded)
+  if (range && moment) problems.push_back("--from and --to do not apply to --moment");
+  if (range && !moment && heat_out(a.output) != HeatOut::kFolded)
     problems.push_back("--from and --to apply to folded output (-o OUT.folded or -o -)");
   if (a.from >= 0 && a.to >= 0 && !(a.to > a.from))
     problems.push_back("--to must be later than --from");
@@ -99,7 +111,7 @@ int run_heatmap(const HeatmapArgs& a) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth heatmap: %s\n", p.c_str());
     return 2;
   }
-  if (a.output == "-" && isatty(STDOUT_FILENO)) {
+  if (a.output == "-" && a.moment.empty() && isatty(STDOUT_FILENO)) {
     std::fprintf(stderr, "hearth heatmap: not writing folded stacks to a terminal: give -o FILE\n");
     return 2;
   }
@@ -125,6 +137,10 @@ int run_heatmap(const HeatmapArgs& a) {
   std::optional<Pattern> only = filter_pattern("--only-threads", a.only_threads, &unused);
   const Pattern* only_ptr = only ? &*only : nullptr;
 
+  if (!a.moment.empty()) {
+    return run_moment(samples, path, *parse_moment_time(a.moment), only_ptr, a.output, a.width,
+                      a.scale);
+  }
   const HeatOut kind = heat_out(a.output);
   if (kind == HeatOut::kFolded) {
     const uint64_t from = a.from >= 0 ? seconds_to_ns(a.from) : 0;

@@ -17,6 +17,7 @@ struct HeatmapArgs {
   std::string only_threads;
   // What is counted: all R D S other; empty: R for pictures (the colour), all for folded output.
   std::string state;
+  std::string moment;  // --moment TIME: the moment view of the sample nearest TIME instead
   double from = -1;           // s since time 0; .folded only; < 0: from the start
   double to = -1;             // s; < 0: to the end
   std::string title;

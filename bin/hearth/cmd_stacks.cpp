@@ -129,9 +129,13 @@ int run_stacks(const StacksArgs& a) {
       // Ctrl-C ends the run, after the first round: one taken while attaching outlasted the
       // wait (a large process, a busy host) gives an answer rather than "no sample taken".
       if (n > 0 && shutdown_requested()) break;
-      // The last round of -n releases the target at the end of its own stop. Runs that end
-      // otherwise (-d, Ctrl-C, q) release it below, one thread at a time.
+      // The last round of -n, or of -d (no other fits before its end), releases the target at
+      // the end of its own stop. Runs that end otherwise (Ctrl-C, q) release it below, one
+      // thread at a time (a stop of its own for each).
       bool last = count > 0 && n + 1 >= count;
+      if (a.duration > 0 && std::max(next, Clock::now()) + period - start >=
+                                std::chrono::duration<double>(a.duration))
+        last = true;
       if (auto r = sampler->sample(last ? stacks::Release::kDetach : stacks::Release::kResume);
           !r) {
         ended_because = r.error().message;
@@ -164,7 +168,7 @@ int run_stacks(const StacksArgs& a) {
         if (key == 'q' || key == 'Q') break;
       }
       next += period;
-      if (count > 0 && n + 1 >= count) break;
+      if (last) break;
       auto wait = duration_cast<microseconds>(next - Clock::now());
       if (wait.count() > 0) {
         if (auto r = sampler->idle_for(wait); !r) {

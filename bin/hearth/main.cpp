@@ -116,6 +116,9 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
   c->add_option("--state", a->state,
                 "Count only samples in this state: all, R, D, S or other (default: R for the "
                 "pictures' colour, all for folded output)");
+  c->add_option("--moment", a->moment,
+                "The moment view of the sample nearest this time (seconds since time 0, or a wall "
+                "time 2026-01-01T12:00:01.5) instead: -o OUT.txt, .svg, .png, .pdf or -");
   c->add_option("--from", a->from, "Folded output: from this many seconds after time 0");
   c->add_option("--to", a->to, "Folded output: up to (not including) this many seconds");
   c->add_option("--title", a->title, "Title (default: Heatmap: NAME (pid PID))");

@@ -5,6 +5,27 @@
 #include "templates/templates.h"
 
 namespace hearth::timeline {
+namespace {
+
+// The page's script: these files, in this order, inside one function (they share its names;
+// templates/timeline_decode.js says more).
+constexpr std::string_view kScripts[] = {
+    "timeline_decode.js", "timeline_columns.js", "timeline_samples.js", "timeline_text.js",
+    "timeline_lanes.js",  "timeline_draw.js",    "timeline_hover.js",   "timeline_input.js",
+    "timeline_url.js",    "timeline_start.js"};
+
+std::string timeline_script() {
+  std::string s = "(function () {\n\"use strict\";\n";
+  for (std::string_view name : kScripts) {
+    s.append(page::script_text(name));
+    s.push_back('\n');
+  }
+  s.append("})();");
+  return s;
+}
+
+}  // namespace
+
 std::string timeline_page(const Model& model, const Names& names, const DataOptions& o) {
   std::string data;
   append_page_data(&data, model, names, o);
@@ -22,7 +43,7 @@ std::string timeline_page(const Model& model, const Names& names, const DataOpti
   fill("{{CSS}}", templates::get("timeline.css"));
   fill("{{HEADING}}", page::html_escape(o.title));
   fill("{{DATA}}", data);
-  fill("{{SCRIPT}}", page::script_text("timeline.js"));
+  fill("{{SCRIPT}}", timeline_script());
   return html;
 }
 

@@ -44,9 +44,17 @@ one() {  # NAME GEN-ARGS...
   printf '%s: intervals file %s bytes, hearth timeline %d ms (%s), browser %s\n' "$name" \
     "$(stat -c %s "$dir/sched.intervals.tsv")" $((t1 - t0)) \
     "$(sed 's/^hearth timeline: //' "$data/$name.err")" "$browser"
+  # The goals' figures in words: medians over the runs, and the worst of all runs in brackets.
+  node -e '
+    const j = JSON.parse(process.argv[1]), w = j.worst_of_all_runs;
+    console.log(`  first draw ${j.first_draw_ms} ms (goal <= 2000); zoom frame median ${j.zoom_draw_ms} ms, ` +
+      `worst ${j.zoom_draw_max_ms} ms [${w.zoom_draw_ms}]; pan frame median ${j.pan_draw_ms} ms, worst ` +
+      `${j.pan_draw_max_ms} ms [${w.pan_draw_ms}] (goal <= 50); longest task loading ${j.load_longest_task_ms} ms ` +
+      `[${w.load_longest_task_ms}], zooming and panning ${j.interaction_longest_task_ms} ms ` +
+      `[${w.interaction_longest_task_ms}] (goal <= 200)`);' "$browser"
 }
 run_all() {
-  echo "== $1 (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "== $1 ($(nproc) vCPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg), $runs fresh pages)"
   one 60s-100t-1M --seconds 60 --threads 100 --switches 1000000 --hz 100
 }
 run_all "idle, unpinned"

@@ -12,6 +12,8 @@
 #                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
 #                                                          with --group-threads it expects pools)
+#   tests/browser/run.sh --moment EXE OUTDIR INPUT...       the heatmap page's moment view equals
+#                                                          `EXE heatmap --moment` (moment.test.mjs)
 #   tests/browser/run.sh --timeline EXE OUTDIR INPUT_DIR   `EXE timeline` a recording, test the page
 #                                                          (timeline.test.mjs, also over `EXE serve`)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
@@ -80,6 +82,14 @@ case "${1:-}" in
     svg=$here/timeline.test.mjs test=timeline.test.mjs  # no SVG: the test writes its page
     extra=()
     ;;
+  --moment)
+    [ $# -ge 4 ] || die "usage: run.sh --moment EXE OUTDIR INPUT..."
+    exe=$2 out=$3
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    svg=$here/moment.test.mjs test=moment.test.mjs  # no SVG: the test writes its pages
+    extra=("${@:4}")
+    ;;
   --token)
     [ $# -eq 2 ] || die "usage: run.sh --token EXE"
     exe=$2
@@ -113,6 +123,9 @@ if [ "$test" = heatmap.test.mjs ]; then
 fi
 if [ "$test" = timeline.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input"
+fi
+if [ "$test" = moment.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "${extra[@]}"
 fi
 if [ "$test" = token.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe"

@@ -248,8 +248,10 @@ void record_for_cost(const std::string& dir_name, const std::vector<std::string>
 // side can be dominated by one run-queue wait of several ms, and the medians were seen 0.27× to
 // 3× apart. Hence the generous factor (0.25×–4×) with an absolute slack (2 ms below, 5 ms above)
 // for those waits. The counts are sharper: the scheduler sees no stop the sampler did not make
-// (the target gets no signals, starts no thread), and misses only those made before its
-// tracing started (up to a sample or two at the window's start).
+// (the target gets no signals, starts no thread, and the window's last sample releases it, with
+// no stop of its own for the release: released after the window, each thread was stopped once
+// more, 9 stops the scheduler still tracing counted on a loaded host), and misses only those
+// made before its tracing started (up to a sample or two at the window's start).
 TEST(Record, WithPtraceTheSchedulerSeesTheSamplersStopsAndTheirLength) {
   CostRun c;
   ASSERT_NO_FATAL_FAILURE(record_for_cost("ptrace-cost", {"--method", "ptrace"}, &c));

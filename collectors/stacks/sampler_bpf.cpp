@@ -1,0 +1,190 @@
+// The sampler's bpf method: one task-iterator pass copies every thread that is off a CPU
+// without stopping it; only threads on a CPU are stopped, each alone, and released at once.
+#include "collectors/stacks/sampler_impl.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include "collectors/proc/maps.h"
+#include "collectors/proc/processes.h"
+#include "collectors/proc/threads.h"
+
+namespace hearth::stacks {
+namespace {
+
+// Extra passes in one round for stacks deeper than their copy (each doubles the copy).
+constexpr int kMaxDeeperPasses = 6;
+
+// CPU time of the calling thread, ms.
+double thread_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+bool Sampler::Impl::take(const BpfThread& t, bool* skip) {
+  auto [it, added] = slots.try_emplace(t.tid);
+  Slot& slot = it->second;
+  if (added) {
+    slot.stack_bytes = options.stack_bytes;
+    slot.copy.bytes.reserve(slot.stack_bytes + 4096);
+  }
+  slot.seen = true;
+  if (slot.comm != t.comm) {
+    slot.comm = t.comm;
+    slot.name = intern_name(slot.comm);
+  }
+  slot.state = t.state;
+  if (t.copied()) {
+    slot.regs = *t.regs;
+    slot.copy.base = t.copy_base;
+    slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
+    slot.kernel_ips.assign(t.kernel.begin(), t.kernel.end());
+    slot.kernel.clear();
+    slot.visited = true;
+    return false;
+  }
+  if (t.unchanged() && slot.last_stack >= 0) {
+    slot.reuse = true;
+    return false;
+  }
+  if (t.exiting()) return false;
+  if (t.on_cpu() || t.unchanged()) {
+    if (t.unchanged()) bpf->forget(t.tid);  // we lost its copy: read it afresh next time
+    slot.kernel_ips.clear();
+    slot.kernel.clear();
+    return true;
+  }
+  *skip = true;  // its stack could not be read (an exiting thread, most likely)
+  return false;
+}
+
+Result<void> Sampler::Impl::round_bpf() {
+  if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
+    maps_fingerprint = *fp;
+    RETURN_IF_ERROR(load_maps());
+  }
+  for (auto& [tid, slot] : slots) {
+    slot.seen = slot.visited = slot.stopped = slot.reuse = slot.unwound = false;
+  }
+  const Clock::time_point pass_start = Clock::now();
+  const double pass_cpu_start = thread_cpu_ms();
+  std::vector<pid_t> to_stop, unreadable;
+  uint64_t exec_id = leader_exec_id;
+  ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
+    if (t.tid == options.pid) exec_id = t.exec_id;
+    bool skip = false;
+    if (take(t, &skip)) to_stop.push_back(t.tid);
+    if (skip) unreadable.push_back(t.tid);
+  }));
+  auto st = proc::process_start_time(options.pid);
+  if (visited == 0 || !st || *st != start_ticks) {
+    return fail("target " + std::to_string(options.pid) + " exited", ESRCH);
+  }
+  if (leader_exec_id != kNoExecId && exec_id != leader_exec_id) {
+    // The target called execve since the last pass: its maps are new, and the copies of this
+    // pass were taken in the new image: load its maps before unwinding them.
+    ++summary.execs;
+    exec_rounds.push_back(rounds.size());
+    RETURN_IF_ERROR(reopen_after_exec());
+  }
+  leader_exec_id = exec_id;
+  for (auto it = slots.begin(); it != slots.end();) {  // threads that are gone
+    if (it->second.seen) {
+      ++it;
+      continue;
+    }
+    bpf->forget(it->first);
+    it = slots.erase(it);
+  }
+  // Threads on a CPU are stopped now, not looked at again later: most would have left the CPU
+  // by then, and leaving it is going to sleep, mostly; a later look, taken because a thread
+  // was running, would tilt the states towards sleep (4-6 points of R on a duty-cycle
+  // target, against the scheduler's own account).
+  std::sort(to_stop.begin(), to_stop.end());
+  StopStats stats;
+  if (!to_stop.empty()) stats = stop_running(to_stop);
+  summary.capture_ms.push_back(
+      std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count());
+  summary.capture_cpu_ms.push_back(thread_cpu_ms() - pass_cpu_start);
+  for (pid_t tid : unreadable) {
+    note_skipped(tid, &slots[tid], "its stack could not be read");
+    stats.skipped.push_back(tid);
+  }
+  RETURN_IF_ERROR(unwind_copies());
+  finish_round(stats);
+  return {};
+}
+
+StopStats Sampler::Impl::stop_running(const std::vector<pid_t>& tids) {
+  StopStats stats;
+  auto stopper = PtraceSession::attach_threads(options.pid, tids);
+  std::vector<pid_t> held = stopper ? stopper->threads() : std::vector<pid_t>{};
+  for (pid_t tid : tids) {
+    if (!std::binary_search(held.begin(), held.end(), tid)) {
+      auto tracer = proc::tracer_pid(options.pid, tid);
+      if (tracer && *tracer != 0) {
+        note_skipped(tid, &slots[tid], "on a CPU and traced by another process");
+        stats.skipped.push_back(tid);
+      }
+    }
+  }
+  if (held.empty()) return stats;
+  PtraceSession* session_of_stops = stopper ? &*stopper : nullptr;
+  auto visit = [this, session_of_stops](pid_t tid, const user_regs_struct& regs) {
+    visit_stopped(tid, regs, session_of_stops->sampled_state(tid));
+  };
+  auto r = stopper->stop_each(options.stop_timeout, visit, Release::kDetach);
+  // A failure means the target is exiting: the next pass says so.
+  if (r) {
+    stats.stalls = std::move(r->stalls);
+    stats.total_stall_ns = r->total_stall_ns;
+    stats.skipped.insert(stats.skipped.end(), r->skipped.begin(), r->skipped.end());
+  }
+  return stats;  // the session's end releases any thread whose stop is still pending
+}
+
+void Sampler::Impl::visit_stopped(pid_t tid, const user_regs_struct& regs, char state) {
+  visit(tid, regs, state);
+  if (auto it = slots.find(tid); it != slots.end()) it->second.stopped = true;
+}
+
+Result<void> Sampler::Impl::unwind_copies() {
+  std::vector<pid_t> todo;
+  for (auto& [tid, slot] : slots) {
+    if (slot.visited && !slot.stopped) todo.push_back(tid);
+  }
+  for (int pass = 0;; ++pass) {
+    std::vector<pid_t> deeper;
+    for (pid_t tid : todo) {
+      Slot& slot = slots[tid];
+      bool more = false;
+      slot.last_stack = unwind_slot(slot, &more);
+      slot.unwound = true;
+      if (!more) continue;
+      bpf->set_stack_bytes(tid, slot.stack_bytes);  // also: copy it again even if unchanged
+      deeper.push_back(tid);
+    }
+    if (deeper.empty() || pass == kMaxDeeperPasses) return {};
+    std::sort(deeper.begin(), deeper.end());
+    todo.clear();
+    ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
+      if (!t.copied()) return;  // unchanged, or it ran since: keep the first copy
+      if (!std::binary_search(deeper.begin(), deeper.end(), t.tid)) {
+        bpf->forget(t.tid);  // a newer copy than the one kept: the next round reads it anew
+        return;
+      }
+      Slot& slot = slots[t.tid];
+      slot.regs = *t.regs;
+      slot.copy.base = t.copy_base;
+      slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
+      todo.push_back(t.tid);
+    }));
+    (void)visited;
+  }
+}
+
+}  // namespace hearth::stacks

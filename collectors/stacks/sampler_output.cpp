@@ -1,0 +1,247 @@
+// The sampler's names and outputs: stacks symbolized on first use, the root frames of each
+// sample, and what the rounds become (stack counts, raw and timed samples, the unnamed-frames
+// hint).
+#include "collectors/stacks/sampler_impl.h"
+
+#include <algorithm>
+
+#include "collectors/proc/processes.h"
+#include "formats/raw_samples.h"
+
+namespace hearth::stacks {
+
+const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
+  if (symbolized.size() <= id) symbolized.resize(stacks.size());
+  std::vector<std::string>& out = symbolized[id];
+  if (!out.empty()) return out;
+  const RawStack& s = stacks[id];
+  UnwindStatus status;
+  status.exact_ips = s.exact_ips;
+  if (s.truncated) out.push_back("[truncated]");
+  for (size_t i = s.ips.size(); i-- > 0;) {
+    const bool ret = is_return_address(status, i);
+    if (i + 1 < s.ips.size() && is_return_address(status, i + 1)) {
+      // Functions its caller called that left by a tail call into it.
+      for (const Frame& f : symbolizer->tail_calls(s.ips[i + 1], s.ips[i], ret))
+        out.push_back(folded_safe(f.name));
+    }
+    for (const Frame& f : symbolizer->symbolize(s.ips[i], ret)) {
+      // A run of frames nothing names (JIT code without a perf map) is one frame.
+      if (f.name == "[unknown]" && !out.empty() && out.back() == "[unknown]") continue;
+      out.push_back(folded_safe(f.name) + (f.inlined ? "_[i]" : f.jit ? "_[j]" : ""));
+    }
+  }
+  for (auto k = s.kernel.rbegin(); k != s.kernel.rend(); ++k)
+    out.push_back(folded_safe(*k) + "_[k]");
+  if (!s.kernel_ips.empty() && !kallsyms_tried) {
+    kallsyms_tried = true;
+    kallsyms = proc::Kallsyms::shared();
+  }
+  for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
+    std::string_view name = kallsyms->name_of_return_address(*k);
+    if (!name.empty()) out.push_back(folded_safe(std::string(name)) + "_[k]");
+  }
+  if (out.empty()) out.push_back("[unknown]");
+  return out;
+}
+
+std::vector<std::string> Sampler::Impl::sample_frames(const Impl::ThreadSample& t,
+                                                      const AggregateOptions& o) {
+  std::vector<std::string> frames;
+  if (o.state_frames) frames.emplace_back(state_frame(t.state));
+  const std::vector<std::string>& user = frames_of(t.stack);
+  frames.insert(frames.end(), user.begin(), user.end());
+  return frames;
+}
+
+const std::string& Sampler::Impl::entry_of_stack(uint32_t id) {
+  if (stack_entry.size() <= id) {
+    stack_entry.resize(stacks.size());
+    stack_entry_known.resize(stacks.size());
+  }
+  if (!stack_entry_known[id]) {
+    stack_entry[id] = entry_function(frames_of(id));
+    stack_entry_known[id] = 1;
+  }
+  return stack_entry[id];
+}
+
+void Sampler::Impl::tally_entries() {
+  for (; tallied < rounds.size(); ++tallied) {
+    for (const Impl::ThreadSample& t : rounds[tallied].threads)
+      entries.add(t.tid, entry_of_stack(t.stack));
+  }
+}
+
+std::string Sampler::Impl::root_name(const Impl::Round& r, const Impl::ThreadSample& t,
+                                     const AggregateOptions& o, const std::string& entry) const {
+  const std::string& name = names[t.name];
+  if (o.kernel_names) return name;
+  return thread_role(name, process_name_in(r), t.tid == options.pid, entry);
+}
+
+std::string_view Sampler::Impl::process_name_in(const Impl::Round& r) const {
+  auto leader = std::lower_bound(r.threads.begin(), r.threads.end(), options.pid,
+                                 [](const ThreadSample& a, pid_t tid) { return a.tid < tid; });
+  if (leader != r.threads.end() && leader->tid == options.pid) return names[leader->name];
+  return process_name;
+}
+
+std::string Sampler::Impl::root_of(const Impl::Round& r, const Impl::ThreadSample& t,
+                                   const AggregateOptions& o, const std::string& entry) const {
+  return sample_root({.process = process_name_in(r),
+                      .pid = options.pid,
+                      .title = r.title == kNoTitle ? std::string_view() : names[r.title],
+                      .thread = root_name(r, t, o, entry),
+                      .tid = t.tid,
+                      .multi_threaded = summary.threads_seen > 1},
+                     o);
+}
+
+const std::string& Sampler::Impl::current_entry(pid_t tid,
+                                                std::unordered_map<pid_t, std::string>* cache) {
+  auto [it, added] = cache->try_emplace(tid);
+  if (added) it->second = entries.entry_of(tid);
+  return it->second;
+}
+
+UnnamedFrames Sampler::unnamed_frames() {
+  Impl& s = *impl_;
+  std::unordered_map<uint32_t, uint64_t> samples_of;  // stack id → thread samples
+  for (const Impl::Round& r : s.rounds) {
+    for (const Impl::ThreadSample& t : r.threads) ++samples_of[t.stack];
+  }
+  UnnamedTally tally;
+  for (const auto& [id, n] : samples_of) tally.add_stack(s.frames_of(id), n, s.stacks[id].lost);
+  tally.perf_map = s.symbolizer && s.symbolizer->perf_map_found();
+  tally.perf_map_path = s.symbolizer ? s.symbolizer->perf_map_path() : "";
+  return tally.result();
+}
+
+void Sampler::aggregate(StackCounts* counts, const AggregateOptions& options) {
+  Impl& s = *impl_;
+  std::unordered_map<pid_t, std::string> entry;
+  if (!options.kernel_names) {
+    s.tally_entries();
+    // A thread whose most frequent entry changed since its samples were added has them under
+    // its old root: add everything again. Rare after the first rounds (entries settle fast).
+    for (const auto& [tid, used] : s.entries_aggregated) {
+      if (s.current_entry(tid, &entry) == used) continue;
+      *counts = StackCounts();
+      s.aggregated = 0;
+      s.entries_aggregated.clear();
+      break;
+    }
+  }
+  // A process seen with one thread so far has none under its root: once a second thread
+  // appears, every sample goes under a thread root, so the samples so far are added again.
+  const bool multi = s.summary.threads_seen > 1;
+  if (options.process_roots && s.aggregated > 0 && multi != s.multi_aggregated) {
+    *counts = StackCounts();
+    s.aggregated = 0;
+    s.entries_aggregated.clear();
+  }
+  s.multi_aggregated = multi;
+  static const std::string kNone;
+  for (; s.aggregated < s.rounds.size(); ++s.aggregated) {
+    const Impl::Round& r = s.rounds[s.aggregated];
+    for (const Impl::ThreadSample& t : r.threads) {
+      const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+      if (!options.kernel_names) s.entries_aggregated.try_emplace(t.tid, e);
+      counts->add(s.root_of(r, t, options, e), s.sample_frames(t, options));
+    }
+  }
+}
+
+std::string Sampler::raw_text(const AggregateOptions& options) {
+  Impl& s = *impl_;
+  std::string out;
+  raw_samples::append_header(&out, s.options.pid, s.process_name);
+  for (const RawRound& r : raw_rounds(options)) out += r.text;
+  return out;
+}
+
+std::vector<Sampler::RawRound> Sampler::raw_rounds(const AggregateOptions& options) {
+  Impl& s = *impl_;
+  if (!options.kernel_names) s.tally_entries();
+  std::unordered_map<pid_t, std::string> entry;
+  static const std::string kNone;
+  std::vector<RawRound> rounds;
+  rounds.reserve(s.rounds.size());
+  raw_samples::Sample line;
+  for (size_t i = 0; i < s.rounds.size(); ++i) {
+    const Impl::Round& r = s.rounds[i];
+    std::string out;
+    // How this round's stacks were taken, and what the stops cost: a comment, so readers of
+    // the rows need not know it.
+    raw_samples::append_round(
+        &out, {r.time_ns, r.copied, r.reused, r.stopped, r.stall_ns,
+               std::find(s.exec_rounds.begin(), s.exec_rounds.end(), i) != s.exec_rounds.end()});
+    line.time_ns = r.time_ns;
+    for (const Impl::ThreadSample& t : r.threads) {
+      const std::string& e = options.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+      line.tid = t.tid;
+      line.state = t.state;
+      line.stack = s.root_of(r, t, options, e);
+      for (const std::string& f : s.sample_frames(t, options)) {
+        line.stack += ';';
+        line.stack += f;
+      }
+      raw_samples::append_sample(&out, line);
+    }
+    rounds.push_back({r.time_ns, std::move(out)});
+  }
+  return rounds;
+}
+
+size_t Sampler::round_count() const {
+  return impl_->rounds.size();
+}
+
+uint64_t Sampler::round_time_ns(size_t round) const {
+  return impl_->rounds[round].time_ns;
+}
+
+void Sampler::add_timed_round(size_t round, const AggregateOptions& options,
+                              timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids) {
+  Impl& s = *impl_;
+  if (!options.kernel_names) s.tally_entries();
+  AggregateOptions o = options;
+  o.state_frames = false;  // the state is a column of its own
+  const Impl::Round& r = s.rounds[round];
+  std::unordered_map<pid_t, std::string> entry;
+  static const std::string kNone;
+  std::vector<std::string> roots;
+  roots.reserve(r.threads.size());
+  if (stack_ids->size() < s.stacks.size())
+    stack_ids->resize(s.stacks.size(), timed_samples::Builder::kNoStack);
+  std::vector<timed_samples::Builder::Entry> entries;
+  entries.reserve(r.threads.size());
+  for (const Impl::ThreadSample& t : r.threads) {
+    const std::string& e = o.kernel_names ? kNone : s.current_entry(t.tid, &entry);
+    roots.push_back(s.root_of(r, t, o, e));
+    uint32_t& id = (*stack_ids)[t.stack];
+    if (id == timed_samples::Builder::kNoStack) {
+      std::string joined;
+      for (const std::string& f : s.frames_of(t.stack)) {
+        if (!joined.empty()) joined += ';';
+        joined += f;
+      }
+      id = builder->intern_stack(joined);
+    }
+    entries.push_back({.tid = t.tid, .state = t.state, .stack = id});
+  }
+  for (size_t i = 0; i < entries.size(); ++i) entries[i].root = roots[i];
+  const bool after_exec =
+      std::find(s.exec_rounds.begin(), s.exec_rounds.end(), round) != s.exec_rounds.end();
+  builder->add({.time_ns = r.time_ns,
+                .pid = s.options.pid,
+                .copied = r.copied,
+                .reused = r.reused,
+                .stopped = r.stopped,
+                .stall_ns = r.stall_ns,
+                .after_exec = after_exec},
+               entries);
+}
+
+}  // namespace hearth::stacks
