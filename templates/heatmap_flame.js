@@ -2,16 +2,17 @@
 // see heatmap_data.js). heatmap_tree.js counts the range, heatmap_layout.js lays it out, and
 // templates/flame.js draws it: heat_page.cpp joins flame.js into this script as the function
 // runFlameScript(document, window, JSON), which runs once per graph against a document, a
-// window and a JSON scoped to the shadow root of #flame (templates/FLAME_DOM.md, "Hosted in a page"). So the
-// graph has the look, titles, zoom, search and keys of `hearth flame`, inline: no frame, no
-// document per range. A new range replaces the shadow root's content and the old instance's
-// listeners.
+// window and a JSON scoped to the shadow root of #flame (templates/FLAME_DOM.md, "Hosted in a
+// page"). So the graph has the look, titles, zoom, search and keys of `hearth flame`, inline:
+// no frame, no document per range. A new range replaces the shadow root's content and the old
+// instance's listeners.
 
 const flameHost = document.getElementById("flame");
 const flameRoot = flameHost.attachShadow({ mode: "open" });
 // The rules `hearth flame`'s SVG writer puts before flame.css, then flame.css.
-const FLAME_STYLE = "<style>svg{display:block}\ntext{font-family:Verdana, DejaVu Sans, sans-serif;font-size:12px}\n" +
-  ".hide{display:none}\n" + document.getElementById("flame-css").textContent + "</style>";
+const FLAME_STYLE = "<style>svg{display:block}\n" +
+  "text{font-family:Verdana, DejaVu Sans, sans-serif;font-size:12px}\n.hide{display:none}\n" +
+  document.getElementById("flame-css").textContent + "</style>";
 let flameListeners = [];  // [type, listener] the running instance added to flameHost
 
 function clearFlame() {
