@@ -1,4 +1,4 @@
-// The data the heatmap page embeds (templates/heatmap.js reads it): the timed samples as they
+// The data the heatmap page embeds (templates/heatmap_data.js reads it): the timed samples as they
 // are stored, a dictionary plus the changes between samples, never a record per sample, so the
 // page grows with the changes (1 h at 10 Hz x 100 threads: a few MB). One JSON object; `<`,
 // `>` and `&` are written as \u escapes, so it may stand inside a <script> element.

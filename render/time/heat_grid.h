@@ -3,7 +3,7 @@
 // slices of ROW_NS each (20 ms by default); a thread-sample at time T (since time 0) falls in
 // column T / (ROWS * ROW_NS) and row (T mod (ROWS * ROW_NS)) / ROW_NS. Each cell counts its
 // thread-samples by state class. The static picture (heat_picture.h), the page (heat_page.h)
-// and the folded output of a time range read it; templates/heatmap.js counts the same way.
+// and the folded output of a time range read it; templates/heatmap_counts.js counts the same way.
 #pragma once
 
 #include <array>

@@ -1,11 +1,39 @@
 #include "render/time/heat_page.h"
 
+#include <array>
+#include <string_view>
+
 #include "common/check.h"
 #include "render/page/page_text.h"
 #include "render/time/heat_data.h"
 #include "templates/templates.h"
 
 namespace hearth::heat {
+namespace {
+
+// The page's script, in this order, one function scope (templates/heatmap.js says what each
+// part does): later parts use the names earlier ones declare.
+constexpr std::array<std::string_view, 10> kHeatScripts = {
+    "heatmap_data.js",   "heatmap_text.js",  "heatmap_counts.js", "heatmap_state.js",
+    "heatmap_grid.js",   "heatmap_tree.js",  "heatmap_layout.js", "heatmap_flame.js",
+    "heatmap_moment.js", "heatmap_input.js",
+};
+
+// templates/flame.js as the function runFlameScript(document, window, JSON) (heatmap_flame.js runs
+// it once per graph with scoped ones, templates/FLAME_DOM.md), then the heatmap's scripts.
+std::string heat_script() {
+  std::string s = "(function () {\n\"use strict\";\n";
+  s += "function runFlameScript(document, window, JSON) {\n";
+  s += page::script_text("flame.js");
+  s += "}\n";
+  for (std::string_view name : kHeatScripts) s += page::script_text(name);
+  s += page::script_text("heatmap.js");
+  s += "})();\n";
+  return s;
+}
+
+}  // namespace
+
 std::string heatmap_page(const timed_samples::Samples& samples, const Layout& layout,
                          const PageOptions& o) {
   std::string data;
@@ -24,9 +52,8 @@ std::string heatmap_page(const timed_samples::Samples& samples, const Layout& la
   fill("{{CSS}}", templates::get("heatmap.css"));
   fill("{{HEADING}}", page::html_escape(o.title));
   fill("{{FLAME_CSS}}", page::script_text("flame.css"));
-  fill("{{FLAME_JS}}", page::script_text("flame.js"));
   fill("{{DATA}}", data);
-  fill("{{SCRIPT}}", page::script_text("heatmap.js"));
+  fill("{{SCRIPT}}", heat_script());
   return html;
 }
 

@@ -24,7 +24,7 @@ struct PictureOptions {
 scene::Scene layout_heatmap(const Grid& grid, const PictureOptions& options);
 
 // The colour of a cell holding FRACTION (0 < FRACTION <= 1) of the largest cell's count: pale
-// yellow through orange to dark red. templates/heatmap.js computes the same.
+// yellow through orange to dark red. templates/heatmap_grid.js computes the same.
 scene::Rgb heat_color(double fraction);
 
 // "all samples", "R (on CPU or runnable)", ...: what a state class means in a legend.

@@ -1,4 +1,4 @@
-// The heatmap page (`hearth heatmap -o heat.html`, templates/heatmap.js) in Chromium, on a
+// The heatmap page (`hearth heatmap -o heat.html`, templates/heatmap*.js) in Chromium, on a
 // synthetic recording whose threads are parked in known places at known times (written here):
 // - a drag over cells draws the flamegraph of exactly that time range: its frames (titles,
 //   geometry, colours) equal those `hearth flame` draws from `hearth heatmap --from --to`'s
@@ -82,35 +82,73 @@ function writeSamples(file) {
   return samples;
 }
 
+// A wide recording: 100 threads, each in its own one of 80 stacks every round (10 ms apart), so
+// over 32,000 paths of one sample each: the flamegraph keeps `--max-frames`' 30,000 and breaks
+// the ties at the cut as `hearth flame` does; 3,000+ frames: only those >= 1 px are elements.
+function writeWide(file) {
+  const lines = ["# hearth samples 1\tpid=7\tname=wide\tmono_ns=1000000000\treal_ns=0"];
+  for (let s = 0; s < 80; s++) lines.push(`s\t${s}\tstart_thread;app::Pool::run();app::m${s % 7}::step${s}();app::leaf${s}_a();app::leaf${s}_b(int);app::leaf${s}_c()`);
+  for (let t = 0; t < 100; t++) lines.push(`t\t${1000 + t}\t7\t[w-${t} tid=${1000 + t}]`);
+  for (let r = 0; r < 80; r++) {
+    lines.push(`r\t${r * 10000000}\t7\tcopied=100\treused=0\tstopped=0\tstall_ns=0`);
+    for (let t = 0; t < 100; t++) lines.push(`${1000 + t}\tR\t${(r + t) % 80}`);
+  }
+  fs.writeFileSync(file, lines.join("\n") + "\n");
+}
+const wideFile = path.join(outDir, "wide.samples.txt");
+writeWide(wideFile);
+const widePage = path.join(outDir, "wide.html");
+execFileSync(exe, ["heatmap", wideFile, "-o", widePage], { stdio: ["ignore", "ignore", "inherit"] });
+
 const samplesFile = path.join(outDir, "parked.samples.txt");
 const samples = writeSamples(samplesFile);
 const page1 = path.join(outDir, "heat.html");
 execFileSync(exe, ["heatmap", samplesFile, "-o", page1], { stdio: ["ignore", "ignore", "inherit"] });
 
-// The frame data of a flamegraph SVG file, and of the page's iframe.
+// The frame data of a flamegraph SVG file, and of the page's flamegraph (an inline <svg> in the
+// shadow root of #flame, drawn by flame.js), with what its elements show.
 function svgFrames(file) {
   const text = fs.readFileSync(file, "utf8");
   const m = /<metadata id="frames-data">([\s\S]*?)<\/metadata>/.exec(text);
   const d = JSON.parse(m[1]);
+  const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  const frames = /<g id="frames">([\s\S]*?)\n<\/g>/.exec(text)[1];
+  const elements = [];  // [title, x, y, width, fill, label, label x] of each frame element
+  const re = /<g[^>]*><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="[\d.]+" fill="([^"]+)"[^>]*\/>(?:<text x="([\d.]+)" y="[\d.]+">([^<]*)<\/text>)?<\/g>/g;
+  for (const e of frames.matchAll(re)) {
+    elements.push([unescape(e[1]), +e[2], +e[3], +e[4], e[5], e[7] === undefined ? "" : unescape(e[7]), e[6] === undefined ? null : +e[6]]);
+  }
   return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
-           fills: d.fill.map((f) => d.fills[f]), width: /<svg[^>]* width="([\d.]+)"/.exec(text)[1] };
+           fills: d.fill.map((f) => d.fills[f]), width: /<svg[^>]* width="([\d.]+)"/.exec(text)[1], elements };
 }
 async function pageFrames(page) {
-  const frame = page.frameLocator("#flame");
-  await frame.locator("#frames g").first().waitFor({ timeout: 10000 });
-  return frame.locator("svg").evaluate((svg) => {
-    const d = JSON.parse(document.getElementById("frames-data").textContent);
-    return { titles: d.name.map((n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: d.x, y: d.y, w: d.w,
-             fills: d.fill.map((f) => d.fills[f]), width: svg.getAttribute("width"),
-             elements: document.querySelectorAll("#frames > g").length, diff: svg.getAttribute("data-diff"),
-             bg: getComputedStyle(document.getElementById("bg")).fill };
+  await page.waitForFunction(() => {
+    const root = document.getElementById("flame").shadowRoot;
+    return root && root.querySelector("#frames g");
+  }, null, { timeout: 10000 });
+  return page.evaluate(() => {
+    const root = document.getElementById("flame").shadowRoot;
+    const svg = root.querySelector("svg");
+    const d = window.hearthHeatmap.lastFlame().data;  // handed to flame.js as it is (FLAME_DOM.md)
+    const els = Array.from(root.querySelectorAll("#frames > g"));
+    return { titles: Array.from(d.name, (n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: Array.from(d.x), y: Array.from(d.y),
+             w: Array.from(d.w), fills: Array.from(d.fill, (f) => d.fills[f]), width: svg.getAttribute("width"),
+             elements: els.length, diff: svg.getAttribute("data-diff"),
+             shown: els.map((g) => {
+               const r = g.querySelector("rect");
+               const t = g.querySelector("text");
+               return [g.querySelector("title").textContent, +r.getAttribute("x"), +r.getAttribute("y"),
+                       +r.getAttribute("width"), r.getAttribute("fill"), t ? t.textContent : "", t ? +t.getAttribute("x") : null];
+             }),
+             bg: getComputedStyle(root.getElementById("bg")).fill,
+             hosts: document.querySelectorAll("iframe").length };
   });
 }
 // `hearth flame` of `hearth heatmap --from --to`'s folded stacks, at WIDTH.
-function expectedFrames(from, to, state, width, tag) {
+function expectedFrames(from, to, state, width, tag, input = samplesFile) {
   const folded = path.join(outDir, `range-${tag}.folded`);
   const svg = path.join(outDir, `range-${tag}.svg`);
-  execFileSync(exe, ["heatmap", samplesFile, "--from", from, "--to", to, "--state", state, "-o", folded],
+  execFileSync(exe, ["heatmap", input, "--from", from, "--to", to, "--state", state, "-o", folded],
     { stdio: ["ignore", "ignore", "inherit"] });
   // The page's graphs have a subtitle (the counts): so has this one, for the same geometry.
   execFileSync(exe, ["flame", folded, "--width", width, "--subtitle", "s", "-o", svg], { stdio: ["ignore", "ignore", "inherit"] });
@@ -144,22 +182,81 @@ async function dragCells(page, a, b, shift) {
   if (shift) await page.keyboard.up("Shift");
 }
 
-async function checkRangeFlame(page, label, tag) {
+async function checkRangeFlame(page, label, tag, input) {
   const r = await param(page, "r");
   check(!!r, `${label}: the range is in the URL (r=${r})`);
   if (!r) return;
   const [from, to] = r.split("-");
   const state = await param(page, "c") || "R";  // the page's colour mode: the samples it counts
   const got = await pageFrames(page);
-  const want = expectedFrames(from, to, state, got.width, tag);
+  const want = expectedFrames(from, to, state, got.width, tag, input);
   check(got.titles.length > 5 && sameArrays(got.titles, want.titles),
     `${label}: the range flamegraph's titles equal hearth flame's on the same samples (${state}, ${from}..${to} s: ${got.titles.length} vs ${want.titles.length} frames; first difference: ${JSON.stringify(got.titles.find((t, i) => t !== want.titles[i]))})`);
   check(sameArrays(got.x, want.x) && sameArrays(got.y, want.y) && sameArrays(got.w, want.w),
     `${label}: ... and its geometry (x, y, width of every frame at width ${got.width})`);
   check(sameArrays(got.fills, want.fills), `${label}: ... and its colours`);
-  check(got.elements === got.titles.length, `${label}: flame.js drew every frame (${got.elements} elements)`);
+  const same = (a, b) => a && b && a.length === b.length && a.every((v, i) => v === b[i]);
+  const differ = got.shown.findIndex((e, i) => !same(e, want.elements[i]));
+  check(got.shown.length === want.elements.length && differ < 0,
+    `${label}: the same frames are elements as in hearth flame's SVG (${got.shown.length} vs ${want.elements.length}), with its titles, rects, fills and labels (first difference: ${JSON.stringify([got.shown[differ], want.elements[differ]])})`);
+  check(got.hosts === 0, `${label}: drawn in the page (no iframe)`);
   const timing = await page.evaluate(() => window.hearthHeatmap.lastFlame().ms);
   info(`${label}: range -> flamegraph data in ${timing.toFixed(1)} ms`);
+}
+
+// flame.js's interactions in the page's graph, as in `hearth flame`: a click zooms (details line,
+// Reset Zoom), keys move, zoom and reset when the graph has the focus, Ctrl+F searches; none of
+// it reaches the page's URL or the heatmap's keys.
+async function checkFlameInteractions(page, label) {
+  const inFlame = (fn, arg) => page.evaluate(([f, a]) => {
+    const root = document.getElementById("flame").shadowRoot;
+    return new Function("root", "a", f)(root, a);
+  }, [fn, arg]);
+  const target = await inFlame(`
+    const g = Array.from(root.querySelectorAll("#frames > g")).find((e) => /^app::Crunch::run\(\)/.test(e.querySelector("title").textContent));
+    if (!g) return null;
+    const b = g.querySelector("rect").getBoundingClientRect();
+    return { x: b.left + 2, y: b.top + b.height / 2, title: g.querySelector("title").textContent };`);
+  check(!!target, `${label}: the graph has app::Crunch::run()`);
+  if (!target) return;
+  const full = String(Math.round((parseFloat(await inFlame(`return root.querySelector("svg").getAttribute("width");`)) - 20) * 100) / 100);
+  const zoomState = () => inFlame(`
+    const g = Array.from(root.querySelectorAll("#frames > g")).find((e) => /^app::Crunch::run\(\)/.test(e.querySelector("title").textContent));
+    return { unzoom: !root.getElementById("unzoom").classList.contains("hide"), width: g.querySelector("rect").getAttribute("width"),
+             details: root.getElementById("details").textContent,
+             focus: (root.querySelector("#frames g.focus > title") || {}).textContent || null,
+             matched: root.getElementById("matched").textContent,
+             searchFill: root.querySelectorAll('#frames rect[fill="rgb(230,0,230)"]').length };`);
+  await page.mouse.click(target.x, target.y);
+  let z = await zoomState();
+  check(z.unzoom && z.width === full && z.details === "Function: " + target.title,
+    `${label}: a click zooms to the frame (full width ${full}, Reset Zoom shown, details "${z.details}")`);
+  check(await param(page, "x") === null && await param(page, "r") !== null, `${label}: the zoom stays out of the page's URL`);
+  check(await page.evaluate(() => document.activeElement && document.activeElement.id) === "flame", `${label}: the click gives the graph the focus`);
+  await page.keyboard.press("Escape");
+  z = await zoomState();
+  check(!z.unzoom && z.width !== full, `${label}: Escape resets the zoom`);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  z = await zoomState();
+  check(!!z.focus, `${label}: arrows move the keyboard focus (${z.focus})`);
+  const focused = z.focus;
+  await page.keyboard.press("Enter");
+  z = await zoomState();
+  check(focused && z.unzoom && z.details === "Function: " + focused, `${label}: Enter zooms to the focused frame (${focused})`);
+  await page.keyboard.press("Escape");
+  page.once("dialog", (d) => d.accept("Crunch"));
+  await page.keyboard.press("Control+f");
+  z = await zoomState();
+  check(/^Matched: \d/.test(z.matched) && z.searchFill > 0, `${label}: Ctrl+F searches (${z.matched}, ${z.searchFill} frames in the search colour)`);
+  await page.keyboard.press("Escape");
+  z = await zoomState();
+  check(z.searchFill === 0 && !z.unzoom, `${label}: Escape resets the search`);
+  // The heatmap's keys stay the heatmap's: an arrow there moves its cursor, not the graph's focus.
+  await page.focus("#heat-wrap");
+  const before = (await zoomState()).focus;
+  await page.keyboard.press("ArrowDown");
+  check((await zoomState()).focus === before, `${label}: keys on the heatmap do not reach the graph`);
 }
 
 function serve(dir) {
@@ -214,6 +311,7 @@ async function main() {
     await dragCells(page, [1, 10], [2, 20], false);
     check(await param(page, "r") === "1.2-2.42", `a drag from (1 s, +200 ms) to (2 s, +400 ms) selects 1.2..2.42 s (r=${await param(page, "r")})`);
     await checkRangeFlame(page, "drag", "drag");
+    await checkFlameInteractions(page, "drag");
 
     // The moment at 2.1 s: a click on its cell.
     const c = await cellCenter(page, 2, 5);
@@ -252,6 +350,8 @@ async function main() {
     await checkRangeFlame(page, "mode D", "blocked");
     await page.check("input[name=mode][value=all]");
     await checkRangeFlame(page, "all samples", "all");
+    // The fourth graph of this page: the earlier ones' listeners are gone (one key, one action).
+    await checkFlameInteractions(page, "fourth graph");
 
     // A second range (Shift-drag): a differential flamegraph against it.
     await dragCells(page, [0, 10], [1, 0], true);
@@ -305,6 +405,13 @@ async function main() {
     check(luminance(bodyBg) < 0.1 && luminance(canvasBg) < 0.1, `dark mode: page and heatmap dark (${bodyBg}, ${canvasBg})`);
     check(luminance(flameBg) < 0.1, `dark mode: the flamegraph too (${flameBg})`);
     check(errors.length === 0, `file://: no console errors, page errors or requests: ${errors.join(" | ")}`);
+
+    // The wide recording: the cut at 30,000 frames, lazy elements.
+    await page.goto(pathToFileURL(path.resolve(widePage)).href + "?r=0-0.8", { waitUntil: "load" });
+    const wide = await pageFrames(page);
+    check(wide.titles.length === 30000 && wide.elements < wide.titles.length,
+      `wide: 30,000 frames kept, ${wide.elements} of them elements (those >= 1 px wide)`);
+    await checkRangeFlame(page, "wide", "wide", wideFile);
 
     // Through `hearth serve`.
     const s = await serve(outDir);

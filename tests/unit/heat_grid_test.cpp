@@ -11,7 +11,9 @@
 #include <tuple>
 
 #include "render/time/heat_data.h"
+#include "render/time/heat_page.h"
 #include "render/time/heat_picture.h"
+#include "templates/templates.h"
 
 namespace hearth::heat {
 namespace {
@@ -179,7 +181,7 @@ TEST(HeatGrid, Durations) {
   EXPECT_EQ(parse_duration("0ms"), 0u);
 }
 
-// The page data's varint stream, decoded as templates/heatmap.js decodes it.
+// The page data's varint stream, decoded as templates/heatmap_data.js decodes it.
 struct HeatDecoded {
   std::vector<uint64_t> times;
   std::vector<std::tuple<size_t, uint64_t, uint64_t, char>> changes;  // round, thread, stack, state
@@ -315,6 +317,27 @@ TEST(HeatGrid, DamagedFileKeepsWhatCameBefore) {
   Grid g = build_grid(*s, *choose_layout(*s, 100 * kMsNs, 10), nullptr);
   EXPECT_EQ(g.total(0), 1u);
   EXPECT_EQ(g.total(1), 1u);
+}
+
+// The page's script is every templates/heatmap*.js (and flame.js, as one function of it): a file
+// added to templates/ but not to heat_page.cpp's list fails here, not in a browser.
+TEST(HeatPage, EmbedsEveryHeatmapScript) {
+  Samples s = heat_samples(10, 100 * kMsNs, heat_all_running);
+  auto layout = choose_layout(s, 0, 0);
+  ASSERT_TRUE(layout.has_value());
+  const std::string page = heatmap_page(s, *layout, {.title = "t", .source = "x"});
+  size_t scripts = 0;
+  for (const templates::Entry* e = templates::kEntries; e->name != nullptr; ++e) {
+    const std::string_view name = e->name;
+    if (!name.starts_with("heatmap") || !name.ends_with(".js")) continue;
+    ++scripts;
+    EXPECT_NE(page.find(e->text), std::string::npos) << name << " is not in the page";
+  }
+  EXPECT_GE(scripts, 10u);
+  EXPECT_NE(page.find("function runFlameScript(document, window, JSON) {\n" +
+                      std::string(templates::get("flame.js"))),
+            std::string::npos);
+  EXPECT_EQ(page.find("<iframe"), std::string::npos);
 }
 
 }  // namespace
