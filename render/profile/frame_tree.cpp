@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cstring>
-#include <functional>
 #include <new>
 
 #include "common/check.h"
@@ -22,18 +21,39 @@ uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
   return x;
 }
 
+// A hash of S, 8 bytes at a time (frame names are tens to hundreds of bytes).
+uint64_t hash_name(std::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+  }
+  return mix64(h);
+}
+
 }  // namespace
 
-// Interned names: bytes in an arena of large blocks, ids in an open-addressing table.
+// Interned names: bytes in an arena of large blocks, ids in an open-addressing table whose
+// slots hold a name's hash (its low 32 bits, which also pick the slot) beside its id, so a
+// probe reads one slot and compares bytes only when the hashes agree.
 struct FrameTree::NameTable {
   static constexpr size_t kBlockBytes = 1 << 20;
+  static constexpr uint64_t kEmpty = UINT64_MAX;
   std::vector<std::unique_ptr<char[]>> blocks;
   size_t block_used = kBlockBytes;
-  std::vector<uint32_t> slots;   // NameId or kNone; size is a power of two
-  std::vector<uint64_t> hashes;  // per NameId
+  std::vector<uint64_t> slots;  // hash << 32 | NameId, or kEmpty; size is a power of two
   size_t count = 0;
 
-  NameTable() : slots(1024, kNone) {}
+  NameTable() : slots(1024, kEmpty) {}
 
   std::string_view store(std::string_view s) {
     if (s.size() > kBlockBytes / 4) {  // big names get a block of their own
@@ -51,15 +71,15 @@ struct FrameTree::NameTable {
     return {p, s.size()};
   }
 
-  void grow(const std::vector<std::string_view>&) {
-    std::vector<uint32_t> old(slots.size() * 2, kNone);
+  void grow() {
+    std::vector<uint64_t> old(slots.size() * 2, kEmpty);
     old.swap(slots);
     size_t mask = slots.size() - 1;
-    for (uint32_t id : old) {
-      if (id == kNone) continue;
-      size_t i = hashes[id] & mask;
-      while (slots[i] != kNone) i = (i + 1) & mask;
-      slots[i] = id;
+    for (uint64_t slot : old) {
+      if (slot == kEmpty) continue;
+      size_t i = (slot >> 32) & mask;
+      while (slots[i] != kEmpty) i = (i + 1) & mask;
+      slots[i] = slot;
     }
   }
 };
@@ -119,19 +139,19 @@ FrameTree& FrameTree::operator=(FrameTree&&) noexcept = default;
 
 NameId FrameTree::intern(std::string_view s) {
   NameTable& t = *name_table_;
-  uint64_t h = std::hash<std::string_view>{}(s);
+  uint64_t h = hash_name(s) & 0xffffffffULL;
   size_t mask = t.slots.size() - 1;
   size_t i = h & mask;
-  while (t.slots[i] != kNone) {
-    NameId id = t.slots[i];
-    if (t.hashes[id] == h && names_[id] == s) return id;
-    i = (i + 1) & mask;
+  for (uint64_t slot; (slot = t.slots[i]) != NameTable::kEmpty; i = (i + 1) & mask) {
+    if ((slot >> 32) == h) {
+      NameId id = static_cast<NameId>(slot);
+      if (names_[id] == s) return id;
+    }
   }
   NameId id = static_cast<NameId>(names_.size());
   names_.push_back(t.store(s));
-  t.hashes.push_back(h);
-  t.slots[i] = id;
-  if (++t.count * 2 > t.slots.size()) t.grow(names_);
+  t.slots[i] = h << 32 | id;
+  if (++t.count * 2 > t.slots.size()) t.grow();
   return id;
 }
 
@@ -216,6 +236,61 @@ void FrameTree::add_stack(std::span<const std::string_view> frames, Count count)
   NodeId n = kRoot;
   for (std::string_view f : frames) n = child(n, intern(f));
   add_self(n, count);
+}
+
+bool FrameTree::empty() const {
+  return nodes_.size() == 1 && names_.size() == 1 && nodes_[kRoot].self_bits == 0 &&
+         (base_self_.empty() || base_self_[kRoot] == 0) && !fractional_ && !overflowed_;
+}
+
+FrameTree FrameTree::empty_like() const {
+  FrameTree t(merge_);
+  if (differential()) t.add_self(kRoot, {}, {});
+  return t;
+}
+
+bool FrameTree::can_merge(std::span<const FrameTree* const> others) const {
+  if (finalized_ || merge_ != Merge::kAll || fractional_ || overflowed_) return false;
+  bool diff = differential();
+  uint64_t sum = whole_sum_;
+  uint64_t base_sum = diff ? base_whole_sum_ : whole_sum_;
+  for (const FrameTree* o : others) {
+    if (o->finalized_ || o->merge_ != Merge::kAll || o->fractional_ || o->overflowed_) {
+      return false;
+    }
+    diff = diff || o->differential();
+    // A one-count tree's lines count in both columns of a differential one.
+    uint64_t o_base = o->differential() ? o->base_whole_sum_ : o->whole_sum_;
+    if (__builtin_add_overflow(sum, o->whole_sum_, &sum) ||
+        __builtin_add_overflow(base_sum, o_base, &base_sum)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void FrameTree::merge_from(const FrameTree& o) {
+  const FrameTree* others[] = {&o};
+  HEARTH_CHECK(can_merge(others));
+  // Names first, in OTHER's order: a name is new where its first node is, so ids match.
+  std::vector<NameId> names(o.names_.size());
+  for (size_t i = 0; i < o.names_.size(); ++i) names[i] = intern(o.names_[i]);
+  std::vector<NodeId> to(o.nodes_.size());  // OTHER's node -> this tree's
+  to[kRoot] = kRoot;
+  for (size_t i = 1; i < o.nodes_.size(); ++i) {
+    const Node& n = o.nodes_[i];  // parents come before their children
+    to[i] = child(to[n.parent], names[n.name]);
+  }
+  bool o_diff = o.differential();
+  for (size_t i = 0; i < o.nodes_.size(); ++i) {
+    Count c = whole_count(o.nodes_[i].self_bits);
+    if (o_diff) {
+      Count b = whole_count(o.base_self_[i]);
+      if (c.whole != 0 || b.whole != 0 || !differential()) add_self(to[i], c, b);
+    } else if (c.whole != 0) {
+      add_self(to[i], c);
+    }
+  }
 }
 
 namespace {

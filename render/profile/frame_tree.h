@@ -82,6 +82,20 @@ class FrameTree {
   // Adds a whole stack, root first.
   void add_stack(std::span<const std::string_view> frames, Count count);
 
+  // Nothing added yet: the root alone, no count (a tree made differential before the first
+  // line by add_self(kRoot, {}, {}) is still empty).
+  bool empty() const;
+  // A new empty tree of the same kind: same Merge, differential when this one is.
+  FrameTree empty_like() const;
+  // Whether merge_from(each of OTHERS, in order) gives exactly the tree that adding their
+  // stacks after this one's would: Merge::kAll trees, none fractional (double sums depend on
+  // the order of adds), no whole column sum past kMaxWholeCount.
+  bool can_merge(std::span<const FrameTree* const> others) const;
+  // Adds OTHER's stacks after this tree's, as if its lines had been read after this tree's:
+  // nodes and names new here are made in OTHER's order, so ids come out as one reader's
+  // would. Only when can_merge({&other}) holds.
+  void merge_from(const FrameTree& other);
+
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
 
@@ -125,7 +139,7 @@ class FrameTree {
   Merge merge_;
   std::vector<Node> nodes_;
   std::vector<std::string_view> names_;  // views into the arena
-  std::vector<uint64_t> base_self_;      // count bits as in Node; empty unless differential()
+  std::vector<uint64_t> base_self_;  // count bits as in Node; empty unless differential()
   std::vector<uint64_t> base_total_;
   uint64_t whole_sum_ = 0;  // of the whole counts added, NEW's (or the only) column
   uint64_t base_whole_sum_ = 0;
