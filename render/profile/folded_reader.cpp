@@ -385,7 +385,10 @@ Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   FrameTree second_tree = tree_.empty_like();
   // Address space for the nodes, so the arrays are not copied as they grow (see reserve).
   constexpr int64_t kBytesPerNode = 64;
-  first_tree.reserve(first_tree.size() + static_cast<size_t>(split / kBytesPerNode));
+  // The first tree is tree_ itself when `direct`: it gets the second half's nodes too.
+  first_tree.reserve(first_tree.size() +
+                     static_cast<size_t>((direct ? size : split) / kBytesPerNode));
+  if (!direct) tree_.reserve(tree_.size() + static_cast<size_t>(size / kBytesPerNode));
   second_tree.reserve(static_cast<size_t>((size - split) / kBytesPerNode));
   FoldedReader first(first_tree, options_), second(second_tree, options_);
   first.current_file_ = second.current_file_ = current_file_;
