@@ -42,43 +42,60 @@ uint64_t hash_name(std::string_view s) {
 
 }  // namespace
 
-// Interned names: bytes in an arena of large blocks, ids in an open-addressing table whose
-// slots hold a name's hash (its low 32 bits, which also pick the slot) beside its id, so a
-// probe reads one slot and compares bytes only when the hashes agree.
+// Interned names: bytes in an arena of large blocks, each name after its length (4 bytes), and
+// an open-addressing table whose slots hold a name's hash (its low 32 bits, which also pick the
+// slot), its id and where its bytes are: a probe reads one slot, and the arena only when the
+// hashes agree.
 struct FrameTree::NameTable {
   static constexpr size_t kBlockBytes = 1 << 20;
-  static constexpr uint64_t kEmpty = UINT64_MAX;
+  struct Slot {
+    uint32_t hash;
+    NameId id;  // kNone: empty
+    const char* bytes;
+  };
   std::vector<std::unique_ptr<char[]>> blocks;
   size_t block_used = kBlockBytes;
-  std::vector<uint64_t> slots;  // hash << 32 | NameId, or kEmpty; size is a power of two
+  std::vector<Slot> slots;  // size is a power of two
   size_t count = 0;
 
-  NameTable() : slots(1024, kEmpty) {}
+  NameTable() : slots(1024, Slot{0, kNone, nullptr}) {}
 
-  std::string_view store(std::string_view s) {
-    if (s.size() > kBlockBytes / 4) {  // big names get a block of their own
-      blocks.emplace_back(new char[s.size()]);
-      std::memcpy(blocks.back().get(), s.data(), s.size());
-      return {blocks.back().get(), s.size()};
+  // S's bytes, after their length.
+  const char* store(std::string_view s) {
+    const size_t need = 4 + s.size();
+    char* p;
+    if (need > kBlockBytes / 4) {  // big names get a block of their own
+      blocks.emplace_back(new char[need]);
+      p = blocks.back().get();
+    } else {
+      if (block_used + need > kBlockBytes) {
+        blocks.emplace_back(new char[kBlockBytes]);
+        block_used = 0;
+      }
+      p = blocks.back().get() + block_used;
+      block_used += need;
     }
-    if (block_used + s.size() > kBlockBytes) {
-      blocks.emplace_back(new char[kBlockBytes]);
-      block_used = 0;
-    }
-    char* p = blocks.back().get() + block_used;
-    std::memcpy(p, s.data(), s.size());
-    block_used += s.size();
-    return {p, s.size()};
+    HEARTH_CHECK(s.size() < UINT32_MAX);  // names come from lines of at most 256 MiB
+    uint32_t len = static_cast<uint32_t>(s.size());
+    std::memcpy(p, &len, 4);
+    std::memcpy(p + 4, s.data(), s.size());
+    return p + 4;
+  }
+
+  static bool same(const char* bytes, std::string_view s) {
+    uint32_t len;
+    std::memcpy(&len, bytes - 4, 4);
+    return len == s.size() && std::memcmp(bytes, s.data(), len) == 0;
   }
 
   void grow() {
-    std::vector<uint64_t> old(slots.size() * 2, kEmpty);
+    std::vector<Slot> old(slots.size() * 2, Slot{0, kNone, nullptr});
     old.swap(slots);
     size_t mask = slots.size() - 1;
-    for (uint64_t slot : old) {
-      if (slot == kEmpty) continue;
-      size_t i = (slot >> 32) & mask;
-      while (slots[i] != kEmpty) i = (i + 1) & mask;
+    for (const Slot& slot : old) {
+      if (slot.id == kNone) continue;
+      size_t i = slot.hash & mask;
+      while (slots[i].id != kNone) i = (i + 1) & mask;
       slots[i] = slot;
     }
   }
@@ -139,18 +156,17 @@ FrameTree& FrameTree::operator=(FrameTree&&) noexcept = default;
 
 NameId FrameTree::intern(std::string_view s) {
   NameTable& t = *name_table_;
-  uint64_t h = hash_name(s) & 0xffffffffULL;
+  uint32_t h = static_cast<uint32_t>(hash_name(s));
   size_t mask = t.slots.size() - 1;
   size_t i = h & mask;
-  for (uint64_t slot; (slot = t.slots[i]) != NameTable::kEmpty; i = (i + 1) & mask) {
-    if ((slot >> 32) == h) {
-      NameId id = static_cast<NameId>(slot);
-      if (names_[id] == s) return id;
-    }
+  for (; t.slots[i].id != kNone; i = (i + 1) & mask) {
+    const NameTable::Slot& slot = t.slots[i];
+    if (slot.hash == h && NameTable::same(slot.bytes, s)) return slot.id;
   }
   NameId id = static_cast<NameId>(names_.size());
-  names_.push_back(t.store(s));
-  t.slots[i] = h << 32 | id;
+  const char* bytes = t.store(s);
+  names_.emplace_back(bytes, s.size());
+  t.slots[i] = {h, id, bytes};
   if (++t.count * 2 > t.slots.size()) t.grow();
   return id;
 }
