@@ -13,7 +13,6 @@
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <thread>
 
 #include "common/check.h"
@@ -375,23 +374,15 @@ void FoldedReader::absorb(const FoldedReader& other) {
 Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   int64_t split = split_point(fd, size);
   if (split <= 0) return false;
-  // Each half goes into a tree of its own; the first straight into tree_ when it is empty
-  // (then, if the halves cannot be merged exactly, tree_ is made empty again).
-  const bool direct = tree_.empty();
-  const bool was_differential = tree_.differential();
-  std::optional<FrameTree> first_own;
-  if (!direct) first_own.emplace(tree_.empty_like());
-  FrameTree& first_tree = direct ? tree_ : *first_own;
-  FrameTree second_tree = tree_.empty_like();
-  // Address space for the nodes, so the arrays are not copied as they grow (see reserve).
+  // The first half is read into tree_ by this reader, as one thread would; the second into a
+  // tree of its own by another, merged after. Address space for the nodes is set aside, so
+  // the arrays are not copied as they grow (see FrameTree::reserve).
   constexpr int64_t kBytesPerNode = 64;
-  // The first tree is tree_ itself when `direct`: it gets the second half's nodes too.
-  first_tree.reserve(first_tree.size() +
-                     static_cast<size_t>((direct ? size : split) / kBytesPerNode));
-  if (!direct) tree_.reserve(tree_.size() + static_cast<size_t>(size / kBytesPerNode));
+  tree_.reserve(tree_.size() + static_cast<size_t>(size / kBytesPerNode));
+  FrameTree second_tree = tree_.empty_like();
   second_tree.reserve(static_cast<size_t>((size - split) / kBytesPerNode));
-  FoldedReader first(first_tree, options_), second(second_tree, options_);
-  first.current_file_ = second.current_file_ = current_file_;
+  FoldedReader second(second_tree, options_);
+  second.current_file_ = current_file_;
 
   int second_err = 0;
   std::exception_ptr second_failed;
@@ -405,7 +396,7 @@ Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   int first_err = 0;
   std::exception_ptr first_failed;
   try {
-    first_err = first.read_lines(fd, 0, split);
+    first_err = read_lines(fd, 0, split);
   } catch (...) {
     first_failed = std::current_exception();
   }
@@ -415,23 +406,18 @@ Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   if (first_err != 0 || second_err != 0) {
     return fail_errno("cannot read " + current_file_, first_err != 0 ? first_err : second_err);
   }
-
-  std::vector<const FrameTree*> parts;
-  if (!direct) parts.push_back(&*first_own);
-  parts.push_back(&second_tree);
-  const FrameTree& base = direct ? first_tree : tree_;
-  if (!base.can_merge(parts)) {
-    // Fractional counts or an overflow: their sums depend on the order of the adds, and the
-    // line where an overflow happens is the one-thread reader's to find.
-    if (direct) {
-      tree_ = FrameTree(tree_.merge());
-      if (was_differential) tree_.add_self(kRoot, {}, {});
+  const FrameTree* parts[] = {&second_tree};
+  if (tree_.can_merge(parts)) {
+    tree_.merge_from(second_tree);
+    absorb(second);
+  } else {
+    // Fractional counts or an overflow: sums of doubles depend on the order of the adds, and
+    // the line where an overflow happens is the one-thread reader's to find. This reader goes
+    // on from where its half ended, as one thread would have.
+    if (int err = read_lines(fd, split, size); err != 0) {
+      return fail_errno("cannot read " + current_file_, err);
     }
-    return false;
   }
-  for (const FrameTree* part : parts) tree_.merge_from(*part);
-  absorb(first);
-  absorb(second);
   return true;
 }
 

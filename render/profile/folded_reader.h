@@ -37,8 +37,8 @@ struct ReadOptions {
   bool strip_thread_ids =
       false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
   // read_file reads a regular file at least this big in two threads (when two CPUs are
-  // there to run them and the tree is Merge::kAll), each half into a tree of its own, merged
-  // after: the result (tree, ids, stats) is the same as one thread's. Tests set it to 0.
+  // there to run them and the tree is Merge::kAll): the second half into a tree of its own,
+  // merged after. The result (tree, ids, stats) is the same as one thread's. Tests set it to 0.
   uint64_t parallel_min_bytes = uint64_t{4} << 20;
   // Threads for that: 0 is as many as this process may run on, at most 2.
   unsigned threads = 0;
@@ -83,7 +83,7 @@ class FoldedReader {
   // returns 0 or an errno.
   int read_lines(int fd, int64_t begin, int64_t end);
   // read_file's two-thread path for a regular file of SIZE bytes: false when it did not apply
-  // (the tree is then as before and the file is read by one thread).
+  // (nothing was read).
   Result<bool> read_parallel(int fd, int64_t size);
   // Adds the stats of OTHER, which read the lines after this one's.
   void absorb(const FoldedReader& other);

@@ -254,11 +254,6 @@ void FrameTree::add_stack(std::span<const std::string_view> frames, Count count)
   add_self(n, count);
 }
 
-bool FrameTree::empty() const {
-  return nodes_.size() == 1 && names_.size() == 1 && nodes_[kRoot].self_bits == 0 &&
-         (base_self_.empty() || base_self_[kRoot] == 0) && !fractional_ && !overflowed_;
-}
-
 FrameTree FrameTree::empty_like() const {
   FrameTree t(merge_);
   if (differential()) t.add_self(kRoot, {}, {});

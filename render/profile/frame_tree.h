@@ -82,9 +82,6 @@ class FrameTree {
   // Adds a whole stack, root first.
   void add_stack(std::span<const std::string_view> frames, Count count);
 
-  // Nothing added yet: the root alone, no count (a tree made differential before the first
-  // line by add_self(kRoot, {}, {}) is still empty).
-  bool empty() const;
   // A new empty tree of the same kind: same Merge, differential when this one is.
   FrameTree empty_like() const;
   // Whether merge_from(each of OTHERS, in order) gives exactly the tree that adding their
