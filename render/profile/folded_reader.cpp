@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "common/check.h"
@@ -386,13 +387,18 @@ Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
 
   int second_err = 0;
   std::exception_ptr second_failed;
-  std::thread worker([&] {
-    try {
-      second_err = second.read_lines(fd, split, size);
-    } catch (...) {
-      second_failed = std::current_exception();
-    }
-  });
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      try {
+        second_err = second.read_lines(fd, split, size);
+      } catch (...) {
+        second_failed = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    return false;  // no thread to be had: one reads it all
+  }
   int first_err = 0;
   std::exception_ptr first_failed;
   try {
