@@ -148,6 +148,7 @@ FrameTree::FrameTree(Merge merge)
       child_table_(std::make_unique<ChildTable>()) {
   NameId all = intern("all");
   nodes_.push_back(Node{.name = all});
+  self_.push_back(0);
 }
 
 FrameTree::~FrameTree() = default;
@@ -188,6 +189,7 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(Node{.name = name_id, .parent = parent});
+  self_.push_back(0);
   if (!base_self_.empty()) base_self_.push_back(0);
   Node& q = nodes_[parent];  // push_back may have moved it
   if (q.last_child == kNone) {
@@ -213,6 +215,7 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
 void FrameTree::reserve(size_t nodes) {
   try {
     nodes_.reserve(nodes);
+    self_.reserve(nodes);
     if (differential()) base_self_.reserve(nodes);
   } catch (const std::bad_alloc&) {
     // Only a hint: growing node by node still works (and may still find the memory).
@@ -224,14 +227,14 @@ void FrameTree::make_fractional() {
   auto convert = [](uint64_t* bits) {
     *bits = std::bit_cast<uint64_t>(static_cast<double>(*bits));
   };
-  for (Node& n : nodes_) convert(&n.self_bits);
+  for (uint64_t& b : self_) convert(&b);
   for (uint64_t& b : base_self_) convert(&b);
   fractional_ = true;
 }
 
 void FrameTree::add_self(NodeId node, Count count) {
   if (count.fractional && !fractional_) make_fractional();
-  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  add_to(&self_[node], count, &whole_sum_);
   // In a differential profile, a one-count line is unchanged: base equals count.
   if (!base_self_.empty()) add_to(&base_self_[node], count, &base_whole_sum_);
 }
@@ -240,11 +243,12 @@ void FrameTree::add_self(NodeId node, Count count, Count base) {
   if (base_self_.empty()) {
     // First two-count line: earlier one-count lines become "unchanged" (base = count).
     base_self_.resize(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) base_self_[i] = nodes_[i].self_bits;
+    base_self_.reserve(self_.capacity());  // as much as reserve() set aside
+    base_self_.assign(self_.begin(), self_.end());
     base_whole_sum_ = whole_sum_;
   }
   if ((count.fractional || base.fractional) && !fractional_) make_fractional();
-  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  add_to(&self_[node], count, &whole_sum_);
   add_to(&base_self_[node], base, &base_whole_sum_);
 }
 
@@ -294,7 +298,7 @@ void FrameTree::merge_from(const FrameTree& o) {
   }
   bool o_diff = o.differential();
   for (size_t i = 0; i < o.nodes_.size(); ++i) {
-    Count c = whole_count(o.nodes_[i].self_bits);
+    Count c = whole_count(o.self_[i]);
     if (o_diff) {
       Count b = whole_count(o.base_self_[i]);
       if (c.whole != 0 || b.whole != 0 || !differential()) add_self(to[i], c, b);
@@ -310,12 +314,13 @@ namespace {
 // backward pass sums them. Whole counts cannot overflow here: every total is at most the
 // sum add_self checked.
 template <typename T>
-void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>* base) {
+void sum_up(const std::vector<Node>& nodes, std::vector<uint64_t>& total,
+            std::vector<uint64_t>* base) {
   auto add = [](uint64_t* to, uint64_t from) {
     *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
   };
   for (size_t i = nodes.size() - 1; i > 0; --i) {
-    add(&nodes[nodes[i].parent].total_bits, nodes[i].total_bits);
+    add(&total[nodes[i].parent], total[i]);
     if (base != nullptr) add(&(*base)[nodes[i].parent], (*base)[i]);
   }
 }
@@ -325,16 +330,16 @@ void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>* base) {
 void FrameTree::finalize() {
   HEARTH_CHECK(!finalized_);
   finalized_ = true;
-  for (Node& n : nodes_) n.total_bits = n.self_bits;
+  total_ = self_;
   std::vector<uint64_t>* base = nullptr;
   if (differential()) {
     base_total_ = base_self_;
     base = &base_total_;
   }
   if (fractional_) {
-    sum_up<double>(nodes_, base);
+    sum_up<double>(nodes_, total_, base);
   } else {
-    sum_up<uint64_t>(nodes_, base);
+    sum_up<uint64_t>(nodes_, total_, base);
   }
   child_table_.reset();  // lookups are over; give the memory back
 }
