@@ -1,11 +1,7 @@
 #include "render/profile/folded_reader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -17,8 +13,6 @@
 
 namespace hearth::profile {
 namespace {
-
-constexpr size_t kChunkBytes = 4 << 20;  // the buffer's first size
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
@@ -254,78 +248,6 @@ void FoldedReader::read_text(std::string_view text) {
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
-}
-
-Result<void> FoldedReader::read_file(const std::string& path) {
-  int fd = STDIN_FILENO;
-  if (path != "-") {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      int e = errno;
-      return fail_errno("cannot read " + path, e);
-    }
-  }
-  current_file_ = path == "-" ? "<stdin>" : path;
-  line_no_ = 0;
-  reset_prefix();
-  // One buffer of lines; it grows while one line does not fit, up to the line limit.
-  size_t cap = kChunkBytes;
-  std::unique_ptr<char[]> buf(new char[cap]);
-  size_t have = 0;        // bytes of an unfinished line carried over at the start of buf
-  bool skipping = false;  // inside a line over the limit, already counted as overlong
-  int err = 0;
-  for (;;) {
-    ssize_t n = ::read(fd, buf.get() + have, cap - have);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
-    }
-    stats_.bytes += static_cast<uint64_t>(n);
-    size_t len = have + static_cast<size_t>(n);
-    if (n == 0) {
-      if (have > 0 && !skipping) take_line(std::string_view(buf.get(), have));
-      break;
-    }
-    std::string_view text(buf.get(), len);
-    size_t done = 0;
-    for (;;) {
-      const void* nl = std::memchr(text.data() + done, '\n', len - done);
-      if (nl == nullptr) break;
-      size_t end = static_cast<const char*>(nl) - text.data();
-      if (skipping) {
-        skipping = false;  // the rest of the overlong line ends here
-      } else {
-        take_line(text.substr(done, end - done));
-      }
-      done = end + 1;
-    }
-    have = len - done;
-    if (have < cap) {
-      std::memmove(buf.get(), buf.get() + done, have);
-      continue;
-    }
-    // One unfinished line fills the buffer.
-    if (!skipping && have > options_.max_line_bytes) {
-      // Over the limit: counted once, and skipped up to its newline.
-      ++line_no_;
-      skip_overlong_line();
-      skipping = true;
-    }
-    if (skipping) {
-      have = 0;
-      continue;
-    }
-    // Make room, at most one byte over the limit: a full buffer then means a line over it.
-    size_t bigger = cap + std::min(cap, options_.max_line_bytes - have + 1);
-    std::unique_ptr<char[]> grown(new char[bigger]);
-    std::memcpy(grown.get(), buf.get(), have);
-    buf = std::move(grown);
-    cap = bigger;
-  }
-  if (fd != STDIN_FILENO) ::close(fd);
-  if (err != 0) return fail_errno("cannot read " + path, err);
-  return {};
 }
 
 }  // namespace hearth::profile

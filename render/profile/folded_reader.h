@@ -36,6 +36,12 @@ struct ReadOptions {
   Column column = Column::kAsWritten;
   bool strip_thread_ids =
       false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
+  // read_file reads a regular file at least this big in two threads (when two CPUs are
+  // there to run them and the tree is Merge::kAll): the second half into a tree of its own,
+  // merged after. The result (tree, ids, stats) is the same as one thread's. Tests set it to 0.
+  uint64_t parallel_min_bytes = uint64_t{4} << 20;
+  // Threads for that: 0 is as many as this process may run on, at most 2.
+  unsigned threads = 0;
 };
 
 struct ReadStats {
@@ -59,7 +65,8 @@ class FoldedReader {
 
   // One line, without its newline.
   void add_line(std::string_view line);
-  // Reads a whole file ("-" is standard input).
+  // Reads a whole file ("-" is standard input). Memory: the tree, and a buffer of 4 MiB (or
+  // the longest line) per thread; never the whole file.
   Result<void> read_file(const std::string& path);
   // Reads text already in memory (tests, fuzzing).
   void read_text(std::string_view text);
@@ -72,6 +79,14 @@ class FoldedReader {
   void skip_overlong_line();
   void note_overflow();
   void reset_prefix();
+  // Reads the lines of FD from BEGIN to END (END < 0: to the end, with read(); else pread);
+  // returns 0 or an errno.
+  int read_lines(int fd, int64_t begin, int64_t end);
+  // read_file's two-thread path for a regular file of SIZE bytes: false when it did not apply
+  // (nothing was read).
+  Result<bool> read_parallel(int fd, int64_t size);
+  // Adds the stats of OTHER, which read the lines after this one's.
+  void absorb(const FoldedReader& other);
   NameId intern_frame(NodeId parent, std::string_view frame);  // strip_thread_ids applied
 
   FrameTree& tree_;

@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cstring>
-#include <functional>
 #include <new>
 
 #include "common/check.h"
@@ -22,44 +21,82 @@ uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
   return x;
 }
 
+// A hash of S, 8 bytes at a time (frame names are tens to hundreds of bytes).
+uint64_t hash_name(std::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+  }
+  return mix64(h);
+}
+
 }  // namespace
 
-// Interned names: bytes in an arena of large blocks, ids in an open-addressing table.
+// Interned names: bytes in an arena of large blocks, each name after its length (4 bytes), and
+// an open-addressing table whose slots hold a name's hash (its low 32 bits, which also pick the
+// slot), its id and where its bytes are: a probe reads one slot, and the arena only when the
+// hashes agree.
 struct FrameTree::NameTable {
   static constexpr size_t kBlockBytes = 1 << 20;
+  struct Slot {
+    uint32_t hash;
+    NameId id;  // kNone: empty
+    const char* bytes;
+  };
   std::vector<std::unique_ptr<char[]>> blocks;
   size_t block_used = kBlockBytes;
-  std::vector<uint32_t> slots;   // NameId or kNone; size is a power of two
-  std::vector<uint64_t> hashes;  // per NameId
+  std::vector<Slot> slots;  // size is a power of two
   size_t count = 0;
 
-  NameTable() : slots(1024, kNone) {}
+  NameTable() : slots(1024, Slot{0, kNone, nullptr}) {}
 
-  std::string_view store(std::string_view s) {
-    if (s.size() > kBlockBytes / 4) {  // big names get a block of their own
-      blocks.emplace_back(new char[s.size()]);
-      std::memcpy(blocks.back().get(), s.data(), s.size());
-      return {blocks.back().get(), s.size()};
+  // S's bytes, after their length.
+  const char* store(std::string_view s) {
+    const size_t need = 4 + s.size();
+    char* p;
+    if (need > kBlockBytes / 4) {  // big names get a block of their own
+      blocks.emplace_back(new char[need]);
+      p = blocks.back().get();
+    } else {
+      if (block_used + need > kBlockBytes) {
+        blocks.emplace_back(new char[kBlockBytes]);
+        block_used = 0;
+      }
+      p = blocks.back().get() + block_used;
+      block_used += need;
     }
-    if (block_used + s.size() > kBlockBytes) {
-      blocks.emplace_back(new char[kBlockBytes]);
-      block_used = 0;
-    }
-    char* p = blocks.back().get() + block_used;
-    std::memcpy(p, s.data(), s.size());
-    block_used += s.size();
-    return {p, s.size()};
+    HEARTH_CHECK(s.size() < UINT32_MAX);  // names come from lines of at most 256 MiB
+    uint32_t len = static_cast<uint32_t>(s.size());
+    std::memcpy(p, &len, 4);
+    std::memcpy(p + 4, s.data(), s.size());
+    return p + 4;
   }
 
-  void grow(const std::vector<std::string_view>&) {
-    std::vector<uint32_t> old(slots.size() * 2, kNone);
+  static bool same(const char* bytes, std::string_view s) {
+    uint32_t len;
+    std::memcpy(&len, bytes - 4, 4);
+    return len == s.size() && std::memcmp(bytes, s.data(), len) == 0;
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots.size() * 2, Slot{0, kNone, nullptr});
     old.swap(slots);
     size_t mask = slots.size() - 1;
-    for (uint32_t id : old) {
-      if (id == kNone) continue;
-      size_t i = hashes[id] & mask;
-      while (slots[i] != kNone) i = (i + 1) & mask;
-      slots[i] = id;
+    for (const Slot& slot : old) {
+      if (slot.id == kNone) continue;
+      size_t i = slot.hash & mask;
+      while (slots[i].id != kNone) i = (i + 1) & mask;
+      slots[i] = slot;
     }
   }
 };
@@ -111,6 +148,7 @@ FrameTree::FrameTree(Merge merge)
       child_table_(std::make_unique<ChildTable>()) {
   NameId all = intern("all");
   nodes_.push_back(Node{.name = all});
+  self_.push_back(0);
 }
 
 FrameTree::~FrameTree() = default;
@@ -119,19 +157,18 @@ FrameTree& FrameTree::operator=(FrameTree&&) noexcept = default;
 
 NameId FrameTree::intern(std::string_view s) {
   NameTable& t = *name_table_;
-  uint64_t h = std::hash<std::string_view>{}(s);
+  uint32_t h = static_cast<uint32_t>(hash_name(s));
   size_t mask = t.slots.size() - 1;
   size_t i = h & mask;
-  while (t.slots[i] != kNone) {
-    NameId id = t.slots[i];
-    if (t.hashes[id] == h && names_[id] == s) return id;
-    i = (i + 1) & mask;
+  for (; t.slots[i].id != kNone; i = (i + 1) & mask) {
+    const NameTable::Slot& slot = t.slots[i];
+    if (slot.hash == h && NameTable::same(slot.bytes, s)) return slot.id;
   }
   NameId id = static_cast<NameId>(names_.size());
-  names_.push_back(t.store(s));
-  t.hashes.push_back(h);
-  t.slots[i] = id;
-  if (++t.count * 2 > t.slots.size()) t.grow(names_);
+  const char* bytes = t.store(s);
+  names_.emplace_back(bytes, s.size());
+  t.slots[i] = {h, id, bytes};
+  if (++t.count * 2 > t.slots.size()) t.grow();
   return id;
 }
 
@@ -152,6 +189,7 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(Node{.name = name_id, .parent = parent});
+  self_.push_back(0);
   if (!base_self_.empty()) base_self_.push_back(0);
   Node& q = nodes_[parent];  // push_back may have moved it
   if (q.last_child == kNone) {
@@ -177,6 +215,7 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
 void FrameTree::reserve(size_t nodes) {
   try {
     nodes_.reserve(nodes);
+    self_.reserve(nodes);
     if (differential()) base_self_.reserve(nodes);
   } catch (const std::bad_alloc&) {
     // Only a hint: growing node by node still works (and may still find the memory).
@@ -188,14 +227,14 @@ void FrameTree::make_fractional() {
   auto convert = [](uint64_t* bits) {
     *bits = std::bit_cast<uint64_t>(static_cast<double>(*bits));
   };
-  for (Node& n : nodes_) convert(&n.self_bits);
+  for (uint64_t& b : self_) convert(&b);
   for (uint64_t& b : base_self_) convert(&b);
   fractional_ = true;
 }
 
 void FrameTree::add_self(NodeId node, Count count) {
   if (count.fractional && !fractional_) make_fractional();
-  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  add_to(&self_[node], count, &whole_sum_);
   // In a differential profile, a one-count line is unchanged: base equals count.
   if (!base_self_.empty()) add_to(&base_self_[node], count, &base_whole_sum_);
 }
@@ -204,11 +243,12 @@ void FrameTree::add_self(NodeId node, Count count, Count base) {
   if (base_self_.empty()) {
     // First two-count line: earlier one-count lines become "unchanged" (base = count).
     base_self_.resize(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) base_self_[i] = nodes_[i].self_bits;
+    base_self_.reserve(self_.capacity());  // as much as reserve() set aside
+    base_self_.assign(self_.begin(), self_.end());
     base_whole_sum_ = whole_sum_;
   }
   if ((count.fractional || base.fractional) && !fractional_) make_fractional();
-  add_to(&nodes_[node].self_bits, count, &whole_sum_);
+  add_to(&self_[node], count, &whole_sum_);
   add_to(&base_self_[node], base, &base_whole_sum_);
 }
 
@@ -218,18 +258,69 @@ void FrameTree::add_stack(std::span<const std::string_view> frames, Count count)
   add_self(n, count);
 }
 
+FrameTree FrameTree::empty_like() const {
+  FrameTree t(merge_);
+  if (differential()) t.add_self(kRoot, {}, {});
+  return t;
+}
+
+bool FrameTree::can_merge(std::span<const FrameTree* const> others) const {
+  if (finalized_ || merge_ != Merge::kAll || fractional_ || overflowed_) return false;
+  bool diff = differential();
+  uint64_t sum = whole_sum_;
+  uint64_t base_sum = diff ? base_whole_sum_ : whole_sum_;
+  for (const FrameTree* o : others) {
+    if (o->finalized_ || o->merge_ != Merge::kAll || o->fractional_ || o->overflowed_) {
+      return false;
+    }
+    diff = diff || o->differential();
+    // A one-count tree's lines count in both columns of a differential one.
+    uint64_t o_base = o->differential() ? o->base_whole_sum_ : o->whole_sum_;
+    if (__builtin_add_overflow(sum, o->whole_sum_, &sum) ||
+        __builtin_add_overflow(base_sum, o_base, &base_sum)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void FrameTree::merge_from(const FrameTree& o) {
+  const FrameTree* others[] = {&o};
+  HEARTH_CHECK(can_merge(others));
+  // Names first, in OTHER's order: a name is new where its first node is, so ids match.
+  std::vector<NameId> names(o.names_.size());
+  for (size_t i = 0; i < o.names_.size(); ++i) names[i] = intern(o.names_[i]);
+  std::vector<NodeId> to(o.nodes_.size());  // OTHER's node -> this tree's
+  to[kRoot] = kRoot;
+  for (size_t i = 1; i < o.nodes_.size(); ++i) {
+    const Node& n = o.nodes_[i];  // parents come before their children
+    to[i] = child(to[n.parent], names[n.name]);
+  }
+  bool o_diff = o.differential();
+  for (size_t i = 0; i < o.nodes_.size(); ++i) {
+    Count c = whole_count(o.self_[i]);
+    if (o_diff) {
+      Count b = whole_count(o.base_self_[i]);
+      if (c.whole != 0 || b.whole != 0 || !differential()) add_self(to[i], c, b);
+    } else if (c.whole != 0) {
+      add_self(to[i], c);
+    }
+  }
+}
+
 namespace {
 
 // Totals from self counts: children always have larger ids than their parents, so one
 // backward pass sums them. Whole counts cannot overflow here: every total is at most the
 // sum add_self checked.
 template <typename T>
-void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>* base) {
+void sum_up(const std::vector<Node>& nodes, std::vector<uint64_t>& total,
+            std::vector<uint64_t>* base) {
   auto add = [](uint64_t* to, uint64_t from) {
     *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
   };
   for (size_t i = nodes.size() - 1; i > 0; --i) {
-    add(&nodes[nodes[i].parent].total_bits, nodes[i].total_bits);
+    add(&total[nodes[i].parent], total[i]);
     if (base != nullptr) add(&(*base)[nodes[i].parent], (*base)[i]);
   }
 }
@@ -239,16 +330,16 @@ void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>* base) {
 void FrameTree::finalize() {
   HEARTH_CHECK(!finalized_);
   finalized_ = true;
-  for (Node& n : nodes_) n.total_bits = n.self_bits;
+  total_ = self_;
   std::vector<uint64_t>* base = nullptr;
   if (differential()) {
     base_total_ = base_self_;
     base = &base_total_;
   }
   if (fractional_) {
-    sum_up<double>(nodes_, base);
+    sum_up<double>(nodes_, total_, base);
   } else {
-    sum_up<uint64_t>(nodes_, base);
+    sum_up<uint64_t>(nodes_, total_, base);
   }
   child_table_.reset();  // lookups are over; give the memory back
 }

@@ -48,10 +48,7 @@ struct Node {
   NodeId last_child = kNone;
   NodeId next_sibling = kNone;
   uint32_t child_count = 0;
-  // Counts, read through FrameTree::self() and total(): whole numbers, or in a fractional
-  // tree the bits of doubles.
-  uint64_t self_bits = 0;   // stacks ending here
-  uint64_t total_bits = 0;  // inclusive; valid after FrameTree::finalize()
+  // Counts are apart (FrameTree::self(), total()): 24 bytes a node while a tree is built.
 };
 
 class FrameTree {
@@ -82,6 +79,17 @@ class FrameTree {
   // Adds a whole stack, root first.
   void add_stack(std::span<const std::string_view> frames, Count count);
 
+  // A new empty tree of the same kind: same Merge, differential when this one is.
+  FrameTree empty_like() const;
+  // Whether merge_from(each of OTHERS, in order) gives exactly the tree that adding their
+  // stacks after this one's would: Merge::kAll trees, none fractional (double sums depend on
+  // the order of adds), no whole column sum past kMaxWholeCount.
+  bool can_merge(std::span<const FrameTree* const> others) const;
+  // Adds OTHER's stacks after this tree's, as if its lines had been read after this tree's:
+  // nodes and names new here are made in OTHER's order, so ids come out as one reader's
+  // would. Only when can_merge({&other}) holds.
+  void merge_from(const FrameTree& other);
+
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
 
@@ -90,8 +98,8 @@ class FrameTree {
   Merge merge() const { return merge_; }
   int depth(NodeId id) const;
 
-  Count self(NodeId id) const { return count_of(nodes_[id].self_bits); }
-  Count total(NodeId id) const { return count_of(nodes_[id].total_bits); }
+  Count self(NodeId id) const { return count_of(self_[id]); }
+  Count total(NodeId id) const { return count_of(total_[id]); }  // after finalize()
   Count total() const { return total(kRoot); }
 
   // Differential input: at least one line had two counts.
@@ -124,8 +132,12 @@ class FrameTree {
 
   Merge merge_;
   std::vector<Node> nodes_;
+  // Counts by NodeId, whole numbers or in a fractional tree the bits of doubles: stacks ending
+  // at the node, and inclusive ones (made by finalize()).
+  std::vector<uint64_t> self_;
+  std::vector<uint64_t> total_;
   std::vector<std::string_view> names_;  // views into the arena
-  std::vector<uint64_t> base_self_;      // count bits as in Node; empty unless differential()
+  std::vector<uint64_t> base_self_;  // count bits as in Node; empty unless differential()
   std::vector<uint64_t> base_total_;
   uint64_t whole_sum_ = 0;  // of the whole counts added, NEW's (or the only) column
   uint64_t base_whole_sum_ = 0;

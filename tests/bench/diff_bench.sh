@@ -7,6 +7,9 @@
 #
 # usage: tests/bench/diff_bench.sh [--stacks 100000] [--runs 3] [--shapes "narrow broad"]
 #            [--hearth PATH] [--flamegraph DIR] [--inferno DIR] [--no-peers] [--data-dir DIR]
+#            [--busy]
+#
+# --busy: everything runs twice, idle and then beside one CPU hog per vCPU (stress-ng --cpu 0).
 #
 # BASE is `gen_folded --stacks N --seed 1 --shape S`; NEW is BASE with every 50th stack
 # removed, every 7th stack's count doubled and 1% of stacks given a new leaf (so the diff has
@@ -22,6 +25,9 @@ fg_dir=/work/peers/FlameGraph
 inferno_dir=/work/peers/inferno-0.11.13/target/release
 peers=1
 data_dir=$root/build/bench-data
+busy=0
+condition=${DIFF_BENCH_CONDITION:-}
+all_args=("$@")
 
 while (($#)); do
   case $1 in
@@ -33,7 +39,8 @@ while (($#)); do
     --inferno) inferno_dir=${2:?}; shift 2 ;;
     --no-peers) peers=0; shift ;;
     --data-dir) data_dir=${2:?}; shift 2 ;;
-    -h | --help) sed -n '8,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --busy) busy=1; shift ;;
+    -h | --help) sed -n '8,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     *) echo "diff_bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -46,6 +53,20 @@ if [[ ! -x /usr/bin/time ]]; then
   apt-get install -y time >/dev/null
 fi
 mkdir -p "$data_dir/out"
+# --busy: this script again, idle then busy (DIFF_BENCH_CONDITION tells the runs apart).
+if ((busy)) && [[ -z $condition ]]; then
+  command -v stress-ng >/dev/null || { echo "diff_bench: --busy needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+  args=()
+  for a in "${all_args[@]}"; do [[ $a == --busy ]] || args+=("$a"); done
+  DIFF_BENCH_CONDITION=idle "$0" "${args[@]}"
+  stress-ng --cpu 0 --timeout 3600s --quiet &
+  hog=$!
+  trap 'kill $hog 2>/dev/null; wait $hog 2>/dev/null || true' EXIT
+  sleep 2
+  DIFF_BENCH_CONDITION="busy: stress-ng --cpu 0 (one hog per vCPU)" "$0" "${args[@]}"
+  exit
+fi
+[[ -n $condition ]] || condition=idle
 
 # --- inputs -----------------------------------------------------------------------------------
 gen_src=$root/tests/bench/gen_folded.cpp
@@ -138,8 +159,10 @@ for shape in $shapes; do
   fi
 
   t_hearth=${r_hearth%% *} m_hearth=${r_hearth##* }
+  in_bytes=$(($(stat -c %s "$base") + $(stat -c %s "$new")))  # both inputs: MB/s of reading them
   report+=("" "$shape trees: $stacks-stack BASE ($(du -m "$base" | cut -f1) MB) and NEW; median of $runs runs (flamegraph.pl: 1 run)")
-  row() { [[ $2 == FAILED* ]] && printf '  %-44s %s' "$1" "$2" || printf '  %-44s %7s s %6s MB' "$1" "${2%% *}" "${2##* }"; }
+  # shellcheck disable=SC2317
+  row() { [[ $2 == FAILED* ]] && printf '  %-44s %s' "$1" "$2" || printf '  %-44s %7s s %6s MB %7s MB/s' "$1" "${2%% *}" "${2##* }" "$(awk -v b="$in_bytes" -v t="${2%% *}" 'BEGIN { printf "%.0f", (t > 0) ? b / 1e6 / t : 0 }')"; }
   report+=("$(row "hearth diff (parse, diff, SVG, JSON)" "$r_hearth")")
   [[ -n $r_fg ]] && report+=("$(row "difffolded.pl -n | flamegraph.pl" "$r_fg")")
   [[ -n $r_inferno ]] && report+=("$(row "inferno-diff-folded -n | inferno-flamegraph" "$r_inferno")")
@@ -157,7 +180,7 @@ for shape in $shapes; do
 done
 
 echo
-echo "hearth diff benchmark: $(nproc) CPUs, unpinned; wall time and peak RSS (GNU time %M; a pipeline: its largest process)"
+echo "hearth diff benchmark: $(nproc) CPUs, unpinned, $condition (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)); wall time and peak RSS (GNU time %M; a pipeline: its largest process)"
 printf '%s\n' "${report[@]}"
 ((peers)) && ((!have_inferno)) && echo "  inferno left out, never estimated: $inferno_why"
 [[ $stacks != 100000 ]] && echo "  (the goals are for 100k stacks; these inputs have $stacks)"

@@ -17,7 +17,12 @@
 // - to_folded is a fixed point: writing what we read back gives the same text (for flame
 //   charts and --reverse only from the second round on, see below);
 // - labels fit, dropping parameters is idempotent, shortening never lengthens a name,
-//   escaped text is valid UTF-8 without '<'.
+//   escaped text is valid UTF-8 without '<';
+// - read from a file by two threads (read_file's path for big files, here for any size), the
+//   text gives read_text's tree, node and name ids included, and its stats.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -87,6 +92,55 @@ void check_name(std::string_view name, size_t chars) {
   }
 }
 
+// TEXT read by two threads from a file (a memfd, so nothing is written to disk) against
+// read_text: the same tree, id for id, and the same stats.
+void check_two_threads(std::string_view text, profile::Merge merge, bool reverse) {
+  int fd = memfd_create("folded_fuzz", MFD_CLOEXEC);
+  if (fd < 0) return;
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      ::close(fd);
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+  profile::FrameTree one(merge), two(merge);
+  profile::FoldedReader one_reader(one, {.reverse = reverse});
+  one_reader.read_text(text);
+  profile::FoldedReader two_reader(
+      two, {.reverse = reverse, .parallel_min_bytes = 0, .threads = 2});
+  bool read = two_reader.read_file("/proc/self/fd/" + std::to_string(fd)).has_value();
+  ::close(fd);
+  if (!read) die("two threads: the file could not be read", text);
+  if (one.size() != two.size() || one.name_count() != two.name_count() ||
+      one.fractional() != two.fractional() || one.differential() != two.differential() ||
+      one.overflowed() != two.overflowed()) {
+    die("two threads: another tree", text);
+  }
+  for (profile::NameId i = 0; i < one.name_count(); ++i) {
+    if (one.name(i) != two.name(i)) die("two threads: other name ids", text);
+  }
+  for (profile::NodeId i = 0; i < one.size(); ++i) {
+    const profile::Node& a = one.node(i);
+    const profile::Node& b = two.node(i);
+    if (a.name != b.name || a.parent != b.parent || a.first_child != b.first_child ||
+        a.next_sibling != b.next_sibling || one.self(i).whole != two.self(i).whole ||
+        one.self(i).value != two.self(i).value ||
+        one.base_self(i).value != two.base_self(i).value) {
+      die("two threads: other nodes or counts", text);
+    }
+  }
+  const profile::ReadStats& x = one_reader.stats();
+  const profile::ReadStats& y = two_reader.stats();
+  if (x.lines != y.lines || x.ignored != y.ignored ||
+      x.first_ignored_line != y.first_ignored_line || x.overlong != y.overlong ||
+      x.first_overlong_line != y.first_overlong_line || x.overflow_line != y.overflow_line ||
+      x.bytes != y.bytes) {
+    die("two threads: other stats", text);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -100,6 +154,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   profile::ReadStats stats;
   profile::FrameTree tree = parse(text, merge, reverse, &stats);
   for (profile::NameId id = 0; id < tree.name_count(); ++id) check_name(tree.name(id), chars);
+  check_two_threads(text, merge, reverse);
 
   // The same text with a line length limit, against the text without the lines over it.
   const size_t limit = 2 * chars;
