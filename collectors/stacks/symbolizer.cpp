@@ -143,6 +143,8 @@ struct Symbolizer::Impl {
   void find_tail_calls(uint64_t caller_ip, uint64_t callee, std::vector<Frame>* out);
   // The SharedNames key of the file mapped at ADDR, and ADDR's offset in it.
   std::optional<std::pair<std::string, uint64_t>> file_of(uint64_t addr) const;
+  // The SharedNames key of RANGE's file under this Symbolizer's options.
+  std::string shared_key(const Range& range) const;
   void add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
                    std::vector<Frame>* inlined);
 };
@@ -359,8 +361,7 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
     ++s.stats.cache_hits;
     return hit->second;
   }
-  const ModuleName& module = s.modules[range.module];
-  const std::string shared_key = s.options_key + "\n" + module.key + "\n" + module.basename;
+  const std::string shared_key = s.shared_key(range);
   SharedNames& shared = shared_names();
   {
     std::lock_guard lock(shared.mutex);
@@ -434,9 +435,12 @@ std::optional<std::pair<std::string, uint64_t>> Symbolizer::Impl::file_of(uint64
                              [](uint64_t a, const Range& r) { return a < r.start; });
   if (it == ranges.begin() || addr >= std::prev(it)->end) return std::nullopt;
   const Range& range = *std::prev(it);
+  return std::make_pair(shared_key(range), addr - range.start + range.offset);
+}
+
+std::string Symbolizer::Impl::shared_key(const Range& range) const {
   const ModuleName& module = modules[range.module];
-  return std::make_pair(options_key + "\n" + module.key + "\n" + module.basename,
-                        addr - range.start + range.offset);
+  return options_key + "\n" + module.key + "\n" + module.basename;
 }
 
 bool Symbolizer::perf_map_found() const {
