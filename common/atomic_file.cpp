@@ -49,13 +49,13 @@ std::string temporary_name(const std::string& path) {
 }
 
 // An unnamed regular file in DIR, or -1 with errno set.
-int open_unnamed(const std::string& dir) {
-  return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);  // umask applies
+int open_unnamed(const std::string& dir, mode_t mode) {
+  return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);  // umask applies
 }
 
 }  // namespace
 
-Result<AtomicFile> AtomicFile::create(const std::string& path) {
+Result<AtomicFile> AtomicFile::create(const std::string& path, mode_t mode) {
   AtomicFile f;
   f.path_ = path;
   f.buffer_.reserve(kBufferBytes);
@@ -77,7 +77,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     f.in_place_ = true;
     return f;
   }
-  int unnamed = open_unnamed(directory_of(path));
+  int unnamed = open_unnamed(directory_of(path), mode);
   if (unnamed >= 0) {
     // linkat() names the file through /proc/self/fd (linkat with AT_EMPTY_PATH would need
     // CAP_DAC_READ_SEARCH): without /proc, it could never get a name, so use the fallback.
@@ -103,7 +103,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   // mkostemp creates 0600; outputs are ordinary files, so honour the umask like open(2) would.
   mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);  // best effort: a failure leaves a private file, still correct
+  ::fchmod(fd, mode & ~mask);  // best effort: a failure leaves a private file, still correct
   f.owned_.reset(fd);
   f.tmp_path_ = std::move(tmpl);
   return f;

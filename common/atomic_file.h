@@ -11,6 +11,8 @@
 // run leave a temporary file.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 
@@ -23,8 +25,9 @@ class AtomicFile {
  public:
   // Opens the unnamed file in PATH's directory (or creates PATH.hearth-tmp-XXXXXX there, see
   // above). "-" means standard output (no rename); an existing non-regular file (/dev/null, a
-  // FIFO) is written in place.
-  static Result<AtomicFile> create(const std::string& path);
+  // FIFO) is written in place. MODE: the new file's permissions, before the umask (0600 for a
+  // private file, e.g. a cache entry).
+  static Result<AtomicFile> create(const std::string& path, mode_t mode = 0666);
 
   // Moving hands the file over; the moved-from object then owns nothing. No move assignment:
   // overwriting an open file would have to discard it first.

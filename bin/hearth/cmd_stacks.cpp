@@ -90,6 +90,7 @@ int run_stacks(const StacksArgs& a) {
   so.max_stack_bytes = std::max<size_t>(a.stack_bytes, 1 << 20);
   so.stop_timeout = microseconds(static_cast<int64_t>(a.stop_timeout_ms * 1000));
   so.kernel_stacks = !a.no_kernel;
+  so.symbol_cache = symbol_cache_dir(a.symbol_cache);
   auto sampler = stacks::ProcessSet::open(po);
   if (!sampler) {
     std::fprintf(stderr, "hearth stacks: %s\n", sampler.error().message.c_str());
@@ -241,13 +242,16 @@ int run_stacks(const StacksArgs& a) {
   }
   if (status != 0) return status;
   std::fputs(sampler_summary("stacks", *sampler).c_str(), stderr);
-  if (a.verbose) {
-    std::fputs(time_summary("stacks", sampler->summary(),
-                            {.began = began, .attached = attached, .sampled = sampled,
-                             .written = Clock::now()})
-                   .c_str(),
-               stderr);
-  }
+  const std::string times =
+      a.verbose ? time_summary("stacks", sampler->summary(),
+                               {.began = began, .attached = attached, .sampled = sampled,
+                                .written = Clock::now()})
+                : "";
+  // Ending the samplers writes what their symbolizers learned to the symbol cache.
+  sampler = std::unexpected(Error{});
+  std::fputs(times.c_str(), stderr);
+  if (a.verbose) std::fputs(symbol_cache_summary("stacks", so.symbol_cache).c_str(), stderr);
+  std::fputs(symbol_cache_warnings("stacks").c_str(), stderr);
   return 0;
 }
 

@@ -28,6 +28,7 @@ struct StacksArgs : SelectionArgs {
   double stop_timeout_ms = 10;
   size_t stack_bytes = 32 << 10;
   bool verbose = false;  // where hearth's own time went, on stderr
+  std::string symbol_cache;  // --symbol-cache: a directory, "off", or "" (the default one)
 };
 
 std::vector<std::string> validate_stacks(const StacksArgs& args);

@@ -343,7 +343,8 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
       ->capture_default_str();
   c->add_flag("-v,--verbose", a->verbose,
               "Say where hearth's own time went: attaching (step by step), the rounds, "
-              "symbolization, writing");
+              "symbolization (with the symbol cache's hits and misses), writing");
+  c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
 }
 
 }  // namespace

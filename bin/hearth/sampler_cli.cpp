@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bin/hearth/figures.h"
+#include "collectors/stacks/symbol_cache.h"
 
 namespace hearth::cli {
 namespace {
@@ -110,6 +111,38 @@ std::string sampler_summary(std::string_view verb, stacks::ProcessSet& set) {
                            .summary = &all,
                            .method = set.method(),
                            .unnamed = set.unnamed_frames()});
+}
+
+const char* const kSymbolCacheHelp =
+    "Where names found in earlier runs are kept, per build-id, and the kernel's symbols of "
+    "this boot (default: $XDG_CACHE_HOME/hearth or ~/.cache/hearth); 'off': no cache";
+
+std::string symbol_cache_dir(const std::string& option) {
+  if (option == "off") return "";
+  if (option.empty()) return stacks::default_symbol_cache_dir();
+  return option;
+}
+
+std::string symbol_cache_summary(std::string_view verb, const std::string& dir) {
+  const stacks::SymbolCacheStats s = stacks::symbol_cache_stats();
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::string out;
+  line(&out, verb,
+       "time: symbols: cache %s: %llu entries read, %llu absent, %llu refused (%.1f ms), %llu "
+       "written (%.1f ms); names: %llu from the cache, %llu resolved from ELF/DWARF\n",
+       dir.empty() ? "off" : dir.c_str(), u(s.entries_loaded), u(s.entries_absent),
+       u(s.entries_refused), s.load_ms, u(s.entries_written), s.write_ms, u(s.names_cached),
+       u(s.names_resolved));
+  if (!s.kernel.empty())
+    line(&out, verb, "time: kernel symbols: %s (%.1f ms)\n", s.kernel.c_str(), s.kernel_ms);
+  return out;
+}
+
+std::string symbol_cache_warnings(std::string_view verb) {
+  std::string out;
+  for (const std::string& w : stacks::take_symbol_cache_warnings())
+    out += "hearth " + std::string(verb) + ": " + w + "\n";
+  return out;
 }
 
 std::string time_summary(std::string_view verb, const stacks::SamplerSummary& s,

@@ -37,6 +37,15 @@ struct RunTimes {
 std::string time_summary(std::string_view verb, const stacks::SamplerSummary& summary,
                          const RunTimes& times);
 
+// --symbol-cache's help text, and the directory it names: "off" -> "" (no cache), "" -> the
+// default ($XDG_CACHE_HOME/hearth or ~/.cache/hearth), else the value.
+extern const char* const kSymbolCacheHelp;
+std::string symbol_cache_dir(const std::string& option);
+// `--verbose`: what the symbol cache did, one line starting "hearth VERB: ".
+std::string symbol_cache_summary(std::string_view verb, const std::string& dir);
+// The symbol cache's warnings (a planted or unusable file), each a line "hearth VERB: …".
+std::string symbol_cache_warnings(std::string_view verb);
+
 // A share of unnamed frames at or above which the summary says how to get names.
 constexpr double kUnnamedHintShare = 0.10;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <iterator>
 #include <mutex>
 
@@ -46,6 +47,8 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text) {
     std::string_view name = line.substr(sp1 + 3);
     name = name.substr(0, name.find_first_of("\t "));
     if (name.empty() || name.size() > 1024) continue;
+    if (name == "_stext" && k.core_start_ == 0) k.core_start_ = address;
+    if (name == "_etext" && k.core_end_ == 0) k.core_end_ = address;
     k.symbols_.push_back(
         {address, static_cast<uint32_t>(k.names_.size()), static_cast<uint32_t>(name.size())});
     k.names_.append(name);
@@ -55,6 +58,41 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text) {
   }
   std::stable_sort(k.symbols_.begin(), k.symbols_.end(),
                    [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  return k;
+}
+
+bool Kallsyms::covers_core(uint64_t addr) const {
+  return addr != 0 && core_start_ != 0 && core_start_ < core_end_ && addr - 1 >= core_start_ &&
+         addr - 1 < core_end_;
+}
+
+std::string Kallsyms::core_text(std::string_view header) const {
+  std::string out(header);
+  out += '\n';
+  size_t n = 0;
+  char addr[24];
+  for (const Symbol& s : symbols_) {
+    if (s.address < core_start_ || s.address > core_end_) continue;
+    std::snprintf(addr, sizeof addr, "%016llx t ", static_cast<unsigned long long>(s.address));
+    out += addr;
+    out.append(names_, s.name, s.length);
+    out += '\n';
+    ++n;
+  }
+  out += "# end " + std::to_string(n) + "\n";
+  return out;
+}
+
+Result<Kallsyms> Kallsyms::parse_core_text(std::string_view text, std::string_view header) {
+  const size_t first = text.find('\n');
+  if (first == std::string_view::npos || text.substr(0, first) != header)
+    return fail("line 1: not the kernel symbols of this boot");
+  if (!text.ends_with('\n')) return fail("cut short: no end line");
+  const size_t last = text.rfind('\n', text.size() - 2);
+  const std::string_view end = text.substr(last + 1, text.size() - last - 2);
+  ASSIGN_OR_RETURN(Kallsyms k, parse(text.substr(first + 1, last - first)));
+  if (end != "# end " + std::to_string(k.size()) || !k.covers_core(k.core_end_))
+    return fail("damaged: the end line does not count the symbols");
   return k;
 }
 

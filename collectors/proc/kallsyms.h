@@ -31,6 +31,19 @@ class Kallsyms {
 
   size_t size() const { return symbols_.size(); }
 
+  // The core kernel's text (_stext to _etext) is fixed for a boot, unlike modules' and BPF
+  // programs' symbols: a table of its symbols alone can be kept between runs (the kernel
+  // symbols cache). covers_core(): ADDR (a return address) lies there, so that such a table
+  // names it as the whole /proc/kallsyms would. False when _stext or _etext is missing.
+  bool covers_core(uint64_t addr) const;
+  bool has_core() const { return core_start_ != 0 && core_start_ < core_end_; }
+  // The core text's symbols as /proc/kallsyms lines ("ADDR t NAME"), after HEADER (one line)
+  // and before an end line counting them.
+  std::string core_text(std::string_view header) const;
+  // Reads core_text() back. Fails unless the first line is HEADER and the end line is there and
+  // counts the symbols (a cut or damaged file).
+  static Result<Kallsyms> parse_core_text(std::string_view text, std::string_view header);
+
  private:
   struct Symbol {
     uint64_t address;
@@ -39,6 +52,7 @@ class Kallsyms {
   };
   std::vector<Symbol> symbols_;  // text symbols, ascending address
   std::string names_;
+  uint64_t core_start_ = 0, core_end_ = 0;  // _stext, _etext (0: not seen)
 };
 
 }  // namespace hearth::proc

@@ -206,7 +206,7 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
   phase("memory");
   ASSIGN_OR_RETURN(Unwinder unwinder, Unwinder::create(s->memory.get()));
   s->unwinder.emplace(std::move(unwinder));
-  ASSIGN_OR_RETURN(Symbolizer symbolizer, Symbolizer::create());
+  ASSIGN_OR_RETURN(Symbolizer symbolizer, Symbolizer::create({.cache_dir = options.symbol_cache}));
   s->symbolizer.emplace(std::move(symbolizer));
   phase("unwinder and symbolizer");
   auto start_ticks = proc::process_start_time(options.pid);

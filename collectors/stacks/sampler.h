@@ -49,6 +49,7 @@ struct SamplerOptions {
   std::chrono::microseconds stop_timeout{10000};  // threads not stopped by then are skipped
   bool kernel_stacks = true;  // sleeping threads: /proc/PID/task/TID/stack as _[k] frames
   bool read_title = false;    // read the process title each round (AggregateOptions::title_frames)
+  std::string symbol_cache;   // on-disk symbol cache directory (symbol_cache.h); "": none
   // Sample times count from here (several samplers of one run share it); default: attach.
   std::optional<std::chrono::steady_clock::time_point> epoch;
 };

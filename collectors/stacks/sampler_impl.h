@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectors/proc/kallsyms.h"
+#include "collectors/stacks/kernel_symbols.h"
 #include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/raw_stack.h"
@@ -82,7 +82,7 @@ struct Sampler::Impl {
   SamplerOptions options;
   std::optional<BpfCapture> bpf;                   // the bpf method; else session
   std::string fallback;                            // why auto did not use bpf
-  std::shared_ptr<const proc::Kallsyms> kallsyms;  // bpf: kernel frame names, on first use
+  std::shared_ptr<KernelSymbols> kallsyms;  // bpf: kernel frame names, on first use
   bool kallsyms_tried = false;
   std::optional<PtraceSession> session;
   std::unique_ptr<RemoteMemory> memory;  // stable address: the Unwinder keeps a pointer

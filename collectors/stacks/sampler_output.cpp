@@ -36,7 +36,7 @@ const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
     out.push_back(folded_safe(*k) + "_[k]");
   if (!s.kernel_ips.empty() && !kallsyms_tried) {
     kallsyms_tried = true;
-    kallsyms = proc::Kallsyms::shared();
+    kallsyms = KernelSymbols::shared(options.symbol_cache);
   }
   for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
     std::string_view name = kallsyms->name_of_return_address(*k);

@@ -7,11 +7,13 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -20,12 +22,15 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "collectors/stacks/call_sites.h"
 #include "collectors/stacks/perf_map.h"
+#include "collectors/stacks/symbol_cache.h"
 #include "collectors/stacks/unwinder.h"
 #include "common/hex.h"
+#include "formats/symbol_cache.h"
 
 namespace hearth::stacks {
 namespace {
@@ -42,24 +47,52 @@ struct Range {  // one executable mapping
 struct ModuleName {
   std::string key;       // build-id in hex, or dev:inode:path when the file has none
   std::string basename;  // for "[basename+0xOFFSET]"
+  // For the on-disk cache (symbol_cache.h): set by set_maps().
+  std::string build_id;  // "" when the file has none: never cached on disk
+  std::string path;      // as mapped
+  std::string debuglink; // .gnu_debuglink's file name, or ""
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool vdso = false;
+  bool reported = false;  // given to libdwfl: its names are the file's own, fit to cache
+  std::optional<std::string> identity;  // the entry identity, once computed ("" not cacheable)
 };
 
 // Names shared by every Symbolizer of this hearth process: a process set's members map the
 // same files (30 processes of one program: libc's DWARF was decompressed and read 30 times,
 // 11 s of a one-shot's 12 under load). What an address of a file is called depends only on the
 // file, its name and the options, so the first Symbolizer to resolve it answers for the others.
-// Keys: "OPTIONS\nMODULE KEY\nBASENAME" (OPTIONS: parameters, inlines, tail calls,
-// debuginfo path), then the file offset (tail calls: the caller's and the callee's modules and
-// offsets). Locked: Symbolizers of different threads may share it.
+// Keys: "OPTIONS\nMODULE KEY\nBASENAME\nCACHE" (OPTIONS: parameters, inlines, tail calls,
+// debuginfo path; CACHE: the on-disk cache's directory, and whether the file may be cached
+// there), then the file offset (tail calls: the caller's offset, the callee's module and
+// offset). Locked: Symbolizers of different threads may share it.
+struct FileNames {
+  std::unordered_map<uint64_t, std::vector<Frame>> frames;  // by file offset
+  std::unordered_set<uint64_t> from_disk;                   // offsets the entry answered
+  // By (caller's file offset, callee module's identity hash, callee's file offset).
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, std::vector<Frame>> tails;
+  // The on-disk entry (cacheable files only).
+  bool disk_tried = false;  // read (or found absent, or refused)
+  bool dirty = false;       // names added since: written when a Symbolizer using it ends
+};
 struct SharedNames {
   std::mutex mutex;
-  std::unordered_map<std::string, std::unordered_map<uint64_t, std::vector<Frame>>> frames;
+  std::unordered_map<std::string, FileNames> files;
+  // Tail calls into a file that cannot be cached: by the 4-tuple of keys and offsets.
   std::map<std::tuple<std::string, uint64_t, std::string, uint64_t>, std::vector<Frame>> tails;
 };
 
 SharedNames& shared_names() {
   static SharedNames names;
   return names;
+}
+
+// The on-disk entry of a file: its build-id, then a hash of its shared key (options, name).
+std::string entry_name(const std::string& build_id, const std::string& shared_key) {
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(symbol_cache::identity_hash(shared_key)));
+  return build_id + "-" + hash + ".sym";
 }
 
 std::string basename_of(const std::string& path) {
@@ -133,18 +166,33 @@ struct Symbolizer::Impl {
   std::unordered_map<uint64_t, std::vector<Frame>> jit_cache;
   uint64_t jit_generation = 0;
   SymbolizerStats stats;
+  // The on-disk cache (null: none), and the modules whose shared names this Symbolizer used.
+  std::shared_ptr<const SymbolCacheDir> cache_dir;
+  std::set<uint32_t> touched;
+  SymbolCacheStats cache_stats;  // added to the process's figures at the end
 
   ~Impl() {
+    save_cache();
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
+  bool cacheable(const ModuleName& m) const {
+    return cache_dir != nullptr && !m.build_id.empty() && m.reported;
+  }
+  // The on-disk entry's identity of MODULE: what its names were made from.
+  const std::string& identity_of(uint32_t module);
+  // The shared names of MODULE's file, its on-disk entry read in on first use. Call with
+  // shared_names().mutex held.
+  FileNames& file_names(uint32_t module);
+  // Writes the entries of the files this Symbolizer touched that gained names.
+  void save_cache();
   uint32_t module_id(const std::string& key, const std::string& path);
   std::vector<Frame> resolve(uint64_t addr, const Range& range);
   // Tail-call frames between a caller's return address and a callee's address (tail_calls()).
   void find_tail_calls(uint64_t caller_ip, uint64_t callee, std::vector<Frame>* out);
-  // The SharedNames key of the file mapped at ADDR, and ADDR's offset in it.
-  std::optional<std::pair<std::string, uint64_t>> file_of(uint64_t addr) const;
-  // The SharedNames key of RANGE's file under this Symbolizer's options.
-  std::string shared_key(const Range& range) const;
+  // The module mapped at ADDR, and ADDR's file offset in it.
+  std::optional<std::pair<uint32_t, uint64_t>> file_of(uint64_t addr) const;
+  // The SharedNames key of MODULE's file under this Symbolizer's options.
+  std::string shared_key(uint32_t module) const;
   void add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
                    std::vector<Frame>* inlined);
 };
@@ -174,6 +222,7 @@ Result<Symbolizer> Symbolizer::create(SymbolizerOptions options) {
   const SymbolizerOptions& o = state->options;
   state->options_key = std::string(o.parameters ? "p" : "-") + (o.inlines ? "i" : "-") +
                        (o.tail_calls ? "t" : "-") + o.debuginfo_path;
+  state->cache_dir = SymbolCacheDir::open(o.cache_dir);
   return Symbolizer(std::move(state));
 }
 
@@ -221,8 +270,11 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     }
     uint64_t bias = 0;
     bool has_bias = false;
+    std::string debuglink;
     if (elf != nullptr) {
       if (auto b = elf_load_bias(elf, m)) bias = *b, has_bias = true;
+      GElf_Word crc = 0;
+      if (const char* link = dwelf_elf_gnu_debuglink(elf, &crc)) debuglink = link;
       elf_end(elf);
     }
     if (vdso && has_bias) {  // libdwfl reads files: give it the image as an anonymous one
@@ -231,7 +283,19 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
         fd.reset();
       }
     }
-    ranges.push_back({m.start, m.end, m.offset, s.module_id(key, m.path)});
+    const uint32_t module = s.module_id(key, m.path);
+    if (ModuleName& name = s.modules[module]; id_len > 0 && name.build_id.empty()) {
+      name.build_id = key;
+      name.path = m.path;
+      name.debuglink = std::move(debuglink);
+      name.vdso = vdso;
+      struct stat st;
+      if (!vdso && fd && ::fstat(fd.get(), &st) == 0) {
+        name.size = static_cast<uint64_t>(st.st_size);
+        name.mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+      }
+    }
+    ranges.push_back({m.start, m.end, m.offset, module});
     // One libdwfl module per object, however many executable mappings it has.
     auto id = std::make_pair(bias, key);
     if (!fd || !has_bias || current.contains(id)) continue;
@@ -249,6 +313,7 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
       return fail(std::string("cannot start libdwfl: ") + dwfl_errmsg(-1));
     }
     s.reported.clear();
+    for (ModuleName& m : s.modules) m.reported = false;
     s.tail_cache.clear();
     s.symbol_indexes.clear();  // their modules are reported again
     dwfl_report_begin(s.dwfl);
@@ -264,6 +329,7 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     if (dwfl_report_elf(s.dwfl, name, name, p.fd.get(), p.bias, true) == nullptr) continue;
     p.fd.release();
     s.reported.insert(id);
+    s.modules[s.module_ids.at(id.second)].reported = true;
   }
   if (dwfl_report_end(s.dwfl, nullptr, nullptr) != 0) {
     return fail(std::string("cannot report modules to libdwfl: ") + dwfl_errmsg(-1));
@@ -361,22 +427,26 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
     ++s.stats.cache_hits;
     return hit->second;
   }
-  const std::string shared_key = s.shared_key(range);
   SharedNames& shared = shared_names();
   {
     std::lock_guard lock(shared.mutex);
-    auto file = shared.frames.find(shared_key);
-    if (file != shared.frames.end()) {
-      if (auto hit = file->second.find(offset); hit != file->second.end()) {
+    FileNames& file = s.file_names(range.module);
+    if (auto hit = file.frames.find(offset); hit != file.frames.end()) {
+      if (file.from_disk.contains(offset)) {
+        ++s.stats.disk_hits;
+      } else {
         ++s.stats.shared_hits;
-        return s.cache.emplace(key, hit->second).first->second;
       }
+      return s.cache.emplace(key, hit->second).first->second;
     }
   }
   std::vector<Frame> frames = s.resolve(addr, range);
+  ++s.stats.resolved;
   {
     std::lock_guard lock(shared.mutex);
-    shared.frames[shared_key].try_emplace(offset, frames);
+    FileNames& file = s.file_names(range.module);
+    if (file.frames.try_emplace(offset, frames).second && s.cacheable(s.modules[range.module]))
+      file.dirty = true;
   }
   return s.cache.emplace(key, std::move(frames)).first->second;
 }
@@ -387,26 +457,49 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
   const uint64_t callee = callee_is_return_address && callee_ip > 0 ? callee_ip - 1 : callee_ip;
   auto [it, added] = s.tail_cache.try_emplace({caller_ip, callee});
   if (!added || !s.options.tail_calls || s.dwfl == nullptr || caller_ip == 0) return it->second;
-  // Another Symbolizer's answer for the same two places of the same files.
+  // Another Symbolizer's answer (or an earlier run's) for the same two places of the same
+  // files: kept with the caller's file, under the callee's identity.
   auto caller_file = s.file_of(caller_ip - 1);
   auto callee_file = s.file_of(callee);
-  std::optional<std::tuple<std::string, uint64_t, std::string, uint64_t>> shared_key;
-  if (caller_file && callee_file) {
-    shared_key.emplace(std::move(caller_file->first), caller_file->second,
-                       std::move(callee_file->first), callee_file->second);
-    SharedNames& shared = shared_names();
+  if (!caller_file || !callee_file) {
+    s.find_tail_calls(caller_ip, callee, &it->second);
+    return it->second;
+  }
+  const auto [caller_module, caller_offset] = *caller_file;
+  const auto [callee_module, callee_offset] = *callee_file;
+  SharedNames& shared = shared_names();
+  const bool keep_with_caller = s.cacheable(s.modules[callee_module]);
+  const std::tuple<uint64_t, uint64_t, uint64_t> file_key(
+      caller_offset,
+      keep_with_caller ? symbol_cache::identity_hash(s.identity_of(callee_module)) : 0,
+      callee_offset);
+  const std::tuple<std::string, uint64_t, std::string, uint64_t> loose_key(
+      s.shared_key(caller_module), caller_offset, s.shared_key(callee_module), callee_offset);
+  {
     std::lock_guard lock(shared.mutex);
-    if (auto hit = shared.tails.find(*shared_key); hit != shared.tails.end()) {
+    if (keep_with_caller) {
+      FileNames& file = s.file_names(caller_module);
+      if (auto hit = file.tails.find(file_key); hit != file.tails.end()) {
+        ++s.stats.shared_hits;
+        it->second = hit->second;
+        return it->second;
+      }
+    } else if (auto hit = shared.tails.find(loose_key); hit != shared.tails.end()) {
       ++s.stats.shared_hits;
       it->second = hit->second;
       return it->second;
     }
   }
   s.find_tail_calls(caller_ip, callee, &it->second);
-  if (shared_key) {
-    SharedNames& shared = shared_names();
-    std::lock_guard lock(shared.mutex);
-    shared.tails.try_emplace(std::move(*shared_key), it->second);
+  ++s.stats.resolved;
+  std::lock_guard lock(shared.mutex);
+  if (keep_with_caller) {
+    FileNames& file = s.file_names(caller_module);
+    if (file.tails.try_emplace(file_key, it->second).second &&
+        s.cacheable(s.modules[caller_module]))
+      file.dirty = true;
+  } else {
+    shared.tails.try_emplace(loose_key, it->second);
   }
   return it->second;
 }
@@ -430,17 +523,114 @@ void Symbolizer::Impl::find_tail_calls(uint64_t caller_ip, uint64_t callee,
     out->push_back({clean_symbol_name(f.c_str(), options.parameters), false});
 }
 
-std::optional<std::pair<std::string, uint64_t>> Symbolizer::Impl::file_of(uint64_t addr) const {
+std::optional<std::pair<uint32_t, uint64_t>> Symbolizer::Impl::file_of(uint64_t addr) const {
   auto it = std::upper_bound(ranges.begin(), ranges.end(), addr,
                              [](uint64_t a, const Range& r) { return a < r.start; });
   if (it == ranges.begin() || addr >= std::prev(it)->end) return std::nullopt;
   const Range& range = *std::prev(it);
-  return std::make_pair(shared_key(range), addr - range.start + range.offset);
+  return std::make_pair(range.module, addr - range.start + range.offset);
 }
 
-std::string Symbolizer::Impl::shared_key(const Range& range) const {
-  const ModuleName& module = modules[range.module];
-  return options_key + "\n" + module.key + "\n" + module.basename;
+std::string Symbolizer::Impl::shared_key(uint32_t module) const {
+  const ModuleName& m = modules[module];
+  std::string key = options_key + "\n" + m.key + "\n" + m.basename + "\n";
+  if (cacheable(m)) key += cache_dir->path();  // names that go to (and come from) its entry
+  return key;
+}
+
+const std::string& Symbolizer::Impl::identity_of(uint32_t module) {
+  ModuleName& m = modules[module];
+  if (!m.identity) {
+    std::string id = "v1\n" + m.build_id + "\n" + m.basename + "\n" + options_key + "\n";
+    id += m.vdso ? std::string("vdso")
+                 : std::to_string(m.size) + ":" + std::to_string(m.mtime_ns);
+    id += "\n" + debug_files_identity(m.build_id, m.path, m.debuglink, options.debuginfo_path);
+    m.identity = std::move(id);
+  }
+  return *m.identity;
+}
+
+FileNames& Symbolizer::Impl::file_names(uint32_t module) {
+  touched.insert(module);
+  FileNames& file = shared_names().files[shared_key(module)];
+  if (file.disk_tried || !cacheable(modules[module])) return file;
+  file.disk_tried = true;
+  const auto began = std::chrono::steady_clock::now();
+  const ModuleName& m = modules[module];
+  const std::string& identity = identity_of(module);
+  SymbolCacheStats delta;
+  std::optional<std::string> text = cache_dir->read(entry_name(m.build_id, shared_key(module)));
+  Result<symbol_cache::Entry> entry =
+      text ? symbol_cache::parse(*text) : fail("absent");
+  if (!text) {
+    ++delta.entries_absent;
+  } else if (!entry || entry->identity != identity) {
+    // Damaged, cut short, or made from another file (or debug file): rebuilt from this run.
+    ++delta.entries_refused;
+    file.dirty = true;
+  } else {
+    ++delta.entries_loaded;
+    for (symbol_cache::Address& a : entry->addresses) {
+      std::vector<Frame> frames;
+      for (symbol_cache::CachedFrame& f : a.frames) frames.push_back({std::move(f.name), f.inlined});
+      if (file.frames.try_emplace(a.offset, std::move(frames)).second)
+        file.from_disk.insert(a.offset);
+    }
+    for (symbol_cache::TailCall& t : entry->tails) {
+      std::vector<Frame> frames;
+      for (std::string& f : t.frames) frames.push_back({std::move(f), false});
+      file.tails.try_emplace({t.caller_offset, t.callee_module, t.callee_offset},
+                             std::move(frames));
+    }
+  }
+  delta.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                            began).count();
+  add_symbol_cache_stats(delta);
+  return file;
+}
+
+void Symbolizer::Impl::save_cache() {
+  SymbolCacheStats delta;
+  delta.names_cached = stats.disk_hits;
+  delta.names_resolved = stats.resolved;
+  if (cache_dir != nullptr) {
+    const auto began = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::string, std::string>> writes;  // entry name, text
+    {
+      SharedNames& shared = shared_names();
+      std::lock_guard lock(shared.mutex);
+      for (uint32_t module : touched) {
+        const ModuleName& m = modules[module];
+        if (!cacheable(m)) continue;
+        const std::string key = shared_key(module);
+        auto it = shared.files.find(key);
+        if (it == shared.files.end() || !it->second.dirty) continue;
+        FileNames& file = it->second;
+        file.dirty = false;
+        symbol_cache::Entry entry;
+        entry.identity = identity_of(module);
+        std::vector<uint64_t> offsets;
+        for (const auto& [offset, frames] : file.frames) offsets.push_back(offset);
+        std::sort(offsets.begin(), offsets.end());  // a stable file for a stable cache
+        for (uint64_t offset : offsets) {
+          symbol_cache::Address a{offset, {}};
+          for (const Frame& f : file.frames.at(offset)) a.frames.push_back({f.name, f.inlined});
+          entry.addresses.push_back(std::move(a));
+        }
+        for (const auto& [k, frames] : file.tails) {
+          symbol_cache::TailCall t{std::get<0>(k), std::get<1>(k), std::get<2>(k), {}};
+          for (const Frame& f : frames) t.frames.push_back(f.name);
+          entry.tails.push_back(std::move(t));
+        }
+        writes.emplace_back(entry_name(m.build_id, key), symbol_cache::write_text(entry));
+      }
+    }
+    for (const auto& [name, text] : writes) cache_dir->write(name, text);
+    delta.entries_written = writes.size();
+    delta.write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                               began).count();
+  }
+  add_symbol_cache_stats(delta);
 }
 
 bool Symbolizer::perf_map_found() const {

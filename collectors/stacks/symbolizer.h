@@ -5,7 +5,9 @@
 // Modules are reported from the target's maps with files opened through /proc/PID/map_files,
 // so symbolization keeps working after the target exits (the files stay open here).
 // Results are cached per (module build-id, or path when it has none; file offset): an IP seen
-// before costs a binary search and a hash lookup. The names are also shared by every
+// before costs a binary search and a hash lookup. With SymbolizerOptions::cache_dir they also
+// persist between runs, per build-id (symbol_cache.h): a file's names are read from there the
+// first time a stack touches the file, and only addresses not found there open its DWARF. The names are also shared by every
 // Symbolizer of the hearth process (with the same options): a process set's members, mapping
 // the same files, read each file's DWARF once between them.
 // Not thread-safe: one Symbolizer per target, used from one thread (the shared names are
@@ -40,12 +42,18 @@ struct SymbolizerOptions {
   // default (":.debug:/usr/lib/debug", build-id first). A path without debug files makes the
   // symbolizer behave as on a machine without -dbg packages.
   std::string debuginfo_path;
+  // The on-disk symbol cache's directory (symbol_cache.h): names of files with a build-id are
+  // read from it on first use of the file and written back when the Symbolizer is destroyed.
+  // "" (the default): no on-disk cache.
+  std::string cache_dir;
 };
 
 struct SymbolizerStats {
   uint64_t lookups = 0;     // symbolize() calls
   uint64_t cache_hits = 0;  // answered from the cache
   uint64_t shared_hits = 0;  // answered from another Symbolizer's names (same file and offset)
+  uint64_t disk_hits = 0;  // answered from the on-disk cache (SymbolizerOptions::cache_dir)
+  uint64_t resolved = 0;   // addresses and tail calls resolved from ELF/DWARF
   uint64_t modules = 0;     // ELF objects (and the vDSO) reported to libdwfl
 };
 
