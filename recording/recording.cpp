@@ -93,6 +93,7 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   po.sampler.method = a.method;
   po.sampler.one_at_a_time = true;  // ptrace: repeated sampling stops one thread at a time
   po.sampler.read_title = a.title;
+  po.sampler.symbol_cache = a.symbol_cache;
   auto sampler = stacks::ProcessSet::open(po);
   if (!sampler) return out->failed(sampler.error().message);
   // Processes that joined, exited or were left out: said as it happens.

@@ -36,6 +36,7 @@ struct Options {
   std::string output;     // the report directory, which must exist
   double frequency = 10;  // stack samples per second
   stacks::CaptureMethod method = stacks::CaptureMethod::kAuto;
+  std::string symbol_cache;  // the stack symbolizer's on-disk cache directory; "": none
   double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;

@@ -84,6 +84,7 @@ int run_record(const RecordArgs& a) {
   o.output = a.output;
   o.frequency = a.frequency;
   o.method = *method_of(a.method);  // validated
+  o.symbol_cache = symbol_cache_dir(a.symbol_cache);
   o.mmv_interval = a.mmv_interval;
   o.mmv = a.mmv;
   o.no_stacks = a.no_stacks;
@@ -130,6 +131,7 @@ int run_record(const RecordArgs& a) {
                    message.empty() ? "" : ": ", message.c_str());
   }
   std::fputs(rec.stacks.summary.c_str(), stderr);
+  std::fputs(symbol_cache_warnings("record").c_str(), stderr);
   if (rec.cost) {
     std::fprintf(stderr, "hearth record: sampling cost: %s\n",
                  report::sampling_cost_text(*rec.cost).c_str());

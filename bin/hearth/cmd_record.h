@@ -17,6 +17,7 @@ struct RecordArgs : SelectionArgs {
   std::string output;            // DIR, created if missing
   double frequency = 10;         // stack samples per second
   std::string method = "auto";   // the stack sampler's capture: auto, bpf, ptrace
+  std::string symbol_cache;      // --symbol-cache: a directory, "off", or "" (the default one)
   double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;

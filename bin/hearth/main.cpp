@@ -193,6 +193,7 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_option("-o,--output", a->output, "Report directory (created if missing)")->required();
   c->add_option("-F,--frequency", a->frequency, "Stack samples per second")->capture_default_str();
   c->add_option("--method", a->method, kMethodHelp)->capture_default_str();
+  c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
   c->add_option("--mmv", a->mmv,
                 "MMV files, names or directories to read (default: the files whose writer is a "
                 "selected process)");

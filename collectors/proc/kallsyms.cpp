@@ -89,6 +89,7 @@ Result<Kallsyms> Kallsyms::parse_core_text(std::string_view text, std::string_vi
     return fail("line 1: not the kernel symbols of this boot");
   if (!text.ends_with('\n')) return fail("cut short: no end line");
   const size_t last = text.rfind('\n', text.size() - 2);
+  if (last == std::string_view::npos || last < first) return fail("cut short: no end line");
   const std::string_view end = text.substr(last + 1, text.size() - last - 2);
   ASSIGN_OR_RETURN(Kallsyms k, parse(text.substr(first + 1, last - first)));
   if (end != "# end " + std::to_string(k.size()) || !k.covers_core(k.core_end_))

@@ -1,6 +1,7 @@
 # What the command-line tests share (sourced): a temporary directory $t removed on exit, the
 # pass/fail counters, and expect_exit. Each script ends with `finish NAME`.
 t=$(mktemp -d)
+export XDG_CACHE_HOME=$t/cache # hearth stacks' symbol cache stays in the test's directory
 trap 'rm -rf "$t"' EXIT
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }

@@ -22,6 +22,7 @@ user=postgres
 id -u "$user" >/dev/null 2>&1 || user=nobody
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/hearth-postgres.XXXXXX")
+export XDG_CACHE_HOME=$dir/cache # hearth's symbol cache stays in the test's directory
 chown "$user" "$dir"
 as_user() { runuser -u "$user" -- "$@"; }
 pgbench_pid=
