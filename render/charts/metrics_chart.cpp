@@ -241,9 +241,9 @@ void PanelDrawer::draw(const Panel& p, size_t index, const PanelGeometry& g) {
   scene::Rect box = rect(g.x, g.y, g.w, g.h, kFrame, panel_tooltip(p));
   box.hover_only = true;
   // The plot area, for the time view's link (templates/metrics.js).
-  box.attrs.emplace_back("data-plot", scene::format_px(g.plot_x) + " " + scene::format_px(g.plot_y) +
-                                          " " + scene::format_px(g.plot_w) + " " +
-                                          scene::format_px(g.plot_h));
+  box.attrs.emplace_back("data-plot",
+                         scene::format_px(g.plot_x) + " " + scene::format_px(g.plot_y) + " " +
+                             scene::format_px(g.plot_w) + " " + scene::format_px(g.plot_h));
   frame.rects.push_back(std::move(box));
   for (auto [x, y, w, h] :
        {std::array{g.x, g.y, g.w, 1.0}, std::array{g.x, g.y + g.h - 1, g.w, 1.0},

@@ -471,9 +471,8 @@ std::vector<std::string> recorded_files(const std::string& dir) {
 
 std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
-  for (const char* name :
-       {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg, kWhenHtml,
-        kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+  for (const char* name : {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg,
+                           kWhenHtml, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
     files.push_back(path_in(dir, name));
   }
   return files;

@@ -84,7 +84,8 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
   // moves another under the pointer. The heatmap's page grows with its range's flamegraph and
   // its moment view, last.
   if (f.timeline) {
-    o.pictures.push_back({"timeline", "timeline.html", "Timeline: every thread's scheduler state", true});
+    o.pictures.push_back(
+        {"timeline", "timeline.html", "Timeline: every thread's scheduler state", true});
   }
   if (f.metrics) {
     o.pictures.push_back({"metrics", "metrics.svg", "Metrics", metrics_linked});
@@ -97,14 +98,16 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
                     f.metrics_clock + "\", not CLOCK_REALTIME (recorded with --reproducible?).");
     }
   }
-  o.pictures.push_back(
-      {"heat", "heat.html", "Heatmap of the stack samples, its range's flamegraph, the moment view", true});
+  o.pictures.push_back({"heat", "heat.html",
+                        "Heatmap of the stack samples, its range's flamegraph, the moment view",
+                        true});
   o.info = "Times in seconds since 0 s, the stack sampler's time 0";
   if (f.timeline) {
-    o.info += f.samples_mono_ns != 0
-                  ? "; the scheduler's intervals lined up on CLOCK_MONOTONIC (the samples' mono_ns)"
-                  : "; the samples did not record their monotonic clock: the timeline puts their 0 s "
-                    "at the scheduler window's start";
+    o.info +=
+        f.samples_mono_ns != 0
+            ? "; the scheduler's intervals lined up on CLOCK_MONOTONIC (the samples' mono_ns)"
+            : "; the samples did not record their monotonic clock: the timeline puts their 0 s "
+              "at the scheduler window's start";
   }
   if (metrics_linked) {
     o.info += "; the metrics' CLOCK_REALTIME times lined up by the samples' wall clock (real_ns)";

@@ -16,16 +16,16 @@ namespace hearth::report {
 inline constexpr const char* kWhenHtml = "when.html";
 
 struct WhenPicture {
-  std::string name;     // "heat", "timeline" or "metrics" (the page sizes each kind its way)
-  std::string src;      // file name in the report directory
-  std::string title;    // the heading above it
-  bool linked = true;   // on the time axis (false: shown, but not linked)
+  std::string name;    // "heat", "timeline" or "metrics" (the page sizes each kind its way)
+  std::string src;     // file name in the report directory
+  std::string title;   // the heading above it
+  bool linked = true;  // on the time axis (false: shown, but not linked)
 };
 
 struct WhenOptions {
   std::string title;
-  std::string info;                   // what 0 s is, the clocks lined up
-  uint64_t real_ns = 0;               // the samples' wall clock at 0 s (CLOCK_REALTIME ns); 0: unknown
+  std::string info;      // what 0 s is, the clocks lined up
+  uint64_t real_ns = 0;  // the samples' wall clock at 0 s (CLOCK_REALTIME ns); 0: unknown
   std::vector<WhenPicture> pictures;  // in page order
   std::vector<std::string> notes;     // why a picture is not linked, ...
 };
@@ -35,12 +35,12 @@ std::string when_page(const WhenOptions& options);
 
 // What a report directory offers the time view, as render_report found it.
 struct TimePictures {
-  bool heat = false;            // heat.html written
-  bool timeline = false;        // timeline.html written
-  bool metrics = false;         // metrics.svg written
-  std::string metrics_clock;    // its series' clock ("realtime", "relative", ...)
-  uint64_t samples_real_ns = 0; // the samples' wall clock at their time 0; 0: not recorded
-  uint64_t samples_mono_ns = 0; // the same instant on CLOCK_MONOTONIC; 0: not recorded
+  bool heat = false;             // heat.html written
+  bool timeline = false;         // timeline.html written
+  bool metrics = false;          // metrics.svg written
+  std::string metrics_clock;     // its series' clock ("realtime", "relative", ...)
+  uint64_t samples_real_ns = 0;  // the samples' wall clock at their time 0; 0: not recorded
+  uint64_t samples_mono_ns = 0;  // the same instant on CLOCK_MONOTONIC; 0: not recorded
 };
 
 // The time view's options for a report directory's pictures; no pictures when there is nothing

@@ -41,26 +41,33 @@ TEST(WhenPage, HeatmapAndTimelineAreLinked) {
 
 TEST(WhenPage, MetricsNeedTheirWallClockAndTheSamples) {
   // CLOCK_REALTIME series and samples that recorded their wall clock: on the axis.
-  WhenOptions o = when_options({.heat = true, .metrics = true, .metrics_clock = "realtime",
-                                .samples_real_ns = 1795762269000000000u, .samples_mono_ns = 1},
+  WhenOptions o = when_options({.heat = true,
+                                .metrics = true,
+                                .metrics_clock = "realtime",
+                                .samples_real_ns = 1795762269000000000u,
+                                .samples_mono_ns = 1},
                                "app");
   ASSERT_EQ(o.pictures.size(), 2u);
   EXPECT_EQ(o.pictures[0].src, "metrics.svg");
   EXPECT_TRUE(o.pictures[0].linked);
   EXPECT_NE(o.info.find("CLOCK_REALTIME"), std::string::npos);
   // A relative clock (--reproducible): shown beside the timeline, not linked, and said why.
-  o = when_options({.heat = true, .timeline = true, .metrics = true, .metrics_clock = "relative",
-                    .samples_real_ns = 1, .samples_mono_ns = 1},
+  o = when_options({.heat = true,
+                    .timeline = true,
+                    .metrics = true,
+                    .metrics_clock = "relative",
+                    .samples_real_ns = 1,
+                    .samples_mono_ns = 1},
                    "app");
   ASSERT_EQ(o.pictures.size(), 3u);
   EXPECT_FALSE(o.pictures[1].linked);
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_NE(o.notes[0].find("\"relative\""), std::string::npos) << o.notes[0];
   // Nothing to link the heatmap with: no page.
-  EXPECT_TRUE(when_options({.heat = true, .metrics = true, .metrics_clock = "relative",
-                            .samples_real_ns = 1},
-                           "app")
-                  .pictures.empty());
+  EXPECT_TRUE(
+      when_options(
+          {.heat = true, .metrics = true, .metrics_clock = "relative", .samples_real_ns = 1}, "app")
+          .pictures.empty());
   EXPECT_TRUE(when_options({.heat = true, .metrics = true, .metrics_clock = "realtime"}, "app")
                   .pictures.empty());
   // No heatmap (no samples): no instant to show, no page.
@@ -92,9 +99,9 @@ TEST(WhenPage, ReportWritesTheTimeView) {
   auto r = render_report({.dir = dir.path()});
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_TRUE(r->problems.empty()) << r->problems.front();
-  EXPECT_EQ(r->pictures, (std::vector<std::string>{"heat.html", "heat.svg", "timeline.html",
-                                                   "timeline.svg", "sched.svg", "metrics.svg",
-                                                   "when.html"}));
+  EXPECT_EQ(r->pictures,
+            (std::vector<std::string>{"heat.html", "heat.svg", "timeline.html", "timeline.svg",
+                                      "sched.svg", "metrics.svg", "when.html"}));
   const std::string index = read_text(fs::path(dir.path()) / "index.html");
   const size_t when = index.find("<section id=\"when\">");
   ASSERT_NE(when, std::string::npos);
