@@ -153,7 +153,6 @@
     const el = document.createElement("iframe");
     el.className = "picture " + p.name;
     el.title = p.title;
-    el.src = p.src;
     frames.push({ name: p.name, el: el, ready: false, linked: p.linked, marks: {} });
     $("pictures").append(h, el);
     const go = document.createElement("button");
@@ -161,6 +160,17 @@
     go.textContent = { heat: "Heatmap", timeline: "Timeline", metrics: "Metrics" }[p.name] || p.name;
     go.addEventListener("click", () => jump(p.name, null));
     $("jumps").append(go);
+  }
+  // The heatmap loads first, alone (frames of one site share the page's renderer: a timeline of
+  // a million switches parsed beside it would triple its opening time), the others once it has
+  // loaded.
+  const first = C.pictures.findIndex((p) => p.name === "heat");
+  const rest = () => C.pictures.forEach((p, i) => { if (i !== first) frames[i].el.src = p.src; });
+  if (first >= 0) {
+    frames[first].el.addEventListener("load", rest, { once: true });
+    frames[first].el.src = C.pictures[first].src;
+  } else {
+    rest();
   }
   showState();
 

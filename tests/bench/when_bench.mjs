@@ -33,10 +33,41 @@ const POLL = { timeout: 120000, polling: "raf" };
 const { chromium } = await import(pathToFileURL(PLAYWRIGHT).href);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 const frameOf = (page, name) => page.frames().find((f) => f.url().split(/[?#]/)[0].endsWith("/" + name));
-const out = { alone_heat_ms: [], view_heat_ms: [], view_all_ms: [], range_painted_ms: [], range_script_ms: [],
+const out = { alone_heat_ms: [], alone_zoom_draw_ms: [], alone_zoom_draw_max_ms: [], view_heat_ms: [], view_all_ms: [], range_painted_ms: [], range_script_ms: [],
               moment_painted_ms: [], zoom_draw_ms: [], zoom_draw_max_ms: [], zoom_longest_task_ms: [],
               rest_longest_task_ms: [] };
 let errors = 0;
+// In the timeline's frame (or page): 40 wheel steps in and 40 out at the pointer, each frame's
+// draw time; then 3 steps that each rest 1.5 s (linked: each becomes the view's range, and the
+// heatmap's flamegraph of it is computed in the same renderer); the longest tasks of both.
+async function zoomLoop() {
+  const long = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e.duration); })
+    .observe({ type: "longtask" });
+  const h = window.hearthTimeline, ov = document.getElementById("ov"), box = ov.getBoundingClientRect();
+  const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+  const x = box.left + h.labelW + (box.width - h.labelW) * 0.4, y = box.top + h.mergedY();
+  const wheel = (d) => ov.dispatchEvent(new WheelEvent("wheel", { deltaY: d, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+  h.setView(0, h.view().span);
+  await frame();
+  const draws = [];
+  for (const dir of [-1, 1]) {
+    for (let k = 0; k < 40; k++) {
+      wheel(dir * 240);
+      await frame();
+      draws.push(h.stats().lastDrawMs);
+    }
+  }
+  await new Promise((res) => setTimeout(res, 300));
+  const zoomLong = Math.max(0, ...long);
+  long.length = 0;
+  for (let k = 0; k < 3; k++) {
+    wheel(-240);
+    await frame();
+    await new Promise((res) => setTimeout(res, 1500));  // the link posts after 500 ms at rest
+  }
+  return { draws, zoomLong, restLong: Math.max(0, ...long) };
+}
 try {
   for (let i = 0; i < runs; i++) {
     // The heatmap page alone.
@@ -47,6 +78,16 @@ try {
     await page.goto(pathToFileURL(path.join(dir, "heat.html")).href);
     await page.waitForFunction(() => window.hearthHeatmap, null, POLL);
     out.alone_heat_ms.push(Date.now() - t0);
+    await context.close();
+    // The timeline page alone: its zoom frames.
+    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    page = await context.newPage();
+    await page.goto(pathToFileURL(path.join(dir, "timeline.html")).href);
+    await page.waitForFunction(() => window.hearthTimeline, null, POLL);
+    const ra = await page.evaluate(zoomLoop);
+    const sa = [...ra.draws].sort((p, q) => p - q);
+    out.alone_zoom_draw_ms.push(median(sa));
+    out.alone_zoom_draw_max_ms.push(sa[sa.length - 1]);
     await context.close();
 
     // The view.
@@ -91,34 +132,7 @@ try {
     out.moment_painted_ms.push(Date.now() - t0);
 
     // The timeline's zoom frames while linked, then zooms that rest (each one the view's range).
-    const r = await timeline.evaluate(async () => {
-      const long = [];
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e.duration); })
-        .observe({ type: "longtask" });
-      const h = window.hearthTimeline, ov = document.getElementById("ov"), box = ov.getBoundingClientRect();
-      const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-      const x = box.left + h.labelW + (box.width - h.labelW) * 0.4, y = box.top + h.mergedY();
-      const wheel = (d) => ov.dispatchEvent(new WheelEvent("wheel", { deltaY: d, clientX: x, clientY: y, bubbles: true, cancelable: true }));
-      h.setView(0, h.view().span);
-      await frame();
-      const draws = [];
-      for (const dir of [-1, 1]) {
-        for (let k = 0; k < 40; k++) {
-          wheel(dir * 240);
-          await frame();
-          draws.push(h.stats().lastDrawMs);
-        }
-      }
-      await new Promise((res) => setTimeout(res, 300));
-      const zoomLong = Math.max(0, ...long);
-      long.length = 0;
-      for (let k = 0; k < 3; k++) {
-        wheel(-240);
-        await frame();
-        await new Promise((res) => setTimeout(res, 1500));  // the link posts after 500 ms at rest
-      }
-      return { draws, zoomLong, restLong: Math.max(0, ...long) };
-    });
+    const r = await timeline.evaluate(zoomLoop);
     const s = [...r.draws].sort((p, q) => p - q);
     out.zoom_draw_ms.push(median(s));
     out.zoom_draw_max_ms.push(s[s.length - 1]);
