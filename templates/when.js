@@ -163,11 +163,12 @@
   }
   // The heatmap loads first, alone (frames of one site share the page's renderer: a timeline of
   // a million switches parsed beside it would triple its opening time), the others once it has
-  // loaded.
+  // loaded and been drawn (when the renderer is next idle).
   const first = C.pictures.findIndex((p) => p.name === "heat");
   const rest = () => C.pictures.forEach((p, i) => { if (i !== first) frames[i].el.src = p.src; });
+  const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
   if (first >= 0) {
-    frames[first].el.addEventListener("load", rest, { once: true });
+    frames[first].el.addEventListener("load", () => whenIdle(rest), { once: true });
     frames[first].el.src = C.pictures[first].src;
   } else {
     rest();
