@@ -11,7 +11,9 @@
 //   (render/flame/layout.cpp: geometry, titles, colours, pruning; hearth diff's for two ranges);
 // - heatmap_flame.js: that flamegraph drawn in the page by templates/flame.js;
 // - heatmap_moment.js: the moment view;
-// - heatmap_input.js: mouse, keyboard and form input.
+// - heatmap_input.js: mouse, keyboard and form input;
+// - time_link.js, heatmap_link.js: the report's time view (when.html): one range and one instant
+//   shared with the timeline and the metric charts.
 
 // ---- start ----
 
@@ -49,6 +51,7 @@
   }
   // The path tree the flamegraphs need, built when the page is idle.
   setTimeout(buildTree, 0);
+  startLink();
 })();
 
 // For tests and benchmarks (tests/browser/heatmap.test.mjs): read-only views.

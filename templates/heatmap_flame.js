@@ -53,7 +53,7 @@ function mountFlame(svg, data) {
   runFlameScript(scopedDocument, scopedWindow, scopedJson);
 }
 
-let lastFlame = null;  // for tests: {frames, data, ms, parts}
+let lastFlame = null;  // for tests: {frames, data, ms, parts, range}
 function rangeText(r) {
   return seconds(r[0]) + "\u2013" + seconds(r[1]) + " s";
 }
@@ -79,7 +79,7 @@ function showFlame() {
     clearFlame();
     titleEl.textContent = "Flamegraph: " + rangeText(range);
     section.textContent = "No samples" + what + who + " in " + (base && !(base[0] > 0) ? "the baseline " + rangeText(baseline) : rangeText(range)) + ".";
-    lastFlame = { frames: 0, data: null, ms: performance.now() - t0 };
+    lastFlame = { frames: 0, data: null, ms: performance.now() - t0, range: range.slice() };
     return;
   }
   const width = Math.max(600, Math.min(2400, flameHost.parentNode.clientWidth || 1200));
@@ -110,5 +110,5 @@ function showFlame() {
   // paint of them come after, in the next frame).
   lastFlame = { frames: f.frames, data: f.data, ms: performance.now() - t0,
                 parts: { tree: tTree - t0, totals: tTotals - tTree, layout: tLayout - tTotals, draw: tDrawn - tLayout,
-                         elements: f.elements } };
+                         elements: f.elements }, range: range.slice() };
 }

@@ -8,6 +8,10 @@ let baseline = null;   // [fromNs, toNs)
 let cursor = 0;        // keyboard cell
 let anchor = -1;       // keyboard selection start
 let momentRound = -1;
+// The report's time view (templates/time_link.js; heatmap_link.js): the link, once started, and
+// the instant it gave (seconds), which the moment's sample stands for while it is shown.
+let timeLink = null;
+let linkedAt = null;  // [seconds, round]
 
 // ---- URL state ----
 
@@ -22,7 +26,9 @@ function parseRange(s) {
   return b > a ? [a, b] : null;
 }
 function updateUrl() {
-  if (restoring || !window.history || !window.URLSearchParams) return;
+  if (restoring) return;
+  if (timeLink) timeLink.changed();
+  if (!window.history || !window.URLSearchParams) return;
   try {
     const p = new URLSearchParams(window.location.search);
     for (const k of ["r", "b", "m", "c", "t"]) p.delete(k);

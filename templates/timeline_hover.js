@@ -13,6 +13,7 @@ function drawOverlay() {
     octx.fillStyle = colors.select;
     octx.fillRect(a, 0, b - a, cssH);
   }
+  drawInstant();
   if (hoverX >= LABEL_W && hoverX <= LABEL_W + plotW()) {
     octx.fillStyle = colors.cursor;
     octx.fillRect(Math.round(hoverX), 0, 1, cssH);
@@ -201,7 +202,9 @@ function showSample(tick) {
   info.append("State " + letter + (SAMPLE_WORDS[letter] ? " (" + SAMPLE_WORDS[letter] + ")" : "") +
               "; this stack and state since " + secondsText(runTime(r, runFrom[r]), 6) + " s (" +
               thousands(runTo[r] - runFrom[r] + 1) + " samples in a row). Leaf first.");
-  if (D.heatmap) {
+  if (linked()) {
+    info.append(" The moment view shows every thread's state and stack then.");
+  } else if (D.heatmap) {
     const a = document.createElement("a");
     const m = (t - D.samples_t0) / NS;
     a.href = D.heatmap + "?m=" + trimmed(Math.max(0, m), 9);

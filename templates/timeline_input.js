@@ -13,6 +13,7 @@ function requestDraw() {
     draw();
     showRange();
     scheduleUrl();
+    scheduleLink();
   });
 }
 function setView(a, b) {
@@ -163,6 +164,9 @@ function click(x, y) {
   }
   tooltipFor(x, y);
   if (hoverTick) showSample(hoverTick);
+  if (linked() && x >= LABEL_W && x <= LABEL_W + plotW()) {
+    setInstant(hoverTick ? runTime(hoverTick.run, hoverTick.pos) : timeAt(x));
+  }
 }
 wrap.addEventListener("scroll", () => {
   tip.hidden = true;
@@ -178,6 +182,7 @@ wrap.addEventListener("keydown", (e) => {
     case "ArrowRight": case "d": pan(columnsNs(0.2)); break;
     case "0": case "Home": setView(0, span); break;
     case "g": setGrouped(!grouped); break;
+    case "m": if (!linked()) return; setInstant(mid); break;
     case "Escape": selection = null; tip.hidden = true; drawOverlay(); break;
     default: return;
   }

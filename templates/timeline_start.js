@@ -75,6 +75,7 @@ runTasks(() => {
   setTimeout(() => {
     firstFrame();
     publish();
+    startLink();
   }, 0);
 });
 
@@ -82,7 +83,8 @@ runTasks(() => {
 // set once the first frame is drawn.
 function publish() {
   window.hearthTimeline = {
-    view: () => ({ from: v0, to: v1, span: span }),
+    view: () => ({ from: v0, to: v1, span: span, origin: ORIGIN }),
+    instant: () => atNs,  // the time view's instant (timeline_link.js), or null
     setView: (a, b) => { setView(a, b); },
     rows: () => rows.map((r) => ({ kind: r.kind, lane: r.lane, group: r.group, top: r.top, h: r.h,
                                    name: r.kind === "lane" ? laneName[r.lane] : r.kind === "group" ? D.groups.name[r.group] : procText(r.proc),

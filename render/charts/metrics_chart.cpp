@@ -8,6 +8,7 @@
 #include <map>
 
 #include "render/charts/chart_style.h"
+#include "render/scene/format.h"
 
 namespace hearth::charts {
 namespace {
@@ -239,6 +240,10 @@ void PanelDrawer::draw(const Panel& p, size_t index, const PanelGeometry& g) {
   scene::Layer frame{pid + "-frame", {}, {}};
   scene::Rect box = rect(g.x, g.y, g.w, g.h, kFrame, panel_tooltip(p));
   box.hover_only = true;
+  // The plot area, for the time view's link (templates/metrics.js).
+  box.attrs.emplace_back("data-plot",
+                         scene::format_px(g.plot_x) + " " + scene::format_px(g.plot_y) + " " +
+                             scene::format_px(g.plot_w) + " " + scene::format_px(g.plot_h));
   frame.rects.push_back(std::move(box));
   for (auto [x, y, w, h] :
        {std::array{g.x, g.y, g.w, 1.0}, std::array{g.x, g.y + g.h - 1, g.w, 1.0},
@@ -411,7 +416,7 @@ std::vector<PanelGeometry> draw_metrics(const PanelSet& set, const std::string& 
 scene::Scene layout_metrics(const std::vector<series::SeriesFile>& files, const MetricsOptions& o,
                             MetricsStats* stats) {
   scene::Scene s;
-  s.kind = "chart metrics";
+  s.kind = "chart time_link metrics";
   s.width = o.width;
   s.font_size = 11;
   s.background_top = s.background_bottom = {0xfb, 0xfb, 0xfb};
@@ -423,7 +428,14 @@ scene::Scene layout_metrics(const std::vector<series::SeriesFile>& files, const 
   s.texts.push_back(std::move(t));
   double y = 40;
   draw_metrics(set, "Time series", 0, &s, &y, stats);
-  s.data = {{"sections", "1"}};
+  // The time axis, for the time view's link (templates/metrics.js): x = plot_x + (time -
+  // t0-ns) / span-ns * plot_w, time on the inputs' clock (CLOCK_REALTIME ns when "realtime").
+  std::string clocks;
+  for (const std::string& c : set.clocks) clocks += (clocks.empty() ? "" : " ") + c;
+  s.data = {{"sections", "1"},
+            {"t0-ns", std::to_string(set.start_ns)},
+            {"span-ns", std::to_string(std::llround(set.span_ns))},
+            {"clock", clocks}};
   s.height = std::ceil(y);
   return s;
 }

@@ -1,10 +1,11 @@
 // The metrics chart: MMV series -> small multiples, one panel per metric in a grid, in one
-// Scene of kind "chart metrics" (SVG with templates/chart.{css,js} and metrics.{css,js}; PNG/PDF
-// through cairo). Each panel: the metric's name, its units (PCP's notation) over the value
-// axis, round ticks in SI units, a time axis from the inputs' earliest time, one line per
-// instance (a legend when there are several; an instance has the same colour in every panel),
-// steps for discrete values, change markers for strings, event markers, and the metric's help
-// in the panel's tooltip. Output depends on the inputs and options only.
+// Scene of kind "chart time_link metrics" (SVG with templates/chart, time_link and metrics .css
+// and .js: the last two put it on the report's time view's axis; PNG/PDF through cairo). Each
+// panel: the metric's name, its units (PCP's notation) over the value axis, round ticks in SI
+// units, a time axis from the inputs' earliest time, one line per instance (a legend when there
+// are several; an instance has the same colour in every panel), steps for discrete values,
+// change markers for strings, event markers, and the metric's help in the panel's tooltip.
+// Output depends on the inputs and options only.
 //
 // Scene contract with templates/chart.js (as a section of the scheduler charts): the section's
 // ids start "sN-": "sN-title", "sN-details" (the hover line showing the tooltip of what the

@@ -31,6 +31,8 @@ HeatSection heat_section(const std::string& dir, const std::string& target, doub
     return h;
   }
   timed_samples::Samples& s = *read;
+  h.mono_ns = s.mono_ns;
+  h.real_ns = s.real_ns;
   if (!s.damage.empty()) {
     h.problems.push_back(s.damage + " (the heatmap draws the samples before it)");
   }

@@ -4,6 +4,7 @@
 // both beside flame.svg (render/time).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct HeatSection {
   std::string body;                   // the section's HTML
   std::vector<std::string> pictures;  // files written
   std::vector<std::string> problems;  // one line each, e.g. a damaged file (the rest drawn)
+  uint64_t mono_ns = 0;               // the samples' time 0 on CLOCK_MONOTONIC; 0: not recorded
+  uint64_t real_ns = 0;               // and on CLOCK_REALTIME; 0: not recorded
 };
 
 // Reads DIR's samples and writes heat.html and heat.svg (WIDTH px) into DIR, atomically.

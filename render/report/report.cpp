@@ -30,6 +30,7 @@
 #include "render/report/sampled_threads.h"
 #include "render/report/threads_table.h"
 #include "render/report/timeline_section.h"
+#include "render/report/when_page.h"
 #include "render/svg/svg_writer.h"
 #include "render/svg/xml.h"
 #include "templates/templates.h"
@@ -63,6 +64,7 @@ struct Section {
 struct Page {
   std::vector<Section> sections;
   std::vector<std::string> problems;
+  TimePictures time;  // what the time view (when.html) can link
 };
 
 // ---- Inputs -> pictures ----
@@ -136,14 +138,34 @@ void when_section(const RenderOptions& o, const std::string& target, Page* page,
                   RenderResult* result) {
   HeatSection h = heat_section(o.dir, target, o.width);
   const bool heat = std::find(h.pictures.begin(), h.pictures.end(), kHeatHtml) != h.pictures.end();
+  page->time.heat = heat;
+  page->time.samples_mono_ns = h.mono_ns;
+  page->time.samples_real_ns = h.real_ns;
   for (std::string& p : h.problems) page->problems.push_back(std::move(p));
   for (std::string& f : h.pictures) result->pictures.push_back(std::move(f));
   if (!h.body.empty()) page->sections.push_back({"when", "When: heatmap of the stack samples", h.body});
   TimelineSection t = timeline_section(o.dir, target, o.width, heat ? kHeatHtml : "");
+  page->time.timeline =
+      std::find(t.pictures.begin(), t.pictures.end(), kTimelineHtml) != t.pictures.end();
   for (std::string& p : t.problems) page->problems.push_back(std::move(p));
   for (std::string& f : t.pictures) result->pictures.push_back(std::move(f));
   if (!t.body.empty()) {
     page->sections.push_back({"timeline", "Timeline: every thread's scheduler state", t.body});
+  }
+}
+
+// The time view (when.html) over the pictures written above, linked from the heatmap's section.
+void when_page_section(const RenderOptions& o, const std::string& target, Page* page,
+                       RenderResult* result) {
+  const WhenOptions w = when_options(page->time, target);
+  if (w.pictures.empty()) return;
+  if (auto r = write_file_atomically(path_in(o.dir, kWhenHtml), when_page(w)); !r) {
+    page->problems.push_back(r.error().message);
+    return;
+  }
+  result->pictures.push_back(kWhenHtml);
+  for (Section& s : page->sections) {
+    if (s.id == "when") s.body = when_link_html() + s.body;
   }
 }
 
@@ -229,6 +251,7 @@ void metrics_section(const RenderOptions& o, Page* page, RenderResult* result) {
   if (!file) {
     page->problems.push_back(file.error().message);
   } else {
+    page->time.metrics_clock = file->clock;
     std::vector<series::SeriesFile> files;
     files.push_back(std::move(*file));
     charts::MetricsOptions mo;
@@ -239,6 +262,7 @@ void metrics_section(const RenderOptions& o, Page* page, RenderResult* result) {
       page->problems.push_back(w.error().message);
     } else {
       result->pictures.push_back(kMetricsSvg);
+      page->time.metrics = true;
       body += picture(kMetricsSvg, "metric charts");
     }
   }
@@ -447,9 +471,8 @@ std::vector<std::string> recorded_files(const std::string& dir) {
 
 std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
-  for (const char* name :
-       {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg, kSchedSvg,
-        kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+  for (const char* name : {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg,
+                           kWhenHtml, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
     files.push_back(path_in(dir, name));
   }
   return files;
@@ -500,6 +523,7 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   when_section(o, target, &page, &result);
   sched_section(o, by, &page, &result, &threads);
   metrics_section(o, &page, &result);
+  when_page_section(o, target, &page, &result);
   threads_section(threads, window, by, &page, &result);
   // The comparison is what a reader with a baseline came for: first, after the summary.
 

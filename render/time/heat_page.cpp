@@ -13,10 +13,10 @@ namespace {
 
 // The page's script, in this order, one function scope (templates/heatmap.js says what each
 // part does): later parts use the names earlier ones declare.
-constexpr std::array<std::string_view, 10> kHeatScripts = {
+constexpr std::array<std::string_view, 12> kHeatScripts = {
     "heatmap_data.js",   "heatmap_text.js",  "heatmap_counts.js", "heatmap_state.js",
     "heatmap_grid.js",   "heatmap_tree.js",  "heatmap_layout.js", "heatmap_flame.js",
-    "heatmap_moment.js", "heatmap_input.js",
+    "heatmap_moment.js", "heatmap_input.js", "time_link.js",      "heatmap_link.js",
 };
 
 // templates/flame.js as the function runFlameScript(document, window, JSON) (heatmap_flame.js runs

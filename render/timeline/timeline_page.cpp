@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kScripts[] = {
     "timeline_decode.js", "timeline_columns.js", "timeline_samples.js", "timeline_text.js",
     "timeline_lanes.js",  "timeline_draw.js",    "timeline_hover.js",   "timeline_input.js",
-    "timeline_url.js",    "timeline_start.js"};
+    "timeline_url.js",    "time_link.js",        "timeline_link.js",    "timeline_start.js"};
 
 std::string timeline_script() {
   std::string s = "(function () {\n\"use strict\";\n";

@@ -16,6 +16,8 @@
 #                                                          `EXE heatmap --moment` (moment.test.mjs)
 #   tests/browser/run.sh --timeline EXE OUTDIR INPUT_DIR   `EXE timeline` a recording, test the page
 #                                                          (timeline.test.mjs, also over `EXE serve`)
+#   tests/browser/run.sh --when EXE OUTDIR INPUT_DIR...     `EXE report` the input directories' files
+#                                                          together, test the time view (when.test.mjs)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
 # playwright-core into node_modules/ from package-lock.json when missing. Missing tools fail
 # the test: they never make it pass.
@@ -82,6 +84,14 @@ case "${1:-}" in
     svg=$here/timeline.test.mjs test=timeline.test.mjs  # no SVG: the test writes its page
     extra=()
     ;;
+  --when)
+    [ $# -ge 4 ] || die "usage: run.sh --when EXE OUTDIR INPUT_DIR..."
+    exe=$2 out=$3
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    svg=$here/when.test.mjs test=when.test.mjs  # no SVG: the test writes its report
+    extra=("${@:4}")
+    ;;
   --moment)
     [ $# -ge 4 ] || die "usage: run.sh --moment EXE OUTDIR INPUT..."
     exe=$2 out=$3
@@ -123,6 +133,9 @@ if [ "$test" = heatmap.test.mjs ]; then
 fi
 if [ "$test" = timeline.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input"
+fi
+if [ "$test" = when.test.mjs ]; then
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "${extra[@]}"
 fi
 if [ "$test" = moment.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "${extra[@]}"

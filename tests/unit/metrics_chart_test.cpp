@@ -173,7 +173,7 @@ TEST(MetricsChart, SceneHasLinesTooltipsAndBothBackendsDrawIt) {
   scene::Scene s = layout_metrics({parse(t)}, {}, &st);
   EXPECT_EQ(st.panels, 1u);
   EXPECT_EQ(st.lines, 1u);
-  EXPECT_EQ(s.kind, "chart metrics");
+  EXPECT_EQ(s.kind, "chart time_link metrics");  // time_link.js before metrics.js, which uses it
   size_t polylines = 0, hover = 0;
   bool help = false;
   for (const scene::Layer& l : s.layers) {
@@ -193,7 +193,7 @@ TEST(MetricsChart, SceneHasLinesTooltipsAndBothBackendsDrawIt) {
   std::string svg = svg::to_svg(s);
   EXPECT_NE(svg.find("<polyline points=\""), std::string::npos);
   EXPECT_NE(svg.find("fill-opacity=\"0\""), std::string::npos);
-  EXPECT_NE(svg.find("class=\"hearth chart metrics\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"hearth chart time_link metrics\""), std::string::npos);
   Result<std::string> png = cairo_backend::render_png(s);
   ASSERT_TRUE(png) << png.error().message;
   EXPECT_TRUE(png->starts_with("\x89PNG"));

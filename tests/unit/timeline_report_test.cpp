@@ -41,7 +41,7 @@ TEST(TimelineReport, IntervalsGiveTheTimelineSection) {
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_TRUE(r->problems.empty()) << r->problems.front();
   EXPECT_EQ(r->pictures, (std::vector<std::string>{"heat.html", "heat.svg", "timeline.html",
-                                                   "timeline.svg", "sched.svg"}));
+                                                   "timeline.svg", "sched.svg", "when.html"}));
   const std::string html = slurp_text(fs::path(dir.path()) / "index.html");
   EXPECT_NE(html.find("<section id=\"timeline\">"), std::string::npos);
   EXPECT_NE(html.find("href=\"#timeline\""), std::string::npos);
