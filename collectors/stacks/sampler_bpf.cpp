@@ -127,10 +127,10 @@ Result<void> Sampler::Impl::round_bpf() {
   }
   if (unwound_before_exec > 0) {
     // Not reached while the leader comes first; if it ever does not, copies unwound with the
-    // old image's maps are unwound again from a fresh copy.
+    // old image's maps are unwound again from a fresh copy (or left out of this round).
     for (auto& [tid, slot] : slots) {
       if (slot.unwound) {
-        slot.unwound = false;
+        slot.unwound = slot.visited = false;
         bpf->forget(tid);
         deeper.push_back(tid);
       }
