@@ -144,10 +144,11 @@ Result<void> Sampler::Impl::round_bpf() {
   StopStats stats;
   if (!to_stop.empty()) stats = stop_running(to_stop);
   // The pass's own cost: its unwinding in place is counted under unwinding, as before.
-  summary.capture_ms.push_back(
-      std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count() -
-      pass_unwind_ms);
-  summary.capture_cpu_ms.push_back(thread_cpu_ms() - pass_cpu_start - pass_unwind_cpu_ms);
+  summary.capture_ms.push_back(std::max(
+      0.0, std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count() -
+               pass_unwind_ms));
+  summary.capture_cpu_ms.push_back(
+      std::max(0.0, thread_cpu_ms() - pass_cpu_start - pass_unwind_cpu_ms));
   summary.capture_faults.push_back(static_cast<uint64_t>(thread_minor_faults() - faults_start));
   for (pid_t tid : unreadable) {
     note_skipped(tid, &slots[tid], "its stack could not be read");
