@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/unique_fd.h"
@@ -41,8 +42,10 @@ Result<std::string> read_file(const std::string& path) {
 }
 
 int write_all(int fd, const char* data, size_t size) {
+  // 64 KiB per write(): one large write() kept a CPU 3.5 ms in the kernel (1 MB into ext4, on a
+  // kernel without preemption), where a real-time thread of a sampled process waited for it.
   while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
+    const ssize_t n = ::write(fd, data, std::min(size, kChunkBytes));
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;

@@ -165,6 +165,29 @@ std::string time_summary(std::string_view verb, const stacks::SamplerSummary& s,
        "rounds and ptrace stops)\n",
        static_cast<unsigned long long>(s.rounds), s.rounds == 1 ? "" : "s",
        ms(t.attached, t.sampled), passes, s.unwind_ms);
+  if (!s.capture_ms.empty()) {
+    // The first pass copies every thread; later ones only those that ran since (and page
+    // faults there mean buffers made anew each round).
+    std::string later;
+    if (s.capture_ms.size() > 1) {
+      auto rest = [](const auto& v) {
+        return std::vector<double>(v.begin() + 1, v.end());
+      };
+      std::vector<double> faults(s.capture_faults.begin() + (s.capture_faults.empty() ? 0 : 1),
+                                 s.capture_faults.end());
+      char buf[192];
+      std::snprintf(buf, sizeof buf, "; later ones: median %.1f ms, CPU %.1f ms, %.0f page faults",
+                    median_of(rest(s.capture_ms)), median_of(rest(s.capture_cpu_ms)),
+                    median_of(faults));
+      later = buf;
+    }
+    line(&out, verb,
+         "time: capture passes, unwinding left out: first %.1f ms, CPU %.1f ms, %llu page "
+         "faults%s\n",
+         s.capture_ms.front(), s.capture_cpu_ms.front(),
+         static_cast<unsigned long long>(s.capture_faults.empty() ? 0 : s.capture_faults.front()),
+         later.c_str());
+  }
   line(&out, verb,
        "time: output %.1f ms (symbolizing %zu distinct stack%s: %.1f ms of it); %.1f ms in all\n",
        ms(t.sampled, t.written), s.stacks_symbolized, s.stacks_symbolized == 1 ? "" : "s",

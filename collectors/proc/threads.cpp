@@ -85,7 +85,7 @@ Result<ThreadStat> parse_thread_stat(std::string_view text) {
   if (close == std::string_view::npos) return fail("malformed stat line: no ')' after comm");
   std::string_view rest = text.substr(close + 1);
   // Fields 3.. after the comm, single-space separated; fields[i] is proc(5) field i + 3.
-  constexpr size_t kPpid = 4 - 3, kStartTime = 22 - 3, kProcessor = 39 - 3;
+  constexpr size_t kPpid = 4 - 3, kThreads = 20 - 3, kStartTime = 22 - 3, kProcessor = 39 - 3;
   std::string_view fields[kProcessor + 1];
   size_t count = 0;
   while (count <= kProcessor) {
@@ -102,8 +102,9 @@ Result<ThreadStat> parse_thread_stat(std::string_view text) {
   }
   stat.state = fields[0][0];
   if (!parse_number(fields[kPpid], &stat.ppid) ||
+      !parse_number(fields[kThreads], &stat.threads) ||
       !parse_number(fields[kStartTime], &stat.start_time_ticks)) {
-    return fail("malformed stat line: bad ppid or start time");
+    return fail("malformed stat line: bad ppid, thread count or start time");
   }
   if (count > kProcessor && !parse_number(fields[kProcessor], &stat.processor)) {
     return fail("malformed stat line: bad processor");
@@ -120,7 +121,9 @@ Result<ThreadStat> thread_stat(pid_t pid, pid_t tid) {
 }
 
 Result<uint64_t> process_start_time(pid_t pid) {
-  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  // The leader's own stat (the same start time), not /proc/PID/stat: that one adds up the CPU
+  // time of every thread in the kernel, 4 ms at 10,000 threads, where a thread may wait.
+  std::string path = task_path(pid, pid, "stat");
   ASSIGN_OR_RETURN(std::string text, read_file(path));
   auto stat = parse_thread_stat(text);
   if (!stat) return fail(path + ": " + stat.error().message);

@@ -29,6 +29,7 @@ Result<std::string> thread_name(pid_t pid, pid_t tid);
 struct ThreadStat {
   char state = '?';               // R S D T t Z X I P W K (proc(5) field 3)
   pid_t ppid = 0;                 // parent process (field 4)
+  long threads = 0;               // threads of its process (field 20)
   uint64_t start_time_ticks = 0;  // start time after boot, clock ticks (_SC_CLK_TCK) (field 22)
   int processor = -1;             // CPU last run on (field 39)
 };

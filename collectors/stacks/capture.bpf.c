@@ -8,7 +8,11 @@
 //
 // Records go to the iterator's seq_file (one struct hearth_record per thread, capture_abi.h);
 // stack pages go to the "arena" array map, one page per entry, from entry `cursor` on. User
-// space resets `cursor` before each pass and reads the pages through a read-only mapping.
+// space reads the pages in place through a read-only mapping, and after each read() of the
+// iterator (whose records it has used by then) resets `cursor` and `read_records`: the arena
+// only holds one read()'s pages. A read() ends early (the program returns 1: the kernel ends it
+// there and shows the same task again first in the next read) when the next copy would take
+// the read past `read_budget` pages, so one read() is short and the arena small.
 //
 // Kernel types are declared here only as far as they are read; every access is relocated
 // against the running kernel's BTF at load time (CO-RE), so no kernel header is needed to build.
@@ -58,8 +62,10 @@ struct bpf_iter__task {
 
 char LICENSE[] SEC("license") = "GPL";
 
-// Set by user space before each pass.
+// Set by user space: before each pass, and `cursor` and `read_records` after each read().
 __u32 cursor = 0;         // next free arena page
+__u32 read_records = 0;   // records written since the last reset
+__u32 read_budget = 64;   // arena pages one read() may fill (more when its first copy needs it)
 __u32 default_pages = 8;  // stack pages to copy per thread unless "pages_for" says otherwise
 __u32 kernel_stacks = 1;  // read kernel stacks of sleeping threads
 __u32 pass_id = 0;        // a new value for each run of the iterator
@@ -77,6 +83,7 @@ struct {
   __type(key, __u32);  // tid
   __type(value, struct hearth_seen);
   __uint(max_entries, 1);  // sized by user space before loading
+  __uint(map_flags, BPF_F_NO_PREALLOC);  // not zeroed in one long stretch at load time
 } seen SEC(".maps");
 
 struct {
@@ -84,6 +91,7 @@ struct {
   __type(key, __u32);    // tid
   __type(value, __u32);  // stack pages to copy for this thread (user space grows it)
   __uint(max_entries, 1);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
 } pages_for SEC(".maps");
 
 struct {
@@ -128,6 +136,23 @@ static __u32 copy_pages(struct task_struct *task, struct hearth_record *rec, __u
   return copied;
 }
 
+// Writes REC: its head, and its registers and kernel frames when it holds a copy.
+static void emit(struct seq_file *seq, struct hearth_record *rec) {
+  __u32 size = HEARTH_RECORD_HEAD;
+  if (rec->flags & HEARTH_CAP_COPIED) {
+    __u32 frames = rec->kframes;
+    if (frames > HEARTH_MAX_KFRAMES) frames = HEARTH_MAX_KFRAMES;
+    size = __builtin_offsetof(struct hearth_record, kstack) + frames * sizeof(__u64);
+  } else {
+    rec->flags &= ~HEARTH_CAP_KSTACK;  // nothing of the tail is sent
+    rec->kframes = 0;
+  }
+  if (size > sizeof *rec) size = sizeof *rec;
+  rec->size = size;
+  bpf_seq_write(seq, rec, size);
+  read_records++;
+}
+
 SEC("iter.s/task")
 int hearth_capture(struct bpf_iter__task *ctx) {
   struct seq_file *seq = ctx->meta->seq;
@@ -142,7 +167,10 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   // find it UNCHANGED (its copy was remembered) and lose the copy: write the same record again.
   __u32 pass = pass_id;
   if (rec->pass == pass && rec->tid == (__u32)task->pid && rec->start_time == task->start_time) {
-    bpf_seq_write(seq, rec, sizeof *rec);
+    // Its pages stay where they are: later copies of this read() go after them.
+    __u32 end = rec->first_page + rec->pages;
+    if (cursor < end) cursor = end;
+    emit(seq, rec);
     return 0;
   }
   rec->pass = pass;
@@ -163,26 +191,26 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   rec->switches = switches;
   if ((task->flags & PF_KTHREAD) || BPF_CORE_READ(task, exit_state) != 0) {
     rec->flags |= HEARTH_CAP_EXITING;
-    bpf_seq_write(seq, rec, sizeof *rec);
+    emit(seq, rec);
     return 0;
   }
   if (on_cpu) {
     rec->flags |= HEARTH_CAP_ON_CPU;
-    bpf_seq_write(seq, rec, sizeof *rec);
+    emit(seq, rec);
     return 0;
   }
   __u32 tid = rec->tid;
   struct hearth_seen *last = bpf_map_lookup_elem(&seen, &tid);
   if (last && last->start_time == rec->start_time && last->switches == switches) {
     rec->flags |= HEARTH_CAP_UNCHANGED;
-    bpf_seq_write(seq, rec, sizeof *rec);
+    emit(seq, rec);
     return 0;
   }
 
   struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
   if (!regs || bpf_probe_read_kernel(rec->regs, sizeof rec->regs, regs) != 0) {
     rec->flags |= HEARTH_CAP_NO_STACK;
-    bpf_seq_write(seq, rec, sizeof *rec);
+    emit(seq, rec);
     return 0;
   }
   __u64 sp = rec->regs[19];  // pt_regs.sp
@@ -196,6 +224,13 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   if (bpf_find_vma(task, sp, vma_end_cb, &vma, 0) == 0 && vma.end > base) {
     __u64 in_mapping = (vma.end - base) / HEARTH_PAGE_SIZE;
     if (in_mapping < want) want = in_mapping;
+  }
+  // This read() is full: end it here (user space resets the cursor after using its pages) and
+  // take this thread first in the next one. Never the first record of a read(): the kernel would
+  // fail the read() instead.
+  if (read_records > 0 && cursor + want > read_budget) {
+    rec->tid = 0;  // not a record to write again (see above)
+    return 1;
   }
   rec->copy_base = base;
   rec->pages = copy_pages(task, rec, base, want);
@@ -217,6 +252,6 @@ int hearth_capture(struct bpf_iter__task *ctx) {
     struct hearth_seen now = {.start_time = rec->start_time, .switches = switches};
     bpf_map_update_elem(&seen, &tid, &now, BPF_ANY);
   }
-  bpf_seq_write(seq, rec, sizeof *rec);
+  emit(seq, rec);
   return 0;
 }

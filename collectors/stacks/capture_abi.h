@@ -2,6 +2,11 @@
 // record per thread of the target per pass, written to the iterator's seq_file, and the stack
 // pages it copied, in an array map of pages that user space maps read-only. Plain C: compiled
 // into the BPF object and into hearth.
+//
+// Records are of variable length (hearth_record.size): the head (up to regs) always; regs and
+// kframes entries of kstack only with HEARTH_CAP_COPIED. The pages a record names are valid
+// until user space resets the program's cursor, which it does after each read() of the
+// iterator: every read()'s records are used before the next read() (see capture.bpf.c).
 #ifndef HEARTH_COLLECTORS_STACKS_CAPTURE_ABI_H
 #define HEARTH_COLLECTORS_STACKS_CAPTURE_ABI_H
 
@@ -32,7 +37,7 @@ struct hearth_record {
   __u32 first_page;  // index of the first page in the arena map
   __u32 kframes;     // entries of kstack
   __u32 pass;        // the pass (pass_id) this record was made in
-  __u32 reserved;
+  __u32 size;        // bytes written for this record (HEARTH_RECORD_HEAD, or more: see above)
   __u64 switches;    // nvcsw + nivcsw when visited
   __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
   __u64 exec_id;     // task->self_exec_id: grows with each execve of the process
@@ -41,6 +46,9 @@ struct hearth_record {
   __u64 regs[HEARTH_REGS];  // the user registers the kernel saved on the last kernel entry
   __u64 kstack[HEARTH_MAX_KFRAMES];
 };
+
+// The part of a record every record has.
+#define HEARTH_RECORD_HEAD __builtin_offsetof(struct hearth_record, regs)
 
 // A thread's last consistent copy, kept by the program (map "seen", key tid).
 struct hearth_seen {

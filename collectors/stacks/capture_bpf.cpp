@@ -2,12 +2,14 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -26,9 +28,15 @@ namespace {
 static_assert(sizeof(user_regs_struct) >= HEARTH_REGS * sizeof(uint64_t));
 static_assert(HEARTH_PAGE_SIZE == 4096);
 
-constexpr size_t kMaxArenaPages = 4096;  // 16 MiB: a bigger first pass takes several
-constexpr size_t kMinArenaPages = 256;
-constexpr size_t kMaxPasses = 16;  // per pass() call, when the arena fills up
+// The arena holds one read() of the iterator: the deepest single copy (1 MiB), and reads end
+// once they have filled kReadBudget pages. Made (zeroed) and mapped in one stretch of kernel
+// time at load: 4096 pages took 3.7 ms there, where a real-time thread of the target waited.
+constexpr size_t kArenaPages = HEARTH_MAX_STACK_PAGES;
+constexpr uint32_t kReadBudget = kArenaPages / 2;
+constexpr size_t kReadBytes = 64 << 10;  // > the iterator's seq_file buffer (32 KiB): whole records
+constexpr size_t kMaxPasses = 16;  // per pass() call, when the arena fills up (one copy > budget)
+// A pass gives the CPU away (sched_yield) between reads once it has held it this long.
+constexpr std::chrono::microseconds kYieldAfter{200};
 
 // libbpf's messages, kept for the one-line error instead of printed.
 thread_local std::string* libbpf_log = nullptr;
@@ -141,6 +149,7 @@ Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_
   p->kernel_stacks = kernel_stacks;
   s->data->default_pages = pages;
   s->data->kernel_stacks = kernel_stacks ? 1 : 0;
+  s->data->read_budget = std::min<uint32_t>(kReadBudget, static_cast<uint32_t>(arena_pages));
   (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(arena_pages));
   (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(max_threads));
   (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(max_threads));
@@ -184,34 +193,64 @@ struct BpfCapture::Impl {
   std::unique_ptr<bpf_link, LinkDeleter> link;  // this target's iterator
   void* arena = MAP_FAILED;       // program->arena
   size_t arena_pages = 0;         // program->arena_pages
-  std::vector<uint8_t> buffer;    // one pass's records, reused
+  std::vector<uint8_t> buffer;    // one read()'s records, reused
   std::vector<uint32_t> pending;  // tids the arena had no room for, ascending
   std::vector<uint64_t> kernel;   // scratch for one record's kernel frames
   user_regs_struct regs{};        // scratch for one record's registers
+  hearth_record rec{};            // scratch for one record
 
-  // Runs the iterator once: every record of the pass, in BUFFER.
-  Result<void> run_iterator() {
+  // Runs the iterator once, handing each read()'s records to TAKE before the next read(): the
+  // program refills the arena from its start for every read().
+  template <class Take>
+  Result<void> run_iterator(Take&& take) {
+    capture_bpf* s = program->skel.get();
+    s->bss->cursor = 0;
+    s->bss->read_records = 0;
     int fd = bpf_iter_create(bpf_link__fd(link.get()));
     int e = errno;
     if (fd < 0) return fail_errno("cannot start the capture iterator", e);
-    buffer.clear();
+    buffer.resize(kReadBytes);  // once: later passes reuse it
+    auto held_since = std::chrono::steady_clock::now();
     for (;;) {
-      size_t at = buffer.size();
-      buffer.resize(at + (64 << 10));
-      ssize_t n = ::read(fd, buffer.data() + at, 64 << 10);
+      ssize_t n = ::read(fd, buffer.data(), buffer.size());
       e = errno;
-      if (n < 0 && e == EINTR) {
-        buffer.resize(at);
-        continue;
-      }
+      if (n < 0 && e == EINTR) continue;
       if (n <= 0) {
-        buffer.resize(at);
         ::close(fd);
         if (n < 0) return fail_errno("capture iterator", e);
         return {};
       }
-      buffer.resize(at + static_cast<size_t>(n));
+      take(std::span<const uint8_t>(buffer.data(), static_cast<size_t>(n)));
+      s->bss->cursor = 0;  // this read()'s pages are used: the next one starts over
+      s->bss->read_records = 0;
+      // Between reads nothing is held in the kernel: let a waiting thread have the CPU.
+      auto now = std::chrono::steady_clock::now();
+      if (now - held_since >= kYieldAfter) {
+        ::sched_yield();
+        held_since = std::chrono::steady_clock::now();
+      }
     }
+  }
+
+  // The next record of BYTES at *AT into `rec` (only its written part is valid). False at the
+  // end, or at a record that does not fit (not made by this program).
+  bool next_record(std::span<const uint8_t> bytes, size_t* at) {
+    if (bytes.size() - *at < HEARTH_RECORD_HEAD) return false;
+    std::memcpy(&rec, bytes.data() + *at, HEARTH_RECORD_HEAD);
+    if (rec.size < HEARTH_RECORD_HEAD || rec.size > sizeof rec || rec.size > bytes.size() - *at) {
+      return false;
+    }
+    std::memcpy(reinterpret_cast<uint8_t*>(&rec) + HEARTH_RECORD_HEAD,
+                bytes.data() + *at + HEARTH_RECORD_HEAD, rec.size - HEARTH_RECORD_HEAD);
+    if ((rec.flags & HEARTH_CAP_COPIED) && rec.size < offsetof(hearth_record, kstack)) {
+      rec.flags &= ~HEARTH_CAP_COPIED;  // no registers: not usable as a copy
+    }
+    const size_t frames = rec.size > offsetof(hearth_record, kstack)
+                              ? (rec.size - offsetof(hearth_record, kstack)) / sizeof(uint64_t)
+                              : 0;
+    rec.kframes = static_cast<uint32_t>(std::min<size_t>(rec.kframes, frames));
+    *at += rec.size;
+    return true;
   }
 };
 
@@ -238,8 +277,7 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
                         HEARTH_PAGE_SIZE - 1) /
                        HEARTH_PAGE_SIZE;
   // Sizes rounded up to a power of two, so that targets of about the same size share a program.
-  const size_t arena_pages = std::clamp<size_t>(
-      std::bit_ceil((options.threads_hint + 4) * pages), kMinArenaPages, kMaxArenaPages);
+  const size_t arena_pages = kArenaPages;
   const size_t max_threads =
       std::clamp<size_t>(std::bit_ceil(2 * options.threads_hint + 1024), 1024, 65536);
   ASSIGN_OR_RETURN(impl->program, shared_program(static_cast<uint32_t>(pages),
@@ -260,64 +298,61 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
     }
     return fail("BPF capture unavailable: " + why_not(e, log), e);
   }
-  impl->buffer.reserve((options.threads_hint + 16) * sizeof(hearth_record));
   return BpfCapture(std::move(impl));
 }
 
 Result<size_t> BpfCapture::pass(const Visit& visit) {
   Impl& m = *impl_;
   std::lock_guard turn(m.program->turn);
+  capture_bpf* s = m.program->skel.get();
   m.pending.clear();
   size_t visited = 0;
   // The first run visits every thread; a further run only those the arena had no room for
   // (the others come back UNCHANGED from the program, or have moved on: either way they were
   // reported already).
   for (size_t run = 0; run < kMaxPasses; ++run) {
-    m.program->skel->bss->cursor = 0;
-    ++m.program->skel->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
-    RETURN_IF_ERROR(m.run_iterator());
+    ++s->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
     std::vector<uint32_t> still;
-    const size_t records = m.buffer.size() / sizeof(hearth_record);
-    for (size_t i = 0; i < records; ++i) {
-      hearth_record rec;
-      std::memcpy(&rec, m.buffer.data() + i * sizeof rec, sizeof rec);
-      if (run > 0 && !std::binary_search(m.pending.begin(), m.pending.end(), rec.tid)) {
-        // Reported in an earlier run. If it ran since and was copied again, the program now
-        // remembers that newer copy, which the caller never saw: make the next pass read it.
-        if (rec.flags & HEARTH_CAP_COPIED) forget(static_cast<pid_t>(rec.tid));
-        continue;
+    const bool last_run = run + 1 == kMaxPasses;
+    RETURN_IF_ERROR(m.run_iterator([&](std::span<const uint8_t> bytes) {
+      for (size_t at = 0; m.next_record(bytes, &at);) {
+        const hearth_record& rec = m.rec;
+        if (run > 0 && !std::binary_search(m.pending.begin(), m.pending.end(), rec.tid)) {
+          // Reported in an earlier run. If it ran since and was copied again, the program now
+          // remembers that newer copy, which the caller never saw: make the next pass read it.
+          if (rec.flags & HEARTH_CAP_COPIED) forget(static_cast<pid_t>(rec.tid));
+          continue;
+        }
+        if ((rec.flags & HEARTH_CAP_NO_SPACE) && !last_run) {
+          still.push_back(rec.tid);
+          continue;
+        }
+        BpfThread t;
+        t.tid = static_cast<pid_t>(rec.tid);
+        t.flags = rec.flags;
+        t.state = task_state_letter(rec.state);
+        t.comm = std::string_view(rec.comm, strnlen(rec.comm, sizeof rec.comm));
+        t.switches = rec.switches;
+        t.start_time = rec.start_time;
+        t.exec_id = rec.exec_id;
+        if (rec.flags & HEARTH_CAP_COPIED) {
+          m.regs = {};
+          std::memcpy(&m.regs, rec.regs, sizeof rec.regs);
+          t.regs = &m.regs;
+          t.copy_base = rec.copy_base;
+          size_t first = std::min<size_t>(rec.first_page, m.arena_pages);
+          size_t pages = std::min<size_t>(rec.pages, m.arena_pages - first);
+          t.stack = {static_cast<const uint8_t*>(m.arena) + first * HEARTH_PAGE_SIZE,
+                     pages * HEARTH_PAGE_SIZE};
+        }
+        if (rec.flags & HEARTH_CAP_KSTACK) {
+          m.kernel.assign(rec.kstack, rec.kstack + rec.kframes);
+          t.kernel = m.kernel;
+        }
+        visit(t);
+        ++visited;
       }
-      const bool last_run = run + 1 == kMaxPasses;
-      if ((rec.flags & HEARTH_CAP_NO_SPACE) && !last_run) {
-        still.push_back(rec.tid);
-        continue;
-      }
-      BpfThread t;
-      t.tid = static_cast<pid_t>(rec.tid);
-      t.flags = rec.flags;
-      t.state = task_state_letter(rec.state);
-      t.comm = std::string_view(rec.comm, strnlen(rec.comm, sizeof rec.comm));
-      t.switches = rec.switches;
-      t.start_time = rec.start_time;
-      t.exec_id = rec.exec_id;
-      if (rec.flags & HEARTH_CAP_COPIED) {
-        m.regs = {};
-        std::memcpy(&m.regs, rec.regs, sizeof rec.regs);
-        t.regs = &m.regs;
-        t.copy_base = rec.copy_base;
-        size_t first = std::min<size_t>(rec.first_page, m.arena_pages);
-        size_t pages = std::min<size_t>(rec.pages, m.arena_pages - first);
-        t.stack = {static_cast<const uint8_t*>(m.arena) + first * HEARTH_PAGE_SIZE,
-                   pages * HEARTH_PAGE_SIZE};
-      }
-      if (rec.flags & HEARTH_CAP_KSTACK) {
-        m.kernel.assign(rec.kstack,
-                        rec.kstack + std::min<uint32_t>(rec.kframes, HEARTH_MAX_KFRAMES));
-        t.kernel = m.kernel;
-      }
-      visit(t);
-      ++visited;
-    }
+    }));
     if (still.empty()) break;
     std::sort(still.begin(), still.end());
     m.pending = std::move(still);

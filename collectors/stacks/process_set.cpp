@@ -255,6 +255,7 @@ SamplerSummary ProcessSet::summary() const {
     append(all.thread_stall_us, s.thread_stall_us);
     append(all.capture_ms, s.capture_ms);
     append(all.capture_cpu_ms, s.capture_cpu_ms);
+    append(all.capture_faults, s.capture_faults);
     append(all.skipped_threads, s.skipped_threads);
     all.unwind_ms += s.unwind_ms;
     all.symbolize_ms += s.symbolize_ms;

@@ -184,7 +184,7 @@ bool RemoteMemory::read_direct(uint64_t addr, void* out, size_t len) {
   return true;
 }
 
-bool RemoteMemory::read(uint64_t addr, void* out, size_t len, const StackCopy* stack) {
+bool RemoteMemory::read(uint64_t addr, void* out, size_t len, const StackView* stack) {
   if (len == 0) return true;
   if (addr + len < addr) {
     ++stats_.failed;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -25,9 +26,18 @@ inline constexpr uint64_t kPageSize = 4096;  // x86-64; the only target we build
 // The top of one thread's stack, copied while the thread was stopped: bytes[i] is the target's
 // byte at base + i. base is page aligned; the copy is whole pages unless the kernel returned a
 // short read (it stops at the first unreadable page).
+// A stack copy where it lies: bytes[i] is the target's byte at base + i. Points into a
+// StackCopy, or straight into the BPF capture's arena (no copy of its own).
+struct StackView {
+  uint64_t base = 0;
+  std::span<const uint8_t> bytes;
+};
+
 struct StackCopy {
   uint64_t base = 0;
   std::vector<uint8_t> bytes;
+
+  StackView view() const { return {base, bytes}; }
 };
 
 struct RemoteMemoryStats {
@@ -78,7 +88,7 @@ class RemoteMemory {
   // direct pread counted in stats().outside_copy. Refused (false, stats().stack_overrun) when
   // the range is in the stack copy's own mapping but outside the copy: the target runs again,
   // so that memory no longer matches the saved registers. False when unreadable.
-  bool read(uint64_t addr, void* out, size_t len, const StackCopy* stack);
+  bool read(uint64_t addr, void* out, size_t len, const StackView* stack);
 
   // Fills the page cache for [addr, addr + len) ahead of use, in large preads, and returns the
   // bytes now cached there. Only cacheable mappings are read; call it before the first stop.

@@ -75,6 +75,8 @@ struct SamplerSummary {
   // the target's (the target is not stopped by the pass).
   std::vector<double> capture_ms;
   std::vector<double> capture_cpu_ms;  // the same passes' CPU time in hearth's thread
+  std::vector<uint64_t> capture_faults;  // the same passes' minor page faults in that thread
+  // (capture_ms and capture_cpu_ms leave out the unwinding done during the pass: unwind_ms)
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
   double elapsed_s = 0;

@@ -2,6 +2,7 @@
 // without stopping it; only threads on a CPU are stopped, each alone, and released at once.
 #include "collectors/stacks/sampler_impl.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -23,15 +24,31 @@ double thread_cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
+// Minor page faults of the calling thread so far.
+long thread_minor_faults() {
+  rusage u{};
+  ::getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
+
 }  // namespace
 
-bool Sampler::Impl::take(const BpfThread& t, bool* skip) {
+void Sampler::Impl::unwind_in_place(Slot& slot, const BpfThread& t, bool* deeper) {
+  const auto began = Clock::now();
+  const double cpu_began = thread_cpu_ms();
+  slot.regs = *t.regs;
+  slot.kernel_ips.assign(t.kernel.begin(), t.kernel.end());
+  slot.kernel.clear();
+  slot.last_stack = unwind_stack(slot, StackView{t.copy_base, t.stack}, deeper);
+  slot.visited = slot.unwound = true;
+  pass_unwind_ms += std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+  pass_unwind_cpu_ms += thread_cpu_ms() - cpu_began;
+}
+
+bool Sampler::Impl::take(const BpfThread& t, bool* skip, bool* deeper) {
   auto [it, added] = slots.try_emplace(t.tid);
   Slot& slot = it->second;
-  if (added) {
-    slot.stack_bytes = options.stack_bytes;
-    slot.copy.bytes.reserve(slot.stack_bytes + 4096);
-  }
+  if (added) slot.stack_bytes = options.stack_bytes;
   slot.seen = true;
   if (slot.comm != t.comm) {
     slot.comm = t.comm;
@@ -39,12 +56,7 @@ bool Sampler::Impl::take(const BpfThread& t, bool* skip) {
   }
   slot.state = t.state;
   if (t.copied()) {
-    slot.regs = *t.regs;
-    slot.copy.base = t.copy_base;
-    slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
-    slot.kernel_ips.assign(t.kernel.begin(), t.kernel.end());
-    slot.kernel.clear();
-    slot.visited = true;
+    unwind_in_place(slot, t, deeper);
     return false;
   }
   if (t.unchanged() && slot.last_stack >= 0) {
@@ -72,24 +84,37 @@ Result<void> Sampler::Impl::round_bpf() {
   }
   const Clock::time_point pass_start = Clock::now();
   const double pass_cpu_start = thread_cpu_ms();
-  std::vector<pid_t> to_stop, unreadable;
+  const long faults_start = thread_minor_faults();
+  pass_unwind_ms = pass_unwind_cpu_ms = 0;
+  std::vector<pid_t> to_stop, unreadable, deeper;
   uint64_t exec_id = leader_exec_id;
+  size_t unwound_before_exec = 0;  // copies unwound before the leader showed a new image
+  Result<void> exec_reload;
   ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
-    if (t.tid == options.pid) exec_id = t.exec_id;
-    bool skip = false;
-    if (take(t, &skip)) to_stop.push_back(t.tid);
+    if (t.tid == options.pid) {
+      exec_id = t.exec_id;
+      if (leader_exec_id != kNoExecId && exec_id != leader_exec_id && exec_reload) {
+        // The target called execve since the last pass: its maps are new, and the copies of
+        // this pass are of the new image: load its maps before unwinding them (the leader
+        // comes first in the pass, before any other thread).
+        ++summary.execs;
+        exec_rounds.push_back(rounds.size());
+        exec_reload = reopen_after_exec();
+        leader_exec_id = exec_id;
+        unwound_before_exec = std::count_if(slots.begin(), slots.end(), [](const auto& e) {
+          return e.second.unwound;
+        });
+      }
+    }
+    bool skip = false, more = false;
+    if (take(t, &skip, &more)) to_stop.push_back(t.tid);
     if (skip) unreadable.push_back(t.tid);
+    if (more) deeper.push_back(t.tid);
   }));
+  RETURN_IF_ERROR(exec_reload);
   auto st = proc::process_start_time(options.pid);
   if (visited == 0 || !st || *st != start_ticks) {
     return fail("target " + std::to_string(options.pid) + " exited", ESRCH);
-  }
-  if (leader_exec_id != kNoExecId && exec_id != leader_exec_id) {
-    // The target called execve since the last pass: its maps are new, and the copies of this
-    // pass were taken in the new image: load its maps before unwinding them.
-    ++summary.execs;
-    exec_rounds.push_back(rounds.size());
-    RETURN_IF_ERROR(reopen_after_exec());
   }
   leader_exec_id = exec_id;
   for (auto it = slots.begin(); it != slots.end();) {  // threads that are gone
@@ -100,6 +125,17 @@ Result<void> Sampler::Impl::round_bpf() {
     bpf->forget(it->first);
     it = slots.erase(it);
   }
+  if (unwound_before_exec > 0) {
+    // Not reached while the leader comes first; if it ever does not, copies unwound with the
+    // old image's maps are unwound again from a fresh copy (or left out of this round).
+    for (auto& [tid, slot] : slots) {
+      if (slot.unwound) {
+        slot.unwound = slot.visited = false;
+        bpf->forget(tid);
+        deeper.push_back(tid);
+      }
+    }
+  }
   // Threads on a CPU are stopped now, not looked at again later: most would have left the CPU
   // by then, and leaving it is going to sleep, mostly; a later look, taken because a thread
   // was running, would tilt the states towards sleep (4-6 points of R on a duty-cycle
@@ -107,14 +143,18 @@ Result<void> Sampler::Impl::round_bpf() {
   std::sort(to_stop.begin(), to_stop.end());
   StopStats stats;
   if (!to_stop.empty()) stats = stop_running(to_stop);
-  summary.capture_ms.push_back(
-      std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count());
-  summary.capture_cpu_ms.push_back(thread_cpu_ms() - pass_cpu_start);
+  // The pass's own cost: its unwinding in place is counted under unwinding, as before.
+  summary.capture_ms.push_back(std::max(
+      0.0, std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count() -
+               pass_unwind_ms));
+  summary.capture_cpu_ms.push_back(
+      std::max(0.0, thread_cpu_ms() - pass_cpu_start - pass_unwind_cpu_ms));
+  summary.capture_faults.push_back(static_cast<uint64_t>(thread_minor_faults() - faults_start));
   for (pid_t tid : unreadable) {
     note_skipped(tid, &slots[tid], "its stack could not be read");
     stats.skipped.push_back(tid);
   }
-  RETURN_IF_ERROR(unwind_copies());
+  RETURN_IF_ERROR(copy_deeper(std::move(deeper)));
   finish_round(stats);
   return {};
 }
@@ -152,39 +192,32 @@ void Sampler::Impl::visit_stopped(pid_t tid, const user_regs_struct& regs, char 
   if (auto it = slots.find(tid); it != slots.end()) it->second.stopped = true;
 }
 
-Result<void> Sampler::Impl::unwind_copies() {
-  std::vector<pid_t> todo;
-  for (auto& [tid, slot] : slots) {
-    if (slot.visited && !slot.stopped) todo.push_back(tid);
-  }
-  for (int pass = 0;; ++pass) {
-    std::vector<pid_t> deeper;
-    for (pid_t tid : todo) {
-      Slot& slot = slots[tid];
-      bool more = false;
-      slot.last_stack = unwind_slot(slot, &more);
-      slot.unwound = true;
-      if (!more) continue;
-      bpf->set_stack_bytes(tid, slot.stack_bytes);  // also: copy it again even if unchanged
-      deeper.push_back(tid);
-    }
-    if (deeper.empty() || pass == kMaxDeeperPasses) return {};
+Result<void> Sampler::Impl::copy_deeper(std::vector<pid_t> deeper) {
+  for (int pass = 0; !deeper.empty() && pass < kMaxDeeperPasses; ++pass) {
     std::sort(deeper.begin(), deeper.end());
-    todo.clear();
+    for (pid_t tid : deeper) {
+      // Also: copied again in the next pass even if it has not run since.
+      if (auto it = slots.find(tid); it != slots.end()) bpf->set_stack_bytes(tid, it->second.stack_bytes);
+    }
+    std::vector<pid_t> again;
     ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
       if (!t.copied()) return;  // unchanged, or it ran since: keep the first copy
-      if (!std::binary_search(deeper.begin(), deeper.end(), t.tid)) {
+      auto it = slots.find(t.tid);
+      if (it == slots.end() || !std::binary_search(deeper.begin(), deeper.end(), t.tid)) {
         bpf->forget(t.tid);  // a newer copy than the one kept: the next round reads it anew
         return;
       }
-      Slot& slot = slots[t.tid];
-      slot.regs = *t.regs;
-      slot.copy.base = t.copy_base;
-      slot.copy.bytes.assign(t.stack.begin(), t.stack.end());
-      todo.push_back(t.tid);
+      bool more = false;
+      unwind_in_place(it->second, t, &more);
+      if (more) again.push_back(t.tid);
     }));
     (void)visited;
+    deeper = std::move(again);
   }
+  for (pid_t tid : deeper) {  // still deeper than the copy after the last try: next round's
+    if (auto it = slots.find(tid); it != slots.end()) bpf->set_stack_bytes(tid, it->second.stack_bytes);
+  }
+  return {};
 }
 
 }  // namespace hearth::stacks

@@ -55,7 +55,7 @@ struct Round {
 // Per-thread buffers, reused every round so the stop window allocates nothing.
 struct Slot {
   user_regs_struct regs{};
-  StackCopy copy;
+  StackCopy copy;  // ptrace stops only: a bpf copy is unwound where it lies, in the arena
   size_t stack_bytes = 0;
   bool visited = false;  // regs and copy hold this round's capture
   bool stopped = false;  // bpf: the capture needed a ptrace stop (it was on a CPU)
@@ -114,6 +114,11 @@ struct Sampler::Impl {
   bool multi_aggregated = false;  // process roots: the added samples have thread roots under it
   Clock::time_point start;
   SamplerSummary summary;
+  // Scratch reused by every unwind: a warm round allocates nothing for them.
+  UnwindStatus unwind_status;
+  std::vector<uint64_t> unwind_ips;
+  double pass_unwind_ms = 0;      // wall time the current pass spent unwinding in place
+  double pass_unwind_cpu_ms = 0;  // and CPU time
 
   // --- Every method (sampler.cpp) ---
 
@@ -141,6 +146,9 @@ struct Sampler::Impl {
   // Unwinds SLOT's copy into a stack id. *DEEPER: the stack goes on past the copy and the
   // copy may grow (then the next copy is larger).
   uint32_t unwind_slot(Slot& slot, bool* deeper);
+  // The same for STACK, a copy that lies elsewhere (the BPF capture's arena), with SLOT's
+  // registers and kernel frames.
+  uint32_t unwind_stack(Slot& slot, const StackView& stack, bool* deeper);
 
   void finish_round(const StopStats& stats);
 
@@ -156,8 +164,13 @@ struct Sampler::Impl {
 
   // --- The bpf method (sampler_bpf.cpp) ---
 
-  // Takes one thread of a pass into its slot. Returns true when the thread needs a stop.
-  bool take(const BpfThread& t, bool* skip);
+  // Takes one thread of a pass into its slot, and unwinds its copy at once, where it lies (the
+  // arena is refilled after the visit). Returns true when the thread needs a stop. *DEEPER:
+  // its stack goes on past the copy (copy it again, larger).
+  bool take(const BpfThread& t, bool* skip, bool* deeper);
+
+  // Unwinds a copy of the pass in place into SLOT (T.copied()).
+  void unwind_in_place(Slot& slot, const BpfThread& t, bool* deeper);
 
   // A pass over the target's threads: copies of those that did not run, stops for the others.
   Result<void> round_bpf();
@@ -167,10 +180,10 @@ struct Sampler::Impl {
 
   void visit_stopped(pid_t tid, const user_regs_struct& regs, char state);
 
-  // Unwinds this round's copies. Stacks deeper than their copy: threads that have not run
-  // since are copied again, larger, in this same round (the same moment, since they did not
-  // run), so that one snapshot has them whole.
-  Result<void> unwind_copies();
+  // Stacks deeper than their copy (DEEPER): threads that have not run since are copied again,
+  // larger, in this same round (the same moment, since they did not run), and unwound again,
+  // so that one snapshot has them whole.
+  Result<void> copy_deeper(std::vector<pid_t> deeper);
 
   // --- Names and outputs (sampler_output.cpp) ---
 

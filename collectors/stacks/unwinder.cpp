@@ -49,7 +49,7 @@ struct Context {
   RemoteMemory* memory;
   const std::vector<Module>* modules;
   const user_regs_struct* regs;
-  const StackCopy* stack;
+  const StackView* stack;
   UnwinderStats* stats;
   bool no_info = false;  // find_proc_info found nothing during the current step
   uint64_t no_info_ip = 0;
@@ -372,16 +372,26 @@ Result<void> Unwinder::prepare(const std::vector<proc::Mapping>& maps) {
 
 std::vector<uint64_t> Unwinder::unwind(const user_regs_struct& regs, const StackCopy& stack,
                                        size_t max_frames, UnwindStatus* status) {
-  Impl& s = *impl_;
   UnwindStatus local;
-  UnwindStatus& st = status != nullptr ? *status : local;
-  st = UnwindStatus{};
   std::vector<uint64_t> ips;
+  unwind(regs, stack.view(), max_frames, status != nullptr ? status : &local, &ips);
+  return ips;
+}
+
+void Unwinder::unwind(const user_regs_struct& regs, const StackView& stack, size_t max_frames,
+                      UnwindStatus* status, std::vector<uint64_t>* out) {
+  Impl& s = *impl_;
+  UnwindStatus& st = *status;
+  st.stop = UnwindStop::kEndOfStack;
+  st.ip = 0;
+  st.unw_error = 0;
+  st.exact_ips.clear();
+  std::vector<uint64_t>& ips = *out;
+  ips.clear();
   if (max_frames == 0) {
     st.stop = UnwindStop::kMaxFrames;
-    return ips;
+    return;
   }
-  ips.reserve(std::min<size_t>(max_frames, 64));
   ips.push_back(regs.rip);
   st.ip = regs.rip;
 
@@ -390,7 +400,7 @@ std::vector<uint64_t> Unwinder::unwind(const user_regs_struct& regs, const Stack
   if (int r = unw_init_remote(&cursor, s.as, &ctx); r < 0) {
     st.stop = UnwindStop::kBadFrame;
     st.unw_error = r;
-    return ips;
+    return;
   }
   uint64_t prev_sp = regs.rsp;
   while (true) {
@@ -439,7 +449,6 @@ std::vector<uint64_t> Unwinder::unwind(const user_regs_struct& regs, const Stack
     st.ip = ip;
     prev_sp = sp;
   }
-  return ips;
 }
 
 const UnwinderStats& Unwinder::stats() const {

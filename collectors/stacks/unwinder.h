@@ -81,6 +81,10 @@ class Unwinder {
   // The thread's IPs, leaf first: [0] is the exact IP from regs; the others are return
   // addresses, except those listed in status->exact_ips. At most max_frames IPs. The stack copy
   // must be the one taken together with regs (same stop).
+  // The copy is read where it lies (a StackView into the capture's arena, say): nothing is
+  // copied again. IPS is cleared and refilled (pass the same vector again: no allocation).
+  void unwind(const user_regs_struct& regs, const StackView& stack, size_t max_frames,
+              UnwindStatus* status, std::vector<uint64_t>* ips);
   std::vector<uint64_t> unwind(const user_regs_struct& regs, const StackCopy& stack,
                                size_t max_frames = kDefaultMaxFrames,
                                UnwindStatus* status = nullptr);

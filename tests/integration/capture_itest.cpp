@@ -92,9 +92,12 @@ class Capture : public testing::Test {
 // Takes one snapshot of PID with each method and compares the stacks of the threads whose root
 // starts with one of SLEEPERS (frames, user and kernel, identical; kernel frames present).
 // Returns how many threads were compared.
-int compare_sleepers(pid_t target, const std::vector<std::string>& sleepers) {
+int compare_sleepers(pid_t target, const std::vector<std::string>& sleepers,
+                     const std::vector<std::string>& bpf_options = {}) {
   const std::string pid = std::to_string(target);
-  HearthRun bpf = run_hearth({"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"});
+  std::vector<std::string> bpf_args = {"stacks", "--method", "bpf", "-p", pid, "-n", "1", "-o", "-"};
+  bpf_args.insert(bpf_args.end(), bpf_options.begin(), bpf_options.end());
+  HearthRun bpf = run_hearth(bpf_args);
   HearthRun ptrace = run_hearth({"stacks", "--method", "ptrace", "-p", pid, "-n", "1", "-o", "-"});
   EXPECT_EQ(WEXITSTATUS(bpf.status), 0) << bpf.err;
   EXPECT_EQ(WEXITSTATUS(ptrace.status), 0) << ptrace.err;
@@ -141,6 +144,22 @@ TEST_P(CaptureKinds, EverySleeperGivesTheSameStackBothWays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, CaptureKinds, testing::Values("fp", "nofp"));
+
+// The program refills its page arena for every read() of the iterator, and a read() ends once it
+// has filled half the arena: 300 sleepers take several reads, each unwound in place before the
+// next read() reuses the pages; with 1 MiB copies (a thread's whole copy is more than a read's
+// budget, so each read holds one) every stack still matches a ptrace stop's.
+TEST_F(Capture, ManyReadsOfTheArenaGiveTheSameStacks) {
+  if (!bpf_available()) GTEST_SKIP() << probe_.err;
+  auto t = Target::start("stack_target-fp", {"--threads", "300", "--depth", "6", "--spin", "0"});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(compare_sleepers(t->pid(), {"[cond-", "[mutex-"}), 300);
+  auto u = Target::start("unwind_target-nofp", {});
+  ASSERT_TRUE(u);
+  EXPECT_EQ(compare_sleepers(u->pid(), {"[u-mutex ", "[u-cond ", "[u-read ", "[u-deep "},
+                             {"--stack-bytes", "1048576"}),
+            4);
+}
 
 // hearth keeps its BPF program, maps and iterator link only through file descriptors: a
 // SIGKILL (no cleanup code runs) leaves nothing loaded, and the target runs on untraced.

@@ -437,6 +437,33 @@ TEST_P(UnwindTest, MaxFramesAndShortCopiesAreReported) {
   EXPECT_GT(memory_->stats().stack_overrun, 0u);
 }
 
+// The bpf capture unwinds each copy where it lies (a StackView into its arena) instead of a
+// StackCopy of its own: the same bytes at another address give the same stack, the same stop,
+// and a view cut to its first page runs out of copy exactly as a one-page copy does.
+TEST_P(UnwindTest, AViewOfTheCopyElsewhereUnwindsTheSame) {
+  const auto snaps = snapshot(target_.pid, *memory_, 64 << 10);
+  ASSERT_GE(snaps.size(), 5u);
+  std::vector<uint8_t> arena;
+  std::vector<uint64_t> from_view;
+  for (const ThreadSnap& s : snaps) {
+    SCOPED_TRACE(s.name);
+    arena.assign(s.stack.bytes.begin(), s.stack.bytes.end());  // another buffer, another address
+    UnwindStatus by_copy, by_view;
+    const auto ips = unwinder_->unwind(s.regs, s.stack, 300, &by_copy);
+    unwinder_->unwind(s.regs, StackView{s.stack.base, arena}, 300, &by_view, &from_view);
+    EXPECT_EQ(from_view, ips);
+    EXPECT_EQ(by_view.stop, by_copy.stop);
+    EXPECT_EQ(by_view.exact_ips, by_copy.exact_ips);
+    if (s.name != "u-deep") continue;
+    EXPECT_GE(ips.size(), 200u);
+    const size_t page = kPageSize - (s.stack.base & (kPageSize - 1));
+    unwinder_->unwind(s.regs, StackView{s.stack.base, std::span(arena).first(page)}, 300,
+                      &by_view, &from_view);
+    EXPECT_LT(from_view.size(), 200u);
+    EXPECT_EQ(by_view.stop, UnwindStop::kOutsideCopy) << to_string(by_view.stop);
+  }
+}
+
 // Registers that make no sense (a corrupt stack, a wild jump) must end an unwind, never crash
 // or hang it: every read goes through RemoteMemory, every loop is bounded.
 TEST_P(UnwindTest, GarbageRegistersEndTheUnwindCleanly) {

@@ -108,12 +108,13 @@ TEST(RemoteMemoryTest, ReadsComeFromTheCopyAndNeverFromBeyondItInTheSameMapping)
   const uint64_t inside = stack.end() - 16;
   stack.base[inside - addr_of(stack.base)] ^= 0xff;  // the "thread" runs on after the copy
   uint8_t byte = 0;
-  ASSERT_TRUE(memory.read(inside, &byte, 1, &*copy));
+  const StackView view = copy->view();
+  ASSERT_TRUE(memory.read(inside, &byte, 1, &view));
   EXPECT_EQ(byte, copy->bytes[inside - copy->base]);
   EXPECT_NE(byte, stack.base[inside - addr_of(stack.base)]);
   // Below the copy, still in the stack's mapping: refused, not read live.
   uint64_t word = 0;
-  EXPECT_FALSE(memory.read(addr_of(stack.base), &word, sizeof word, &*copy));
+  EXPECT_FALSE(memory.read(addr_of(stack.base), &word, sizeof word, &view));
   EXPECT_EQ(memory.stats().stack_overrun, 1u);
   // Without a stack copy the same memory is ordinary writable memory: read directly.
   EXPECT_TRUE(memory.read(addr_of(stack.base), &word, sizeof word, nullptr));
