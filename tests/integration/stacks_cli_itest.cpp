@@ -441,7 +441,7 @@ TEST(StacksCliErrors, WrongPidIsOneClearLine) {
 }
 
 // --verbose: where hearth's own time went, three lines after the summary (four with bpf: the
-// capture passes); nothing of it without.
+// capture passes), then the symbol cache's; nothing of it without.
 TEST(StacksCliVerbose, SaysWhereItsTimeWent) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
   auto t = Target::start(HEARTH_TARGETS_DIR "/stack_target-fp",
@@ -457,6 +457,18 @@ TEST(StacksCliVerbose, SaysWhereItsTimeWent) {
   for (const std::string& l : lines_of(r.err)) {
     if (l.rfind("hearth stacks: time: ", 0) == 0) times.push_back(l);
   }
+  // After the output's line, the symbol cache's (entries and names) and, when kernel frames
+  // were named, how the kernel's symbols were had.
+  std::vector<std::string> symbols;
+  while (!times.empty() && (times.back().rfind("hearth stacks: time: symbols: ", 0) == 0 ||
+                            times.back().rfind("hearth stacks: time: kernel symbols: ", 0) == 0)) {
+    symbols.insert(symbols.begin(), times.back());
+    times.pop_back();
+  }
+  ASSERT_FALSE(symbols.empty()) << r.err;
+  EXPECT_EQ(symbols[0].rfind("hearth stacks: time: symbols: cache ", 0), 0u) << symbols[0];
+  EXPECT_NE(symbols[0].find(" from the cache, "), std::string::npos) << symbols[0];
+  EXPECT_LE(symbols.size(), 2u) << r.err;
   // With bpf, a line for the capture passes themselves comes before the output's.
   const bool bpf = r.err.find("capture bpf:") != std::string::npos;
   ASSERT_EQ(times.size(), bpf ? 4u : 3u) << r.err;
