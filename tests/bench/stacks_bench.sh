@@ -113,15 +113,8 @@ for b in $builds; do
   [[ -x $targets/stack_target-$b ]] ||
     { echo "stacks_bench: $targets/stack_target-$b is not built: cmake --build build" >&2; exit 2; }
 done
-need_pkg() { # command package
-  command -v "$1" >/dev/null && return 0
-  echo "stacks_bench: installing Debian's $2 for $1" >&2
-  local sudo_=""
-  (($(id -u) == 0)) || sudo_=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo_ apt-get install -y -qq "$2" >/dev/null ||
-    { $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq "$2" >/dev/null; }
-}
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time
 ((skip_eu)) || need_pkg eu-stack elfutils
 ((skip_gdb)) || need_pkg gdb gdb

@@ -32,8 +32,11 @@ while (($#)); do
   esac
 done
 [[ -x $hearth && -x $target ]] || { echo "startup_bench: build hearth and stack_target-fp first" >&2; exit 2; }
-((skip_eu)) || command -v eu-stack >/dev/null || { echo "startup_bench: no eu-stack (elfutils): skipped" >&2; skip_eu=1; }
-((skip_gdb)) || command -v gdb >/dev/null || { echo "startup_bench: no gdb: skipped" >&2; skip_gdb=1; }
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
+((skip_eu)) || need_pkg eu-stack elfutils
+((skip_gdb)) || need_pkg gdb gdb
+[[ $loads == *busy* ]] && need_pkg stress-ng stress-ng
 
 work=$(mktemp -d)
 pids=()
@@ -63,7 +66,6 @@ printf '%-6s %-12s %10s %10s\n' load tool "wall s" "CPU s"
 for load in $loads; do
   hog=""
   if [[ $load == busy ]]; then
-    command -v stress-ng >/dev/null || { echo "startup_bench: no stress-ng: busy skipped" >&2; continue; }
     stress-ng --cpu 0 --timeout 3600s >/dev/null 2>&1 &
     hog=$!
     pids+=("$hog")
