@@ -57,12 +57,8 @@ done
 [[ -x $hearth ]] || { echo "capture_pass_bench: $hearth is not built (cmake --build build --target hearth)" >&2; exit 2; }
 [[ -x $target_bin ]] ||
   { echo "capture_pass_bench: $target_bin is not built (cmake --build build --target stack_target-fp)" >&2; exit 2; }
-need_pkg() { # command package
-  command -v "$1" >/dev/null && return 0
-  echo "capture_pass_bench: installing Debian's $2 for $1" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq "$2" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }
-}
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time
 need_pkg perf linux-perf
 ((peer == 0)) || need_pkg eu-stack elfutils

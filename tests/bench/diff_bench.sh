@@ -48,14 +48,13 @@ done
 for s in $shapes; do
   [[ $s == narrow || $s == broad ]] || { echo "diff_bench: --shapes: narrow or broad, not '$s'" >&2; exit 2; }
 done
-if [[ ! -x /usr/bin/time ]]; then
-  echo "diff_bench: installing GNU time (peak memory)" >&2
-  apt-get install -y time >/dev/null
-fi
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
+[[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time  # peak memory
 mkdir -p "$data_dir/out"
 # --busy: this script again, idle then busy (DIFF_BENCH_CONDITION tells the runs apart).
 if ((busy)) && [[ -z $condition ]]; then
-  command -v stress-ng >/dev/null || { echo "diff_bench: --busy needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+  need_pkg stress-ng stress-ng
   args=()
   for a in "${all_args[@]}"; do [[ $a == --busy ]] || args+=("$a"); done
   DIFF_BENCH_CONDITION=idle "$0" "${args[@]}"

@@ -63,7 +63,9 @@ done
 
 # --busy: this script again, idle then busy (FLAME_BENCH_CONDITION tells the runs apart).
 if ((busy)) && [[ -z $condition ]]; then
-  command -v stress-ng >/dev/null || { echo "flame_bench: --busy needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+  # shellcheck source=need_pkg.sh
+  source "$(dirname "$0")/need_pkg.sh"
+  need_pkg stress-ng stress-ng
   args=()
   for a in "${all_args[@]}"; do [[ $a == --busy ]] || args+=("$a"); done
   FLAME_BENCH_CONDITION=idle "$0" "${args[@]}"
@@ -89,14 +91,9 @@ if ((!have_hearth)) && [[ -z $flamegraph_pl ]]; then
 fi
 
 # Peak RSS comes from GNU time; Debian's `time` package.
-if [[ ! -x /usr/bin/time ]]; then
-  echo "flame_bench: installing GNU time for peak RSS" >&2
-  sudo_=""
-  (($(id -u) == 0)) || sudo_=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo_ apt-get install -y -qq time >/dev/null ||
-    { $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq time >/dev/null; }
-fi
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
+[[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time  # peak RSS
 
 mkdir -p "$data_dir/out"
 tmp=$(mktemp -d)

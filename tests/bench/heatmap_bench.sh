@@ -57,7 +57,9 @@ run_all() {
 }
 run_all "idle, unpinned"
 if ((busy)); then
-  command -v stress-ng >/dev/null || { echo "heatmap_bench: --busy needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+  # shellcheck source=need_pkg.sh
+  source "$(dirname "$0")/need_pkg.sh"
+  need_pkg stress-ng stress-ng
   stress-ng --cpu 0 --timeout 1800s --quiet &
   hog=$!
   trap 'kill $hog 2>/dev/null; wait $hog 2>/dev/null || true' EXIT

@@ -53,7 +53,9 @@ done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "jit_bench: --runs needs a positive integer" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "jit_bench: needs root (hearth and perf attach to the target)" >&2; exit 2; }
 [ -x "$hearth" ] || { echo "jit_bench: no $hearth (run bin/setup)" >&2; exit 2; }
-command -v perf >/dev/null || { echo "jit_bench: no perf (Debian's linux-perf)" >&2; exit 2; }
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
+need_pkg perf linux-perf
 for r in $runtimes; do
   case $r in
     node) command -v node >/dev/null || { echo "jit_bench: no node (Debian's nodejs)" >&2; exit 2; } ;;
@@ -64,8 +66,7 @@ for r in $runtimes; do
     *) echo "jit_bench: unknown runtime '$r' (node, java)" >&2; exit 2 ;;
   esac
 done
-[[ " $loads " == *" busy "* ]] && ! command -v stress-ng >/dev/null &&
-  { echo "jit_bench: --load busy needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+[[ " $loads " == *" busy "* ]] && need_pkg stress-ng stress-ng
 
 mkdir -p "$data_dir"
 target_pid=""

@@ -26,8 +26,10 @@ while (($#)); do
 done
 pgbin=/usr/lib/postgresql/15/bin
 [ -x "$pgbin/pgbench" ] || { echo "needs Debian's postgresql (15)" >&2; exit 1; }
-command -v perf >/dev/null || { echo "needs perf (linux-perf)" >&2; exit 1; }
-command -v gawk >/dev/null || { echo "needs gawk" >&2; exit 1; }
+# shellcheck source=need_pkg.sh
+source tests/bench/need_pkg.sh
+need_pkg perf linux-perf
+need_pkg gawk gawk
 hearth=$(realpath "$hearth")
 user=postgres
 id -u "$user" >/dev/null 2>&1 || user=nobody

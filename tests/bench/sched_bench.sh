@@ -42,9 +42,10 @@ while (($#)); do
 done
 [[ $(id -u) == 0 ]] || { echo "sched_bench: needs root (tracing)" >&2; exit 2; }
 [[ -x $hearth ]] || { echo "sched_bench: no hearth at $hearth (run bin/setup)" >&2; exit 2; }
-if ((perf)) && ! command -v perf >/dev/null; then
-  echo "sched_bench: installing linux-perf" >&2
-  apt-get install -y linux-perf >/dev/null || { echo "sched_bench: no perf; --no-perf" >&2; perf=0; }
+# shellcheck source=need_pkg.sh
+source "$(dirname "$0")/need_pkg.sh"
+if ((perf)); then
+  need_pkg perf linux-perf || { echo "sched_bench: no perf; --no-perf" >&2; perf=0; }
 fi
 
 mkdir -p "$data"
