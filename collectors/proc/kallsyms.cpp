@@ -114,9 +114,26 @@ Result<Kallsyms> Kallsyms::parse_core_text(std::string_view text, std::string_vi
   const size_t last = text.rfind('\n', text.size() - 2);
   if (last == std::string_view::npos || last < first) return fail("cut short: no end line");
   const std::string_view end = text.substr(last + 1, text.size() - last - 2);
-  ASSIGN_OR_RETURN(Kallsyms k, parse(text.substr(first + 1, last - first)));
-  if (end != "# end " + std::to_string(k.size()) || !k.covers_core(k.core_end_))
+  // Every line exactly as core_text() writes it ("%016llx t NAME", NAME without blanks or
+  // control characters): parse() alone skips what it cannot read, which a cache must refuse.
+  const std::string_view body = text.substr(first + 1, last - first);
+  size_t lines = 0;
+  for (size_t at = 0; at < body.size(); ++lines) {
+    const size_t nl = body.find('\n', at);
+    const std::string_view line = body.substr(at, nl - at);
+    at = nl + 1;
+    bool ok = line.size() > 19 && line.size() <= 19 + 1024 && line.substr(16, 3) == " t ";
+    for (size_t i = 0; ok && i < 16; ++i)
+      ok = (line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f');
+    for (size_t i = 19; ok && i < line.size(); ++i)
+      ok = static_cast<unsigned char>(line[i]) > ' ' && line[i] != 0x7f;
+    if (!ok) return fail("damaged: line " + std::to_string(lines + 2));
+  }
+  ASSIGN_OR_RETURN(Kallsyms k, parse(body));
+  if (end != "# end " + std::to_string(lines) || k.size() != lines || !k.covers_core(k.core_end_))
     return fail("damaged: the end line does not count the symbols");
+  if (k.symbols_.front().address < k.core_start_ || k.symbols_.back().address > k.core_end_)
+    return fail("damaged: a symbol outside the core kernel text");
   return k;
 }
 
