@@ -29,6 +29,19 @@ std::string html_escape(std::string_view s) {
   return out;
 }
 
+std::string fill_page(std::string_view name,
+                      std::initializer_list<std::pair<std::string_view, std::string_view>> keys) {
+  std::string html(templates::get(name));
+  size_t pos = 0;
+  for (const auto& [key, value] : keys) {
+    const size_t at = html.find(key, pos);
+    HEARTH_CHECK(at != std::string::npos);
+    html.replace(at, key.size(), value);
+    pos = at + value.size();
+  }
+  return html;
+}
+
 std::string_view script_text(std::string_view name) {
   std::string_view text = templates::get(name);
   HEARTH_CHECK(text.find("</script") == std::string_view::npos &&

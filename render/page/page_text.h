@@ -4,13 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hearth::page {
 
 // S with `<`, `>`, `&` and `"` as entities: text or an attribute value of the page.
 std::string html_escape(std::string_view s);
+
+// Template NAME (an HTML page) with its KEYS ("{{TITLE}}", ...) replaced by their values, in
+// page order: each key is looked for after the previous value, so a value that holds a key (a
+// thread or frame name in the data) is never filled. Every key must be there, in that order.
+std::string fill_page(std::string_view name,
+                      std::initializer_list<std::pair<std::string_view, std::string_view>> keys);
 
 // Template NAME as the content of a <script> element (checked not to close it).
 std::string_view script_text(std::string_view name);

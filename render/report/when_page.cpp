@@ -56,22 +56,12 @@ std::string page_data(const WhenOptions& o) {
 }  // namespace
 
 std::string when_page(const WhenOptions& o) {
-  std::string html(templates::get("when.html"));
-  // The keys in page order, each looked for after the previous value: a value that holds a key
-  // is never filled.
-  size_t pos = 0;
-  auto fill = [&html, &pos](std::string_view key, std::string_view value) {
-    const size_t at = html.find(key, pos);
-    HEARTH_CHECK(at != std::string::npos);
-    html.replace(at, key.size(), value);
-    pos = at + value.size();
-  };
-  fill("{{TITLE}}", page::html_escape(o.title));
-  fill("{{CSS}}", templates::get("when.css"));
-  fill("{{HEADING}}", page::html_escape(o.title));
-  fill("{{DATA}}", page_data(o));
-  fill("{{SCRIPT}}", page::script_text("when.js"));
-  return html;
+  const std::string title = page::html_escape(o.title);
+  return page::fill_page("when.html", {{"{{TITLE}}", title},
+                                       {"{{CSS}}", templates::get("when.css")},
+                                       {"{{HEADING}}", title},
+                                       {"{{DATA}}", page_data(o)},
+                                       {"{{SCRIPT}}", page::script_text("when.js")}});
 }
 
 WhenOptions when_options(const TimePictures& f, const std::string& target) {
