@@ -57,8 +57,8 @@ done
 [[ -x $hearth ]] || { echo "capture_pass_bench: $hearth is not built (cmake --build build --target hearth)" >&2; exit 2; }
 [[ -x $target_bin ]] ||
   { echo "capture_pass_bench: $target_bin is not built (cmake --build build --target stack_target-fp)" >&2; exit 2; }
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time
 need_pkg perf linux-perf
 ((peer == 0)) || need_pkg eu-stack elfutils

@@ -48,21 +48,15 @@ done
 for s in $shapes; do
   [[ $s == narrow || $s == broad ]] || { echo "diff_bench: --shapes: narrow or broad, not '$s'" >&2; exit 2; }
 done
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time  # peak memory
 mkdir -p "$data_dir/out"
 # --busy: this script again, idle then busy (DIFF_BENCH_CONDITION tells the runs apart).
 if ((busy)) && [[ -z $condition ]]; then
-  need_pkg stress-ng stress-ng
   args=()
   for a in "${all_args[@]}"; do [[ $a == --busy ]] || args+=("$a"); done
-  DIFF_BENCH_CONDITION=idle "$0" "${args[@]}"
-  stress-ng --cpu 0 --timeout 3600s --quiet &
-  hog=$!
-  trap 'kill $hog 2>/dev/null; wait $hog 2>/dev/null || true' EXIT
-  sleep 2
-  DIFF_BENCH_CONDITION="busy: stress-ng --cpu 0 (one hog per vCPU)" "$0" "${args[@]}"
+  idle_then_busy DIFF_BENCH_CONDITION "${args[@]}"
   exit
 fi
 [[ -n $condition ]] || condition=idle

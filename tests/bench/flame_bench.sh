@@ -63,17 +63,11 @@ done
 
 # --busy: this script again, idle then busy (FLAME_BENCH_CONDITION tells the runs apart).
 if ((busy)) && [[ -z $condition ]]; then
-  # shellcheck source=need_pkg.sh
-  source "$(dirname "$0")/need_pkg.sh"
-  need_pkg stress-ng stress-ng
+  # shellcheck source=bench_lib.sh
+  source "$(dirname "$0")/bench_lib.sh"
   args=()
   for a in "${all_args[@]}"; do [[ $a == --busy ]] || args+=("$a"); done
-  FLAME_BENCH_CONDITION=idle "$0" "${args[@]}"
-  stress-ng --cpu 0 --timeout 3600s --quiet &
-  hog=$!
-  trap 'kill $hog 2>/dev/null; wait $hog 2>/dev/null || true' EXIT
-  sleep 2
-  FLAME_BENCH_CONDITION="busy: stress-ng --cpu 0 (one hog per vCPU)" "$0" "${args[@]}"
+  idle_then_busy FLAME_BENCH_CONDITION "${args[@]}"
   exit
 fi
 [[ -n $condition ]] || condition=idle
@@ -91,8 +85,8 @@ if ((!have_hearth)) && [[ -z $flamegraph_pl ]]; then
 fi
 
 # Peak RSS comes from GNU time; Debian's `time` package.
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time  # peak RSS
 
 mkdir -p "$data_dir/out"

@@ -53,8 +53,8 @@ done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "jit_bench: --runs needs a positive integer" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "jit_bench: needs root (hearth and perf attach to the target)" >&2; exit 2; }
 [ -x "$hearth" ] || { echo "jit_bench: no $hearth (run bin/setup)" >&2; exit 2; }
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 need_pkg perf linux-perf
 for r in $runtimes; do
   case $r in

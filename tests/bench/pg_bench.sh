@@ -26,8 +26,8 @@ while (($#)); do
 done
 pgbin=/usr/lib/postgresql/15/bin
 [ -x "$pgbin/pgbench" ] || { echo "needs Debian's postgresql (15)" >&2; exit 1; }
-# shellcheck source=need_pkg.sh
-source tests/bench/need_pkg.sh
+# shellcheck source=bench_lib.sh
+source tests/bench/bench_lib.sh
 need_pkg perf linux-perf
 need_pkg gawk gawk
 hearth=$(realpath "$hearth")

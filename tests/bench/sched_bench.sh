@@ -42,8 +42,8 @@ while (($#)); do
 done
 [[ $(id -u) == 0 ]] || { echo "sched_bench: needs root (tracing)" >&2; exit 2; }
 [[ -x $hearth ]] || { echo "sched_bench: no hearth at $hearth (run bin/setup)" >&2; exit 2; }
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 if ((perf)); then
   need_pkg perf linux-perf || { echo "sched_bench: no perf; --no-perf" >&2; perf=0; }
 fi

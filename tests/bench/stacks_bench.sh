@@ -113,8 +113,8 @@ for b in $builds; do
   [[ -x $targets/stack_target-$b ]] ||
     { echo "stacks_bench: $targets/stack_target-$b is not built: cmake --build build" >&2; exit 2; }
 done
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 [[ -x /usr/bin/time ]] || need_pkg /usr/bin/time time
 ((skip_eu)) || need_pkg eu-stack elfutils
 ((skip_gdb)) || need_pkg gdb gdb

@@ -32,8 +32,8 @@ while (($#)); do
   esac
 done
 [[ -x $hearth && -x $target ]] || { echo "startup_bench: build hearth and stack_target-fp first" >&2; exit 2; }
-# shellcheck source=need_pkg.sh
-source "$(dirname "$0")/need_pkg.sh"
+# shellcheck source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 ((skip_eu)) || need_pkg eu-stack elfutils
 ((skip_gdb)) || need_pkg gdb gdb
 [[ $loads == *busy* ]] && need_pkg stress-ng stress-ng

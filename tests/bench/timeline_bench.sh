@@ -59,8 +59,8 @@ run_all() {
 }
 run_all "idle, unpinned"
 if ((busy)); then
-  # shellcheck source=need_pkg.sh
-  source "$(dirname "$0")/need_pkg.sh"
+  # shellcheck source=bench_lib.sh
+  source "$(dirname "$0")/bench_lib.sh"
   need_pkg stress-ng stress-ng
   stress-ng --cpu 0 --timeout 1800s --quiet &
   hog=$!

@@ -1,0 +1,28 @@
+# Sourced by the benchmarks. need_pkg COMMAND PACKAGE installs Debian's PACKAGE when COMMAND is
+# missing (a peer such as gdb or eu-stack, or stress-ng for the busy runs), so a benchmark's
+# peers are there on a fresh machine. Prints what it installs on stderr.
+need_pkg() {
+  command -v "$1" >/dev/null && return 0
+  echo "${0##*/}: installing Debian's $2 for $1" >&2
+  local sudo_=""
+  (($(id -u) == 0)) || sudo_=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_ apt-get install -y -qq "$2" >/dev/null ||
+    { $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq "$2" >/dev/null; }
+}
+
+# idle_then_busy VAR ARG...: this benchmark ("$0") again with ARG..., first with VAR=idle, then
+# beside stress-ng --cpu 0 (a CPU hog per vCPU) with VAR naming that condition; the hogs end with
+# the calling script. The caller exits after it (its --busy run is these two).
+idle_then_busy() {
+  local var=$1
+  shift
+  need_pkg stress-ng stress-ng
+  env "$var=idle" "$0" "$@"
+  stress-ng --cpu 0 --timeout 3600s --quiet &
+  local hog=$!
+  # shellcheck disable=SC2064  # the hog's pid, now
+  trap "kill $hog 2>/dev/null; wait $hog 2>/dev/null || true" EXIT
+  sleep 2
+  env "$var=busy: stress-ng --cpu 0 (one hog per vCPU)" "$0" "$@"
+}
