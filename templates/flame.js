@@ -61,7 +61,7 @@
 
   // ---- labels (FLAME_DOM.md, "Shortening C++ names") ----
 
-  // Replaces each outermost OPEN…CLOSE group: empty -> OPEN CLOSE, else OPEN … CLOSE (or kept
+  // Replaces each outermost OPEN...CLOSE group: empty -> OPEN CLOSE, else OPEN U+2026 CLOSE (or kept
   // when KEEP matches the content). Unbalanced input is returned unchanged.
   function collapse(s, open, close, keep) {
     if (s.indexOf(open) < 0 && s.indexOf(close) < 0) return s;

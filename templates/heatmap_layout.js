@@ -78,7 +78,7 @@ function keepRule(T, total, minCount) {
 
 // A frame's label at WIDTH px (FLAME_DOM.md, "Shortening C++ names"; render/flame/names.h
 // fit_label): the name, without parameter lists, without template arguments, else cut + "..".
-function collapseGroups(s, open, close, keep) {  // each outermost OPEN…CLOSE group shortened
+function collapseGroups(s, open, close, keep) {  // each outermost OPEN...CLOSE group shortened
   if (s.indexOf(open) < 0 && s.indexOf(close) < 0) return s;
   let out = "", level = 0, start = 0;
   for (let i = 0; i < s.length; i++) {

@@ -4,7 +4,7 @@
 // "iN", legend swatches "iN" too (render/charts/metrics_chart.h). In the report's time view
 // (when.html), the chart is on the view's time axis: its range shaded and its instant marked in
 // every panel; a drag over a panel's plot sets the range, a click the instant, and with the
-// keyboard (the chart takes the focus) ← → move the instant, Shift+← → widen the range, Escape
+// keyboard (the chart takes the focus) Left and Right move the instant, Shift+Left and Right widen the range, Escape
 // clears both. Embedded in a CDATA section: never the terminator.
 (function () {
   "use strict";

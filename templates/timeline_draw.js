@@ -200,7 +200,7 @@ function draw() {
 let lastLanesDrawn = 0;
 let lastParts = null;  // ms: pixels computed, put on the canvas, text drawn
 
-// TEXT cut to WIDTH css px in the current font, with "…" when cut; remembered per font, width
+// TEXT cut to WIDTH css px in the current font, with U+2026 when cut; remembered per font, width
 // and text, so a frame measures only the labels it has not drawn before.
 const elided = new Map();
 function elide(text, width) {

@@ -5,10 +5,35 @@
 #include "templates/templates.h"
 
 namespace hearth::page {
+namespace {
+
+// The code point of the valid UTF-8 sequence of N (2-4) bytes at S[I].
+uint32_t code_point(std::string_view s, size_t i, size_t n) {
+  auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
+  uint32_t cp = b(0) & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+  for (size_t k = 1; k < n; ++k) cp = cp << 6 | (b(k) & 0x3f);
+  return cp;
+}
+
+void append_hex(std::string* out, uint32_t v, int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int d = digits - 1; d >= 0; --d) out->push_back(kHex[(v >> (4 * d)) & 15]);
+}
+
+}  // namespace
 
 std::string html_escape(std::string_view s) {
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {  // a character reference: the page stays ASCII
+      const size_t n = utf8::sequence_length(s, i);
+      out += "&#x";
+      append_hex(&out, n == 0 ? 0xfffd : code_point(s, i, n), 4);
+      out += ';';
+      if (n > 1) i += n - 1;
+      continue;
+    }
     switch (c) {
       case '<':
         out += "&lt;";
@@ -71,13 +96,21 @@ void append_json_string(std::string* out, std::string_view s) {
       out->append("\\t");
       ++i;
     } else if (c < 0x20) {
-      out->append(utf8::kReplacement);
+      out->append("\\ufffd");
       ++i;
     } else if (const size_t n = utf8::sequence_length(s, i); n == 0) {
-      out->append(utf8::kReplacement);
+      out->append("\\ufffd");
       ++i;
-    } else {
-      out->append(s.data() + i, n);
+    } else {  // \u escapes (a surrogate pair above U+FFFF): the page stays ASCII
+      uint32_t cp = code_point(s, i, n);
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        out->append("\\u");
+        append_hex(out, 0xd800 + (cp >> 10), 4);
+        cp = 0xdc00 + (cp & 0x3ff);
+      }
+      out->append("\\u");
+      append_hex(out, cp, 4);
       i += n;
     }
   }

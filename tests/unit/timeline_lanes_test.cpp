@@ -369,6 +369,12 @@ TEST(TimelineLanes, TimeTexts) {
   std::string js;
   append_json_string(&js, "a</script>\"");
   EXPECT_EQ(js, "\"a\\u003c/script\\u003e\\\"\"");
+  // The pages are ASCII: other characters as \u escapes (a surrogate pair above U+FFFF), bytes
+  // that are not UTF-8 as U+FFFD; in HTML text as character references.
+  js.clear();
+  append_json_string(&js, "\xc3\xa9\xe2\x86\x90\xf0\x9f\x94\xa5\xff\x01");
+  EXPECT_EQ(js, "\"\\u00e9\\u2190\\ud83d\\udd25\\ufffd\\ufffd\"");
+  EXPECT_EQ(page::html_escape("a\xc3\xa9<\xf0\x9f\x94\xa5\xff"), "a&#x00e9;&lt;&#x1f525;&#xfffd;");
 }
 
 TEST(TimelineInputs, DirectoryFilesAndDamage) {
