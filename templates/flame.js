@@ -9,7 +9,10 @@
 // script creates when a zoom makes a frame that wide or a search matches it; an element is
 // hidden (class "hide"), never removed, when its frame stops being drawn. A zoom or a search
 // writes the DOM only where a value changes, never reads layout and never measures text. The
-// elements stay in pre-order in #frames (created ones are inserted at their place).
+// elements stay in pre-order in #frames (created ones are inserted at their place). With the
+// data's `paint` (graphs made in a browser, FLAME_DOM.md), the drawn frames narrower than that
+// which have no element are painted on one canvas behind #frames instead; hovering one, giving
+// it the focus or a search match makes its element.
 (function () {
   "use strict";
 
@@ -25,11 +28,14 @@
   const SHOWN = 0;
   const HIDDEN = 1;   // class "hide", or no element
   const PARENT = 2;   // class "parent": an ancestor of the zoomed frame, dimmed, full width
+  const PAINTED = 3;  // drawn on the canvas, no element (yet)
 
   let svg, framesG, details, unzoomBtn, searchBtn, icBtn, matchedEl;
   let xpad, fullWidth, charWidth, nameType;
   let n = 0;
   let lazy = 0;                       // px; narrower frames have no element unless matched
+  let paintBelow = 0;                 // px; narrower drawn frames without an element: painted
+  let painter = null, canvas = null;  // <foreignObject> behind #frames, its <canvas>
   let frameH = 15;                    // rect height, px
   let els, rects, texts;              // per frame: <g>, <rect>, <text>, or null
   let names, suffixes, fills;         // per frame: strings (title = name + suffix)
@@ -148,6 +154,8 @@
     n = data.x.length;
     if (n === 0) return;
     lazy = data.lazy > 0 ? data.lazy : 0;
+    paintBelow = lazy > 0 && data.paint > lazy ? data.paint : 0;
+    const written_min = Math.max(lazy, paintBelow);  // the SVG wrote the frames this wide
     frameH = data.h;
     els = new Array(n).fill(null);
     rects = new Array(n).fill(null);
@@ -206,7 +214,7 @@
     const build = g === null;
     let textDyKnown = false;
     for (let i = 0; i < n; i++) {
-      if (build || (lazy > 0 && !(ow[i] >= lazy))) {
+      if (build || (lazy > 0 && !(ow[i] >= written_min))) {
         state[i] = HIDDEN;
         continue;
       }
@@ -261,6 +269,18 @@
     }
 
     if (n > MANY_FRAMES) framesG.classList.add("many");
+    if (paintBelow > 0) {
+      painter = document.createElementNS(SVG_NS, "foreignObject");
+      painter.setAttribute("x", "0");
+      painter.setAttribute("y", "0");
+      painter.setAttribute("width", String(svgWidth));
+      painter.setAttribute("height", String(num(svg, "height", 0)));
+      painter.setAttribute("style", "pointer-events:none");
+      canvas = document.createElementNS("http://www.w3.org/1999/xhtml", "canvas");
+      painter.appendChild(canvas);
+      framesG.parentNode.insertBefore(painter, framesG);
+      if (!build) applyZoom(0);  // paints
+    }
     if (build) {
       // Out of the document while thousands of elements go in: one insertion, not one each.
       const home = framesG.parentNode, after = framesG.nextSibling;
@@ -320,6 +340,7 @@
 
   function setFocus(i) {
     if (focused === i) return;
+    if (i >= 0 && !els[i]) materialize(i);
     if (focused >= 0) els[focused].classList.remove("focus");
     focused = i;
     if (i >= 0) {
@@ -419,6 +440,7 @@
     const fullX = round(xpad);
     const fullW = round(fullWidth);
     let next = null;  // the element of the nearest frame after i that has one
+    const paintList = [];
     for (let i = n - 1; i >= 0; i--) {
       let st;
       let x = 0, w = 0;
@@ -431,12 +453,20 @@
           w = round(ow[i] * scale);
         }
         st = lazy === 0 || w >= lazy || matched[i] ? SHOWN : HIDDEN;
+        if (st === SHOWN && w < paintBelow && !els[i] && !matched[i]) st = PAINTED;
       } else if (isAncestor[i]) {
         st = PARENT;
         x = fullX;
         w = fullW;
       } else {
         st = HIDDEN;
+      }
+      if (st === PAINTED || (st === HIDDEN && !els[i])) {
+        state[i] = st;
+        curX[i] = x;
+        curW[i] = w;
+        if (st === PAINTED) paintList.push(i);
+        continue;
       }
       if (st !== HIDDEN && !els[i]) {
         curX[i] = x;
@@ -458,6 +488,67 @@
       if (st !== HIDDEN) place(i, x, w, z === 0);
     }
     for (let a = parent[z]; a >= 0; a = parent[a]) isAncestor[a] = 0;
+    if (canvas) paint(paintList.reverse());
+  }
+
+  // Paints frames LIST (indices, in pre-order) on the canvas, in place of what it showed: their
+  // rects, as the elements would draw them (fill, stroke; square corners: graphs this big are
+  // "many"). For tests: the painter's `hearthPainted` holds the frames and the x and width used.
+  function paint(list) {
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.ceil(svgPx(painter, "width")), h = Math.ceil(svgPx(painter, "height"));
+    if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
+      canvas.width = Math.round(w * ratio);
+      canvas.height = Math.round(h * ratio);
+      canvas.setAttribute("style", "display:block;width:" + w + "px;height:" + h + "px");
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    const xs = new Float64Array(list.length), ws = new Float64Array(list.length);
+    let fill = "";
+    for (let k = 0; k < list.length; k++) {
+      const i = list[k];
+      xs[k] = curX[i];
+      ws[k] = curW[i];
+      if (fills[i] !== fill) ctx.fillStyle = fill = fills[i];
+      ctx.fillRect(curX[i], oy[i], curW[i], frameH);
+      if (strokes[i]) {
+        ctx.strokeStyle = strokes[i][0];
+        ctx.lineWidth = parseFloat(strokes[i][1]);
+        ctx.strokeRect(curX[i], oy[i], curW[i], frameH);
+      }
+    }
+    painter.hearthPainted = { frames: Int32Array.from(list), x: xs, w: ws };
+  }
+
+  function svgPx(el, name) {
+    const v = parseFloat(el.getAttribute(name));
+    return isFinite(v) ? v : 0;
+  }
+
+  // Gives painted frame I its element (at its place in pre-order), as a zoom would.
+  function materialize(i) {
+    let j = i + 1;
+    while (j < n && !els[j]) j++;
+    create(i, j < n ? els[j] : null);
+    state[i] = SHOWN;
+    place(i, curX[i], curW[i], false);
+  }
+
+  // The painted frame under a mouse event, or -1.
+  function paintedAt(e) {
+    if (!canvas || !svg.getScreenCTM) return -1;
+    const m = svg.getScreenCTM();
+    if (!m) return -1;
+    const pt = svg.createSVGPoint();
+    pt.x = e.clientX;
+    pt.y = e.clientY;
+    const p = pt.matrixTransform(m.inverse());
+    for (let i = zoomed; i < end[zoomed]; i++) {
+      if (state[i] === PAINTED && p.y >= oy[i] && p.y < oy[i] + frameH && p.x >= curX[i] && p.x < curX[i] + curW[i]) return i;
+    }
+    return -1;
   }
 
   // ---- search ----
@@ -641,6 +732,24 @@
       if (i >= 0) setDetails(frameDetails(i));
     });
     framesG.addEventListener("mouseout", restingDetails);
+    if (canvas) {
+      // Over a painted frame: its element, made now, takes the hover (title, outline), the click.
+      svg.addEventListener("mousemove", function (e) {
+        if (frameOf(e.target) >= 0) return;
+        const i = paintedAt(e);
+        if (i < 0) return;
+        materialize(i);
+        setDetails(frameDetails(i));
+      });
+      svg.addEventListener("click", function (e) {
+        if (frameOf(e.target) >= 0) return;
+        const i = paintedAt(e);
+        if (i < 0) return;
+        materialize(i);
+        zoomTo(i);
+        setDetails(frameDetails(i));
+      });
+    }
 
     if (unzoomBtn) unzoomBtn.addEventListener("click", function () { zoomTo(0); });
     if (searchBtn) {

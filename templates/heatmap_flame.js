@@ -43,6 +43,7 @@ function mountFlame(svg, data) {
     history: null,
     URLSearchParams: window.URLSearchParams,
     prompt: (text, value) => window.prompt(text, value),
+    get devicePixelRatio() { return window.devicePixelRatio; },
     addEventListener: (type, fn) => {
       flameHost.addEventListener(type, fn);
       flameListeners.push([type, fn]);

@@ -4,6 +4,11 @@
 const MAX_FRAMES = 30000;   // as `hearth flame --max-frames`
 const MIN_WIDTH_PX = 0.1;   // as `hearth flame --minwidth`
 const LAZY_AFTER = 3000;    // frames; then only frames >= 1 px wide get elements at first
+// px: then the frames narrower than this are painted on a canvas, not elements (flame.js,
+// FLAME_DOM.md "paint"): none of them has a label (3 characters of 12 * 0.59 px need 21.24 px).
+// A range of a busy recording draws ~3,500 frames of 1-20 px: as elements, the browser's work on
+// them was most of a range's time.
+const PAINT_BELOW = 21;
 
 function roundPx(v) {
   return Math.round(v * 10) / 10;
@@ -184,7 +189,8 @@ function flameSvg(total, base, width, title, subtitle) {
     }
     return id;
   };
-  const data = { v: 1, lazy: nPlaced > LAZY_AFTER ? 1 : 0, h: fh - 1, strings: strings, fills: fills,
+  const data = { v: 1, lazy: nPlaced > LAZY_AFTER ? 1 : 0, paint: nPlaced > LAZY_AFTER ? PAINT_BELOW : 0,
+                 h: fh - 1, strings: strings, fills: fills,
                  x: new Float64Array(nPlaced), y: new Float64Array(nPlaced), w: new Float64Array(nPlaced),
                  name: new Uint32Array(nPlaced), suffix: new Uint32Array(nPlaced), fill: new Uint32Array(nPlaced),
                  class: [], stroke: [] };
@@ -251,7 +257,7 @@ function flameSvg(total, base, width, title, subtitle) {
     if (isThread) threadFrames.push(k);
     // The element, as `hearth flame`'s SVG writes it, of a frame drawn at first.
     const wk = data.w[k];
-    if (data.lazy && !(wk >= data.lazy)) continue;
+    if (data.lazy && !(wk >= data.lazy && wk >= data.paint)) continue;
     const label = fitLabel(nameId, wk);
     // No white space between elements: a text node each, 3,000 of them, for nothing.
     elements.push("<g" + (cls ? ' class="' + cls + '"' : "") + "><title>" + escOf(nameId) + escOf(suffixId) +

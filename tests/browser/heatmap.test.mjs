@@ -131,7 +131,24 @@ async function pageFrames(page) {
     const svg = root.querySelector("svg");
     const d = window.hearthHeatmap.lastFlame().data;  // handed to flame.js as it is (FLAME_DOM.md)
     const els = Array.from(root.querySelectorAll("#frames > g"));
-    return { titles: Array.from(d.name, (n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: Array.from(d.x), y: Array.from(d.y),
+    // Frames painted on the canvas behind #frames (big graphs: those narrower than the data's
+    // `paint` px, FLAME_DOM.md): what was painted, as rows like the elements', and for each of
+    // the first 40 at least 2 px wide the canvas pixel at its middle.
+    const painter = root.querySelector("foreignObject");
+    const p = painter && painter.hearthPainted;
+    const canvas = painter && painter.querySelector("canvas");
+    const ratio = canvas ? canvas.width / parseFloat(painter.getAttribute("width")) : 1;
+    const ctx = canvas && canvas.getContext("2d");
+    const painted = [], pixels = [];
+    for (let k = 0; p && k < p.frames.length; k++) {
+      const i = p.frames[k];
+      painted.push([d.strings[d.name[i]] + d.strings[d.suffix[i]], p.x[k], d.y[i], p.w[k], d.fills[d.fill[i]], "", null]);
+      if (pixels.length < 40 && p.w[k] >= 2) {
+        const px = ctx.getImageData(Math.floor((p.x[k] + p.w[k] / 2) * ratio), Math.floor((d.y[i] + d.h / 2) * ratio), 1, 1).data;
+        pixels.push([d.fills[d.fill[i]], "#" + Array.from(px.slice(0, 3), (v) => v.toString(16).padStart(2, "0")).join("")]);
+      }
+    }
+    return { painted, pixels, titles: Array.from(d.name, (n, i) => d.strings[n] + d.strings[d.suffix[i]]), x: Array.from(d.x), y: Array.from(d.y),
              w: Array.from(d.w), fills: Array.from(d.fill, (f) => d.fills[f]), width: svg.getAttribute("width"),
              elements: els.length, diff: svg.getAttribute("data-diff"),
              shown: els.map((g) => {
@@ -196,12 +213,54 @@ async function checkRangeFlame(page, label, tag, input) {
     `${label}: ... and its geometry (x, y, width of every frame at width ${got.width})`);
   check(sameArrays(got.fills, want.fills), `${label}: ... and its colours`);
   const same = (a, b) => a && b && a.length === b.length && a.every((v, i) => v === b[i]);
-  const differ = got.shown.findIndex((e, i) => !same(e, want.elements[i]));
-  check(got.shown.length === want.elements.length && differ < 0,
-    `${label}: the same frames are elements as in hearth flame's SVG (${got.shown.length} vs ${want.elements.length}), with its titles, rects, fills and labels (first difference: ${JSON.stringify([got.shown[differ], want.elements[differ]])})`);
+  // What is drawn: the elements and, in a big graph, the frames painted on the canvas instead
+  // (no label fits them); together, the frames hearth flame's SVG has as elements (those at least
+  // 1 px wide there), with the same titles, rects, fills and labels. By position (y, then x):
+  // the painted frames are not in the elements' pre-order.
+  const byPlace = (a, b) => a[2] - b[2] || a[1] - b[1];
+  const drawn = got.shown.concat(got.painted).sort(byPlace);
+  const wanted = want.elements.slice().sort(byPlace);
+  const differ = drawn.findIndex((e, i) => !same(e, wanted[i]));
+  check(drawn.length === wanted.length && differ < 0,
+    `${label}: the frames drawn (${got.shown.length} elements, ${got.painted.length} painted) are those hearth flame's SVG has as elements (${wanted.length}), with its titles, rects, fills and labels (first difference: ${JSON.stringify([drawn[differ], wanted[differ]])})`);
+  const badPixel = got.pixels.find(([fill, px]) => fill !== px);
+  check(!badPixel, `${label}: the painted frames show their fills on the canvas (${got.pixels.length} looked at; ${JSON.stringify(badPixel)})`);
+  check(got.painted.every((r) => !/^.{3}/.test(r[5])), `${label}: no painted frame would have a label`);
   check(got.hosts === 0, `${label}: drawn in the page (no iframe)`);
   const timing = await page.evaluate(() => window.hearthHeatmap.lastFlame().ms);
   info(`${label}: range -> flamegraph data in ${timing.toFixed(1)} ms`);
+}
+
+// A painted frame (no element) behaves as an element under the pointer: hovering it makes its
+// element (its title, the details line), a click zooms to it.
+async function checkPaintedHover(page) {
+  const target = await page.evaluate(() => {
+    const root = document.getElementById("flame").shadowRoot;
+    const p = root.querySelector("foreignObject").hearthPainted;
+    const d = window.hearthHeatmap.lastFlame().data;
+    let k = 0;
+    while (k < p.frames.length && p.w[k] < 3) k++;
+    if (k === p.frames.length) return null;
+    const i = p.frames[k];
+    const svg = root.querySelector("svg");
+    window.scrollBy(0, svg.getBoundingClientRect().top + d.y[i] - window.innerHeight / 2);  // on screen
+    const box = svg.getBoundingClientRect();
+    return { x: box.left + p.x[k] + p.w[k] / 2, y: box.top + d.y[i] + d.h / 2, title: d.strings[d.name[i]] + d.strings[d.suffix[i]] };
+  });
+  check(!!target, "wide: a painted frame at least 3 px wide");
+  if (!target) return;
+  await page.mouse.move(target.x, target.y);
+  const hovered = await page.evaluate((t) => {
+    const root = document.getElementById("flame").shadowRoot;
+    const g = Array.from(root.querySelectorAll("#frames > g")).find((e) => e.querySelector("title").textContent === t);
+    return { element: !!g, hover: !!g && g.matches(":hover"), details: root.getElementById("details").textContent };
+  }, target.title);
+  check(hovered.element && hovered.details === "Function: " + target.title,
+    `wide: hovering a painted frame makes its element, with its title (${target.title}), and the details line (${hovered.details})`);
+  await page.mouse.click(target.x, target.y);
+  const zoomed = await page.evaluate(() => !document.getElementById("flame").shadowRoot.getElementById("unzoom").classList.contains("hide"));
+  check(zoomed, "wide: a click on it zooms");
+  await page.keyboard.press("Escape");
 }
 
 // flame.js's interactions in the page's graph, as in `hearth flame`: a click zooms (details line,
@@ -409,9 +468,10 @@ async function main() {
     // The wide recording: the cut at 30,000 frames, lazy elements.
     await page.goto(pathToFileURL(path.resolve(widePage)).href + "?r=0-0.8", { waitUntil: "load" });
     const wide = await pageFrames(page);
-    check(wide.titles.length === 30000 && wide.elements < wide.titles.length,
-      `wide: 30,000 frames kept, ${wide.elements} of them elements (those >= 1 px wide)`);
+    check(wide.titles.length === 30000 && wide.elements < wide.titles.length && wide.painted.length > 100,
+      `wide: 30,000 frames kept, ${wide.elements} of them elements, ${wide.painted.length} painted on the canvas`);
     await checkRangeFlame(page, "wide", "wide", wideFile);
+    await checkPaintedHover(page);
 
     // Through `hearth serve`.
     const s = await serve(outDir);
