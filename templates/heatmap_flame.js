@@ -111,5 +111,5 @@ function showFlame() {
   // paint of them come after, in the next frame).
   lastFlame = { frames: f.frames, data: f.data, ms: performance.now() - t0,
                 parts: { tree: tTree - t0, totals: tTotals - tTree, layout: tLayout - tTotals, draw: tDrawn - tLayout,
-                         elements: f.elements }, range: range.slice() };
+                         elements: f.elements, layoutParts: f.parts }, range: range.slice() };
 }
