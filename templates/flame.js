@@ -213,9 +213,15 @@
     let g = framesG.firstElementChild;
     const build = g === null;
     let textDyKnown = false;
+    const toPaint = [];  // drawn at first, without an element (paintBelow > 0)
     for (let i = 0; i < n; i++) {
       if (build || (lazy > 0 && !(ow[i] >= written_min))) {
-        state[i] = HIDDEN;
+        if (!build && paintBelow > 0 && ow[i] >= lazy) {
+          state[i] = PAINTED;
+          toPaint.push(i);
+        } else {
+          state[i] = HIDDEN;
+        }
         continue;
       }
       while (g && g.localName !== "g") g = g.nextElementSibling;
@@ -279,7 +285,7 @@
       canvas = document.createElementNS("http://www.w3.org/1999/xhtml", "canvas");
       painter.appendChild(canvas);
       framesG.parentNode.insertBefore(painter, framesG);
-      if (!build) applyZoom(0);  // paints
+      if (!build) paint(toPaint);
     }
     if (build) {
       // Out of the document while thousands of elements go in: one insertion, not one each.

@@ -43,7 +43,9 @@ function runCounted(k) {
 // counts[class][cell], for the threads the filter keeps (every state class).
 const counts = [0, 1, 2, 3].map(() => new Uint32Array(nCells));
 let totals = new Uint32Array(nCells);
+let countsVersion = 0;  // counted again: the heatmap's cells change (heatmap_grid.js)
 function countCells() {
+  countsVersion++;
   for (const c of counts) c.fill(0);
   for (let k = 0; k < nRuns; k++) {
     const t = runThread[k];

@@ -35,18 +35,16 @@ function cellsOf(r) {  // the cells a time range [from, to) touches: [first, las
   const last = Math.min(nCells - 1, Math.ceil(r[1] / rowNs) - 1);
   return [first, last];
 }
-function draw() {
-  const dpr = window.devicePixelRatio || 1;
-  const w = LEFT + nColumns * cw + 20, h = TOP + rows * ch + AXIS;
-  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
-    canvas.width = Math.round(w * dpr);
-    canvas.height = Math.round(h * dpr);
-    canvas.style.width = w + "px";
-    canvas.style.height = h + "px";
-  }
-  const g = canvas.getContext("2d");
+// The cells and the axes, drawn on a canvas of their own (LAYER) only when what they show
+// changes (the counts, the colour mode, the geometry, dark or light), then copied: a day has
+// 86,400 cells, and every selection, moment or cursor move draws the heatmap again.
+const layer = document.createElement("canvas");
+let layerKey = "";
+function drawLayer(w, h, dpr, isDark) {
+  layer.width = canvas.width;
+  layer.height = canvas.height;
+  const g = layer.getContext("2d");
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  const isDark = dark();
   g.fillStyle = isDark ? "#2a2a2a" : "#f6f6f6";
   g.fillRect(0, 0, w, h);
   g.fillStyle = isDark ? "#333" : "#fff";
@@ -69,6 +67,42 @@ function draw() {
       g.fillRect(LEFT + Math.floor(c / rows) * cw, TOP + (c % rows) * ch, cw - gap, ch - gap);
     }
   }
+  // Axes: row offsets on the left, column times below.
+  g.fillStyle = isDark ? "#ddd" : "#333";
+  g.font = "10px system-ui, DejaVu Sans, sans-serif";
+  g.textAlign = "right";
+  g.textBaseline = "top";
+  const rowStep = Math.max(1, Math.ceil(28 / ch));
+  for (let r = 0; r < rows; r += rowStep) g.fillText(r === 0 ? "+0" : "+" + durationText(r * rowNs), LEFT - 5, TOP + r * ch);
+  g.textAlign = "left";
+  let colStep = 1;
+  for (const s of [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]) {
+    colStep = s;
+    if (s * cw >= 80) break;
+  }
+  for (let c = 0; c < nColumns; c += colStep) {
+    g.fillText(c === 0 ? "0 s" : durationText(c * colNs), LEFT + c * cw, TOP + rows * ch + 4);
+  }
+}
+function draw() {
+  const dpr = window.devicePixelRatio || 1;
+  const w = LEFT + nColumns * cw + 20, h = TOP + rows * ch + AXIS;
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    canvas.style.width = w + "px";
+    canvas.style.height = h + "px";
+  }
+  const isDark = dark();
+  const key = [canvas.width, canvas.height, dpr, cw, ch, isDark, mode, countsVersion].join();
+  if (key !== layerKey) {
+    drawLayer(w, h, dpr, isDark);
+    layerKey = key;
+  }
+  const g = canvas.getContext("2d");
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.drawImage(layer, 0, 0);
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
   function shade(r, colour) {
     if (!r) return;
     const [a, b] = cellsOf(r);
@@ -90,22 +124,6 @@ function draw() {
     g.strokeStyle = isDark ? "#4af" : "#06c";
     g.lineWidth = 2;
     g.strokeRect(x + 1, y + 1, Math.max(1, cw - 2), Math.max(1, ch - 2));
-  }
-  // Axes: row offsets on the left, column times below.
-  g.fillStyle = isDark ? "#ddd" : "#333";
-  g.font = "10px system-ui, DejaVu Sans, sans-serif";
-  g.textAlign = "right";
-  g.textBaseline = "top";
-  const rowStep = Math.max(1, Math.ceil(28 / ch));
-  for (let r = 0; r < rows; r += rowStep) g.fillText(r === 0 ? "+0" : "+" + durationText(r * rowNs), LEFT - 5, TOP + r * ch);
-  g.textAlign = "left";
-  let colStep = 1;
-  for (const s of [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]) {
-    colStep = s;
-    if (s * cw >= 80) break;
-  }
-  for (let c = 0; c < nColumns; c += colStep) {
-    g.fillText(c === 0 ? "0 s" : durationText(c * colNs), LEFT + c * cw, TOP + rows * ch + 4);
   }
 }
 

@@ -48,32 +48,43 @@ function kthLargest(v, n, k) {
 // wide, and of more than MAX_FRAMES, the widest, ties by depth, then by hearth flame's order.
 function keepRule(T, total, minCount) {
   const rule = { min: minCount, tie: -1, tieKept: null };
-  let wide = 1;
-  const eligible = (w) => w > 0 && w >= minCount;
-  for (let i = 1; i < T.n; i++) if (eligible(total[i])) wide++;
-  if (wide <= MAX_FRAMES) return rule;
-  const widths = new Float64Array(wide - 1);
+  // The widths of the frames wide enough (> 0 and >= minCount), in one pass.
+  const widths = new Float64Array(T.n);
   let nw = 0;
-  for (let i = 1; i < T.n; i++) if (eligible(total[i])) widths[nw++] = total[i];
+  for (let i = 1; i < T.n; i++) {
+    const w = total[i];
+    if (w > 0 && w >= minCount) widths[nw++] = w;
+  }
+  if (nw + 1 <= MAX_FRAMES) return rule;
   const budget = MAX_FRAMES - 1;
-  const cut = kthLargest(widths, nw, budget);  // the budget-th widest
+  const cut = kthLargest(widths, nw, budget);  // the budget-th widest (> 0, >= minCount)
   let room = budget;
   const tied = [];
   for (let i = 1; i < T.n; i++) {
-    if (!eligible(total[i])) continue;
-    if (total[i] > cut) room--;
-    else if (total[i] === cut) tied.push(i);
+    const w = total[i];
+    if (w > cut) room--;
+    else if (w === cut) tied.push(i);
   }
   // Shallowest first, then as `hearth flame` numbers its nodes: in the order of the folded lines
   // it reads (`hearth heatmap --from --to` writes them sorted), i.e. by the first line through
   // each: the path, then " " when a line ends there (self samples), else ";" (a child follows).
-  const key = new Map();
-  for (const i of tied) {
-    const parts = [];
-    for (let a = i; a > 0; a = T.parent[a]) parts.push(frames[T.frame[a]]);
-    key.set(i, parts.reverse().join(";") + (total[i] > childSum(T, total, i) ? " " : ";"));
+  // Only the depth that the room ends in needs that order (its paths, built for it alone).
+  tied.sort((a, b) => T.depth[a] - T.depth[b] || a - b);
+  if (room > 0 && room < tied.length) {
+    const d = T.depth[tied[room - 1]];
+    let lo = room - 1, hi = room;
+    while (lo > 0 && T.depth[tied[lo - 1]] === d) lo--;
+    while (hi < tied.length && T.depth[tied[hi]] === d) hi++;
+    const key = new Map();
+    for (let j = lo; j < hi; j++) {
+      const i = tied[j];
+      const parts = [];
+      for (let a = i; a > 0; a = T.parent[a]) parts.push(frames[T.frame[a]]);
+      key.set(i, parts.reverse().join(";") + (total[i] > childSum(T, total, i) ? " " : ";"));
+    }
+    const group = tied.slice(lo, hi).sort((a, b) => (key.get(a) < key.get(b) ? -1 : key.get(a) > key.get(b) ? 1 : 0));
+    for (let j = lo; j < hi; j++) tied[j] = group[j - lo];
   }
-  tied.sort((a, b) => T.depth[a] - T.depth[b] || (key.get(a) < key.get(b) ? -1 : key.get(a) > key.get(b) ? 1 : 0));
   rule.min = cut;
   rule.tie = cut;
   rule.tieKept = new Uint8Array(T.n);
