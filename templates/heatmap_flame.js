@@ -25,6 +25,10 @@ function clearFlame() {
 // Draws the graph: SVG markup (heatmap_layout.js: its first elements written) and its frame
 // data, an object flame.js takes as it is (no JSON text between the two).
 function mountFlame(svg, data) {
+  // The previous graph's canvas of painted frames (flame.js) serves the next one: a new canvas
+  // allocates its pixels again (~1,300 x 800 of them) at its first drawing.
+  let spare = flameRoot.querySelector("foreignObject > canvas");
+  if (spare) spare.remove();
   clearFlame();
   flameRoot.innerHTML = FLAME_STYLE + svg;
   flameHost.hidden = false;
@@ -35,7 +39,14 @@ function mountFlame(svg, data) {
     documentElement: flameRoot.querySelector("svg"),
     querySelector: (s) => flameRoot.querySelector(s),
     getElementById: (id) => flameRoot.getElementById(id),
-    createElementNS: (ns, name) => document.createElementNS(ns, name),
+    createElementNS: (ns, name) => {
+      if (spare && name === "canvas" && ns === "http://www.w3.org/1999/xhtml") {
+        const c = spare;
+        spare = null;
+        return c;
+      }
+      return document.createElementNS(ns, name);
+    },
     addEventListener: () => {},
   };
   const scopedWindow = {
