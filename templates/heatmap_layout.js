@@ -143,32 +143,33 @@ function flameSvg(total, base, width, title, subtitle) {
   const t0 = performance.now();
   const rule = keepRule(T, total, MIN_WIDTH_PX / wpt);
   const t1 = performance.now();
-  // Place: depth-first, self time left of the children.
-  const placed = [];  // node, start
-  const todo = [0, 0];
+  // Place: depth-first, self time left of the children. The children are pushed right to left,
+  // each at its parent's end less the children right of it, so the leftmost comes out first.
+  const placedNode = new Int32Array(T.n), placedStart = new Float64Array(T.n);
+  const todoNode = new Int32Array(T.n), todoStart = new Float64Array(T.n);
+  let nPlaced = 0, nTodo = 1;
   let maxDepth = 0;
-  while (todo.length) {
-    const start = todo.pop(), node = todo.pop();
-    placed.push(node, start);
+  todoNode[0] = 0;
+  todoStart[0] = 0;
+  const min = rule.min, tie = rule.tie, tieKept = rule.tieKept;
+  while (nTodo > 0) {
+    nTodo--;
+    const node = todoNode[nTodo], start = todoStart[nTodo];
+    placedNode[nPlaced] = node;
+    placedStart[nPlaced++] = start;
     if (T.depth[node] > maxDepth) maxDepth = T.depth[node];
-    let offset = start + (total[node] - childSum(T, total, node));
-    const mark = todo.length;
-    for (let k = T.kids[node]; k < T.kids[node + 1]; k++) {
+    let offset = start + total[node];
+    for (let k = T.kids[node + 1] - 1; k >= T.kids[node]; k--) {
       const c = T.list[k];
       const t = total[c];
-      if (t > 0 && t >= rule.min && (t !== rule.tie || rule.tieKept[c])) todo.push(c, offset);
-      offset += t;
-    }
-    // Reverse the pairs just pushed, so the leftmost child comes out first.
-    for (let i = mark, j = todo.length - 2; i < j; i += 2, j -= 2) {
-      const a0 = todo[i], a1 = todo[i + 1];
-      todo[i] = todo[j];
-      todo[i + 1] = todo[j + 1];
-      todo[j] = a0;
-      todo[j + 1] = a1;
+      offset -= t;
+      if (t > 0 && t >= min && (t !== tie || tieKept[c])) {
+        todoNode[nTodo] = c;
+        todoStart[nTodo++] = offset;
+      }
     }
   }
-  const nPlaced = placed.length / 2;
+
   const t2 = performance.now();
   const ypad1 = fs * 3, ypad2 = fs * 2 + 10, ypad3 = fs * 2;
   let gh = (maxDepth + 1) * fh + ypad1 + ypad2;
@@ -214,11 +215,12 @@ function flameSvg(total, base, width, title, subtitle) {
   // depends on the count only): the strings come out as before, with far fewer hashings.
   const nameIdOf = new Int32Array(nFrames + 1).fill(-1);  // by frame index + 1 (0: "all")
   const suffixIdOf = new Map();                           // count -> id (plain graphs)
+  const fillIdOfD = new Int32Array(D.fills.length).fill(-1);  // the page's fill index -> id
   const threadFrames = [];
   const elements = [];
   labelCache = { strings: strings, forms: [] };
   for (let k = 0; k < nPlaced; k++) {
-    const node = placed[2 * k], start = placed[2 * k + 1];
+    const node = placedNode[k], start = placedStart[k];
     const d = T.depth[node];
     const count = total[node];
     const x1 = xpad + start * wpt, x2 = xpad + (start + count) * wpt;
@@ -226,7 +228,7 @@ function flameSvg(total, base, width, title, subtitle) {
     const fi = node === 0 ? 0 : T.frame[node] + 1;
     let nameId = nameIdOf[fi];
     if (nameId < 0) nameId = nameIdOf[fi] = str(node === 0 ? "all" : stripAnnotation(frames[fi - 1]));
-    let suffix, suffixId = -1, fill, cls = "", stroked = false;
+    let suffix, suffixId = -1, fill, fillId = -1, cls = "", stroked = false;
     const isThread = d === 1 && D.tfill[T.frame[node]] >= 0;
     if (isThread) cls = "t";
     if (!base) {
@@ -242,7 +244,9 @@ function flameSvg(total, base, width, title, subtitle) {
           suffixIdOf.set(count, suffixId);
         }
       }
-      fill = node === 0 ? D.fills[D.allfill] : isThread ? D.fills[D.tfill[T.frame[node]]] : D.fills[D.ffill[T.frame[node]]];
+      const di = node === 0 ? D.allfill : isThread ? D.tfill[T.frame[node]] : D.ffill[T.frame[node]];
+      fill = D.fills[di];
+      fillId = fillIdOfD[di] >= 0 ? fillIdOfD[di] : (fillIdOfD[di] = fillOf(fill));
     } else {
       const x1b = base[node], x2n = count;
       const pp = 100 * x2n / timeMax - 100 * x1b / nBase;
@@ -266,7 +270,7 @@ function flameSvg(total, base, width, title, subtitle) {
     data.name[k] = nameId;
     if (suffixId < 0) suffixId = str(suffix);
     data.suffix[k] = suffixId;
-    data.fill[k] = fillOf(fill);
+    data.fill[k] = fillId >= 0 ? fillId : fillOf(fill);
     if (cls) data.class.push(k, cls);
     if (isThread) threadFrames.push(k);
     // The element, as `hearth flame`'s SVG writes it, of a frame drawn at first.
@@ -291,7 +295,7 @@ function flameSvg(total, base, width, title, subtitle) {
     for (let i = 0; i < threadFrames.length && i < 100; i++) {
       const k = threadFrames[i];
       const title = strings[data.name[k]] + strings[data.suffix[k]];
-      const node = placed[2 * k];
+      const node = placedNode[k];
       const raw = frames[T.frame[node]];
       const m = /^\[(.*?)(?: (?:tid|pid)=\d+)?\]$/.exec(raw);
       let label = (m ? m[1] : raw) + " " + (total[node] * wpt / (width - 2 * xpad) * 100).toFixed(1) + "%";

@@ -25,6 +25,13 @@ if (!exe || !outDir || !inputDir) die("usage: node timeline.test.mjs HEARTH_EXE 
 fs.mkdirSync(outDir, { recursive: true });
 const pagePath = path.join(outDir, "timeline.html");
 execFileSync(exe, ["timeline", inputDir, "-o", pagePath, "--heatmap", "heat.html"], { stdio: ["ignore", "ignore", "inherit"] });
+// ASCII only (render/page/page_text.h): Chromium reads a page with no byte above 0x7f as 8-bit
+// text, about twice as fast as one with a single character above it.
+{
+  const bytes = fs.readFileSync(pagePath);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  check(at < 0, `the page is ASCII (first byte above 0x7f at ${at})`);
+}
 const pageUrl = pathToFileURL(path.resolve(pagePath)).href;
 const NS = 1e9;
 const GREEN = [0x4c, 0xaf, 0x50], RED = [0xe8, 0x5d, 0x2f], BLUE = [0x9e, 0xc9, 0xec], PURPLE = [0x9b, 0x6b, 0xc8];
