@@ -29,7 +29,8 @@ std::string html_escape(std::string_view s) {
     if (static_cast<unsigned char>(c) >= 0x80) {  // a character reference: the page stays ASCII
       const size_t n = utf8::sequence_length(s, i);
       out += "&#x";
-      append_hex(&out, n == 0 ? 0xfffd : code_point(s, i, n), 4);
+      const uint32_t cp = n == 0 ? 0xfffd : code_point(s, i, n);
+      append_hex(&out, cp, cp > 0xffff ? 5 : 4);
       out += ';';
       if (n > 1) i += n - 1;
       continue;
