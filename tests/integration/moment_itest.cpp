@@ -98,10 +98,11 @@ TEST(Moment, EveryThreadIsWhereItWasParkedAtThatInstant) {
   pid_t h = start_hearth({"stacks", "-p", std::to_string(target->pid()), "-F", "20", "-d", "60",
                           "--samples", file, "-o", dir + "/moment.folded"},
                          err);
-  // Each phase is held 3 s: dozens of samples at 20 Hz even on a loaded machine. (Phase 1 began
-  // before hearth attached: only its end is sure to be sampled.)
+  // Each phase is held 1.5 s: 30 samples at 20 Hz, a dozen or more even on a loaded machine,
+  // where one inside the phase is all the test needs. (Phase 1 began before hearth attached:
+  // only its end is sure to be sampled.)
   for (int k = 1; k <= 3; ++k) {
-    std::this_thread::sleep_for(3s);
+    std::this_thread::sleep_for(1500ms);
     phase[k].to_mono = mono_now_ns();
     if (k == 3) break;
     ASSERT_EQ(write(target->stdin_fd(), "next\n", 5), 5);

@@ -40,18 +40,19 @@ void refresh_maps(RemoteMemory& memory) {
 
 // Four read-write pages followed by four PROT_NONE ones: a "stack" mapping with a guard region
 // above it. /proc/PID/mem reads PROT_NONE pages too (FOLL_FORCE), so only RemoteMemory's own
-// clamp to the mapping keeps a copy out of them.
+// clamp to the mapping keeps a copy out of them. One PROT_NONE page below as well: without it the
+// kernel may merge the four pages into a read-write anonymous mapping just below (seen under
+// ASan, whose allocator maps such regions), and the "stack" would not start at base.
 struct FakeStack {
   uint8_t* base = nullptr;
   FakeStack() {
-    void* p =
-        mmap(nullptr, 8 * kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = mmap(nullptr, 9 * kPageSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     EXPECT_NE(p, MAP_FAILED);
-    base = static_cast<uint8_t*>(p);
+    base = static_cast<uint8_t*>(p) + kPageSize;
+    EXPECT_EQ(mprotect(base, 4 * kPageSize, PROT_READ | PROT_WRITE), 0);
     for (size_t i = 0; i < 4 * kPageSize; ++i) base[i] = static_cast<uint8_t>(i * 7);
-    mprotect(base + 4 * kPageSize, 4 * kPageSize, PROT_NONE);
   }
-  ~FakeStack() { munmap(base, 8 * kPageSize); }
+  ~FakeStack() { munmap(base - kPageSize, 9 * kPageSize); }
   uint64_t end() const { return addr_of(base) + 4 * kPageSize; }
 };
 
