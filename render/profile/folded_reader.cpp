@@ -194,14 +194,29 @@ void FoldedReader::add_line(std::string_view line) {
     prev_ends_.resize(k);
     prev_nodes_.resize(k);
     if (k == 0 || prev_ends_[k - 1] < s.size()) {
+      // The frames past the shared ones: their names are interned together (the ids are those
+      // of one lookup after another), then walked down from NODE.
+      scratch_.clear();
       for (;;) {
         size_t semi = s.find(';', start);
         size_t end = semi == std::string_view::npos ? s.size() : semi;
-        node = tree_.child(node, intern_frame(node, s.substr(start, end - start)));
+        scratch_.push_back(s.substr(start, end - start));
         prev_ends_.push_back(static_cast<uint32_t>(end));
-        prev_nodes_.push_back(node);
         if (semi == std::string_view::npos) break;
         start = semi + 1;
+      }
+      if (node == kRoot && options_.strip_thread_ids && is_thread_root(scratch_[0])) {
+        renamed_.clear();
+        renamed_.push_back('[');
+        renamed_.append(thread_name(scratch_[0]));
+        renamed_.push_back(']');
+        scratch_[0] = renamed_;
+      }
+      name_ids_.resize(scratch_.size());
+      tree_.intern_all(scratch_, name_ids_);
+      for (NameId name : name_ids_) {
+        node = tree_.child(node, name);
+        prev_nodes_.push_back(node);
       }
     }
     prev_stack_.assign(s);

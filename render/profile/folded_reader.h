@@ -100,6 +100,7 @@ class FoldedReader {
   std::vector<uint32_t> prev_ends_;  // byte offset where each frame of prev_stack_ ends
   std::vector<NodeId> prev_nodes_;
   std::vector<std::string_view> scratch_;
+  std::vector<NameId> name_ids_;
   std::string renamed_;  // a thread root without its ids
 };
 
