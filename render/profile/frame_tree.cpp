@@ -35,7 +35,11 @@ uint64_t hash_name(std::string_view s) {
   }
   if (n > 0) {
     uint64_t w = 0;
-    std::memcpy(&w, p, n);
+    if (s.size() >= 8) {
+      std::memcpy(&w, s.data() + s.size() - 8, 8);  // the last 8 bytes, some hashed already
+    } else {
+      std::memcpy(&w, p, n);
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
   }
   return mix64(h);
@@ -204,13 +208,15 @@ NameId FrameTree::intern_hashed(std::string_view s, uint32_t h) {
 
 NodeId FrameTree::child(NodeId parent, NameId name_id) {
   HEARTH_CHECK(!finalized_);
-  Node& p = nodes_[parent];
+  const NodeId newest = nodes_[parent].first_child;  // lists are newest first until finalize()
+  uint32_t scanned = 0;
+  const bool was_wide = merge_ == Merge::kAll && wide(parent);
   if (merge_ == Merge::kLastChild) {
-    if (p.last_child != kNone && nodes_[p.last_child].name == name_id) return p.last_child;
-  } else if (p.child_count <= kScanChildren) {
+    if (newest != kNone && nodes_[newest].name == name_id) return newest;
+  } else if (!was_wide) {
     // Few children (the common case, and always for a node created by this very line):
     // walking the list is cheaper than a table lookup that misses the cache.
-    for (NodeId c = p.first_child; c != kNone; c = nodes_[c].next_sibling) {
+    for (NodeId c = newest; c != kNone; c = nodes_[c].next_sibling, ++scanned) {
       if (nodes_[c].name == name_id) return c;
     }
   } else {
@@ -218,25 +224,18 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
     if (*slot != kNone) return *slot;
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(Node{.name = name_id, .parent = parent});
+  nodes_.push_back(Node{.name = name_id, .parent = parent, .next_sibling = newest});
   self_.push_back(0);
   if (!base_self_.empty()) base_self_.push_back(0);
-  Node& q = nodes_[parent];  // push_back may have moved it
-  if (q.last_child == kNone) {
-    q.first_child = id;
-  } else {
-    nodes_[q.last_child].next_sibling = id;
-  }
-  q.last_child = id;
-  ++q.child_count;
-  if (merge_ == Merge::kAll && q.child_count > kScanChildren) {
-    if (q.child_count == kScanChildren + 1) {
-      // The parent just became wide: index all its children from now on.
-      for (NodeId c = q.first_child; c != kNone; c = nodes_[c].next_sibling) {
-        child_table_->insert(parent, nodes_[c].name, c);
-      }
-    } else {
-      child_table_->insert(parent, name_id, id);
+  nodes_[parent].first_child = id;  // push_back may have moved it
+  if (was_wide) {
+    child_table_->insert(parent, name_id, id);
+  } else if (merge_ == Merge::kAll && scanned + 1 > kScanChildren) {
+    // The parent just became wide: index all its children from now on.
+    if (parent / 64 >= wide_.size()) wide_.resize(std::max<size_t>(parent / 64 + 1, wide_.size() * 2));
+    wide_[parent / 64] |= uint64_t{1} << (parent % 64);
+    for (NodeId c = id; c != kNone; c = nodes_[c].next_sibling) {
+      child_table_->insert(parent, nodes_[c].name, c);
     }
   }
   return id;
@@ -343,15 +342,22 @@ namespace {
 // Totals from self counts: children always have larger ids than their parents, so one
 // backward pass sums them. Whole counts cannot overflow here: every total is at most the
 // sum add_self checked.
+// The same backward pass puts each parent's children in increasing id order (insertion
+// order): a child is put first in its parent's list, and a parent's newest child (the head
+// of its list while the tree was built) is the first of them that the pass meets.
 template <typename T>
-void sum_up(const std::vector<Node>& nodes, std::vector<uint64_t>& total,
+void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>& total,
             std::vector<uint64_t>* base) {
   auto add = [](uint64_t* to, uint64_t from) {
     *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
   };
   for (size_t i = nodes.size() - 1; i > 0; --i) {
-    add(&total[nodes[i].parent], total[i]);
-    if (base != nullptr) add(&(*base)[nodes[i].parent], (*base)[i]);
+    const NodeId p = nodes[i].parent;
+    const NodeId id = static_cast<NodeId>(i);
+    nodes[i].next_sibling = nodes[p].first_child == id ? kNone : nodes[p].first_child;
+    nodes[p].first_child = id;
+    add(&total[p], total[i]);
+    if (base != nullptr) add(&(*base)[p], (*base)[i]);
   }
 }
 
@@ -372,6 +378,13 @@ void FrameTree::finalize() {
     sum_up<uint64_t>(nodes_, total_, base);
   }
   child_table_.reset();  // lookups are over; give the memory back
+  wide_ = {};
+}
+
+uint32_t FrameTree::child_count(NodeId id) const {
+  uint32_t n = 0;
+  for (NodeId c = nodes_[id].first_child; c != kNone; c = nodes_[c].next_sibling) ++n;
+  return n;
 }
 
 int FrameTree::depth(NodeId id) const {

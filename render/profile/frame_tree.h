@@ -44,11 +44,11 @@ enum class Merge : uint8_t {
 struct Node {
   NameId name = 0;
   NodeId parent = kNone;
-  NodeId first_child = kNone;  // children in insertion order
-  NodeId last_child = kNone;
+  // Children in insertion order (which is also increasing id order) once the tree is
+  // finalize()d; while it is built, newest first.
+  NodeId first_child = kNone;
   NodeId next_sibling = kNone;
-  uint32_t child_count = 0;
-  // Counts are apart (FrameTree::self(), total()): 24 bytes a node while a tree is built.
+  // Counts are apart (FrameTree::self(), total()): 16 bytes a node, 24 with its self count.
 };
 
 class FrameTree {
@@ -101,6 +101,7 @@ class FrameTree {
   size_t size() const { return nodes_.size(); }
   Merge merge() const { return merge_; }
   int depth(NodeId id) const;
+  uint32_t child_count(NodeId id) const;  // walks the children
 
   Count self(NodeId id) const { return count_of(self_[id]); }
   Count total(NodeId id) const { return count_of(total_[id]); }  // after finalize()
@@ -136,8 +137,15 @@ class FrameTree {
   }
   void make_fractional();
 
+  bool wide(NodeId id) const {
+    return id / 64 < wide_.size() && ((wide_[id / 64] >> (id % 64)) & 1) != 0;
+  }
+
   Merge merge_;
   std::vector<Node> nodes_;
+  // Bits by NodeId: the node's children are in child_table_ (Merge::kAll, more than
+  // kScanChildren of them). Empty after finalize().
+  std::vector<uint64_t> wide_;
   // Counts by NodeId, whole numbers or in a fractional tree the bits of doubles: stacks ending
   // at the node, and inclusive ones (made by finalize()).
   std::vector<uint64_t> self_;
