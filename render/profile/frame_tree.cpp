@@ -1,5 +1,8 @@
 #include "render/profile/frame_tree.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -313,20 +316,30 @@ bool FrameTree::can_merge(std::span<const FrameTree* const> others) const {
   return true;
 }
 
-void FrameTree::merge_from(const FrameTree& o) {
+namespace {
+
+// Gives the whole pages inside [BEGIN, END) back to the system: they read as zeros after.
+// Only for memory nothing reads again (a page partly outside the range is kept).
+void release_pages(const void* begin, const void* end) {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t e = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);  // best effort
+}
+
+}  // namespace
+
+void FrameTree::merge_from(FrameTree&& o) {
   const FrameTree* others[] = {&o};
   HEARTH_CHECK(can_merge(others));
   // Names first, in OTHER's order: a name is new where its first node is, so ids match.
   std::vector<NameId> names(o.names_.size());
   for (size_t i = 0; i < o.names_.size(); ++i) names[i] = intern(o.names_[i]);
   std::vector<NodeId> to(o.nodes_.size());  // OTHER's node -> this tree's
-  to[kRoot] = kRoot;
-  for (size_t i = 1; i < o.nodes_.size(); ++i) {
-    const Node& n = o.nodes_[i];  // parents come before their children
-    to[i] = child(to[n.parent], names[n.name]);
-  }
-  bool o_diff = o.differential();
-  for (size_t i = 0; i < o.nodes_.size(); ++i) {
+  const bool o_diff = o.differential();
+  // Node I's counts: added in node order, as a pass over all nodes after the last was made
+  // would (child() does not look at counts, so the adds come out the same).
+  auto add_counts = [&](size_t i) {
     Count c = whole_count(o.self_[i]);
     if (o_diff) {
       Count b = whole_count(o.base_self_[i]);
@@ -334,6 +347,23 @@ void FrameTree::merge_from(const FrameTree& o) {
     } else if (c.whole != 0) {
       add_self(to[i], c);
     }
+  };
+  // OTHER's arrays, up to node RELEASED, are given back in steps of kStep nodes.
+  constexpr size_t kStep = size_t{1} << 16;
+  size_t released = 0;
+  auto release_to = [&](size_t n) {
+    release_pages(o.nodes_.data() + released, o.nodes_.data() + n);
+    release_pages(o.self_.data() + released, o.self_.data() + n);
+    if (o_diff) release_pages(o.base_self_.data() + released, o.base_self_.data() + n);
+    released = n;
+  };
+  to[kRoot] = kRoot;
+  add_counts(kRoot);
+  for (size_t i = 1; i < o.nodes_.size(); ++i) {
+    const Node& n = o.nodes_[i];  // parents come before their children
+    to[i] = child(to[n.parent], names[n.name]);
+    add_counts(i);
+    if (i + 1 - released >= kStep) release_to(i + 1);
   }
 }
 

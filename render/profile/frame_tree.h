@@ -91,8 +91,10 @@ class FrameTree {
   bool can_merge(std::span<const FrameTree* const> others) const;
   // Adds OTHER's stacks after this tree's, as if its lines had been read after this tree's:
   // nodes and names new here are made in OTHER's order, so ids come out as one reader's
-  // would. Only when can_merge({&other}) holds.
-  void merge_from(const FrameTree& other);
+  // would. Only when can_merge({&other}) holds. OTHER's node memory is given back to the
+  // system as the merge goes (so the two trees are never both whole): afterwards OTHER may
+  // only be destroyed.
+  void merge_from(FrameTree&& other);
 
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
