@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "render/profile/frame_tree.h"
@@ -85,6 +88,28 @@ TEST(FrameTree, LastChildMergeIgnoresEarlierChildren) {
   EXPECT_EQ(t.size(), size);
   t.child(p, t.intern("c5"));  // not the last child: a new node
   EXPECT_EQ(t.size(), size + 1);
+}
+
+// intern_all gives the ids that one intern() after another would: across its batches, with
+// names repeated inside a batch, names seen before, and the table growing on the way.
+TEST(FrameTree, InternAllMatchesOneByOne) {
+  FrameTree one(Merge::kAll), all(Merge::kAll);
+  std::vector<std::string> storage;
+  for (int i = 0; i < 5000; ++i) {
+    storage.push_back(numbered(i % 3 ? "ns::f" : "g", (i * 7) % 1300));
+  }
+  std::vector<std::string_view> names(storage.begin(), storage.end());
+  for (size_t from = 0; from < names.size(); from += 700) {
+    std::span<const std::string_view> part(names.data() + from,
+                                           std::min<size_t>(700, names.size() - from));
+    std::vector<NameId> ids(part.size());
+    all.intern_all(part, ids);
+    for (size_t i = 0; i < part.size(); ++i) {
+      ASSERT_EQ(ids[i], one.intern(part[i])) << from + i;
+      ASSERT_EQ(all.name(ids[i]), part[i]);
+    }
+  }
+  EXPECT_EQ(all.name_count(), one.name_count());
 }
 
 }  // namespace
