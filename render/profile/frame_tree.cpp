@@ -235,7 +235,9 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
     child_table_->insert(parent, name_id, id);
   } else if (merge_ == Merge::kAll && scanned + 1 > kScanChildren) {
     // The parent just became wide: index all its children from now on.
-    if (parent / 64 >= wide_.size()) wide_.resize(std::max<size_t>(parent / 64 + 1, wide_.size() * 2));
+    if (parent / 64 >= wide_.size()) {
+      wide_.resize(std::max<size_t>(parent / 64 + 1, wide_.size() * 2));
+    }
     wide_[parent / 64] |= uint64_t{1} << (parent % 64);
     for (NodeId c = id; c != kNone; c = nodes_[c].next_sibling) {
       child_table_->insert(parent, nodes_[c].name, c);

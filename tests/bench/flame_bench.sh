@@ -4,9 +4,10 @@
 # the figures next to the goals from the issue. Informational only: the exit status says
 # whether the script ran, never whether a goal was met.
 #
-# usage: tests/bench/flame_bench.sh [--flamegraph-pl PATH] [--inferno PATH] [--sizes "10000 100000 1000000"]
-#            [--shapes "narrow broad"] [--busy] [--runs 3] [--slow] [--hearth PATH] [--seed 1]
-#            [--real DIR | --no-real] [--data-dir DIR] [--pin CPUS] [-- EXTRA FLAME ARGS...]
+# usage: tests/bench/flame_bench.sh [--flamegraph-pl PATH] [--inferno PATH]
+#            [--sizes "10000 100000 1000000"] [--shapes "narrow broad"] [--busy] [--runs 3]
+#            [--slow] [--hearth PATH] [--seed 1] [--real DIR | --no-real] [--data-dir DIR]
+#            [--pin CPUS] [-- EXTRA FLAME ARGS...]
 #
 # --inferno: an inferno-flamegraph binary, run on the same inputs in the same run (default: one
 # on PATH or in /work/peers/inferno-0.11.13/target/release; left out, and said, when none).
@@ -32,7 +33,7 @@ pin=""
 extra=()
 
 usage() {
-  sed -n '7,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 shapes=narrow
@@ -90,7 +91,8 @@ elif [[ ! -x $inferno ]]; then
   echo "flame_bench: no inferno-flamegraph at $inferno" >&2
   exit 2
 fi
-[[ -n $inferno ]] || echo "flame_bench: no inferno-flamegraph (not packaged by Debian; --inferno PATH): inferno left out, never estimated" >&2
+[[ -n $inferno ]] ||
+  echo "flame_bench: no inferno-flamegraph (not packaged by Debian; --inferno PATH): inferno left out, never estimated" >&2
 
 have_hearth=0
 [[ -x $hearth ]] && have_hearth=1
