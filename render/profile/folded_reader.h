@@ -65,7 +65,7 @@ class FoldedReader {
 
   // One line, without its newline.
   void add_line(std::string_view line);
-  // Reads a whole file ("-" is standard input). Memory: the tree, and a buffer of 4 MiB (or
+  // Reads a whole file ("-" is standard input). Memory: the tree, and a buffer of 256 KiB (or
   // the longest line) per thread; never the whole file.
   Result<void> read_file(const std::string& path);
   // Reads text already in memory (tests, fuzzing).
