@@ -7,8 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include "common/atomic_file.h"
 #include "common/result.h"
@@ -163,30 +166,54 @@ int run_diff(const DiffArgs& a) {
     status = 2;
     return true;
   };
+  // The picture is laid out and written by a second thread while this one writes the
+  // summaries (both only read M); what they say is printed after, in the order one thread
+  // would print it.
   Out o = diff_format_of(a.output);
-  if (o == Out::kSvg || o == Out::kPng || o == Out::kPdf) {
-    diff::PictureOptions po;
-    po.base_widths = a.base_widths;
-    po.base_name = ro.base_name;
-    po.new_name = ro.new_name;
-    po.title = a.title;
-    po.width = a.width;
-    po.max_frames = a.max_frames;
-    diff::PictureStats ps;
-    scene::Scene s = diff::layout_diff(m, po, &ps);
-    if (!failed(write_picture(s, a.output, format_of_picture(o), a.scale))) {
-      if (ps.flame.narrow + ps.flame.deep > 0) {  // said only when something was left out
-        std::fprintf(stderr, "hearth diff: %s: %s\n", a.output.c_str(),
-                     frames_text(ps.flame, a.max_frames).c_str());
-      }
+  const bool picture = o == Out::kSvg || o == Out::kPng || o == Out::kPdf;
+  Result<void> picture_written;
+  diff::PictureStats ps;
+  std::exception_ptr picture_failed;
+  auto paint = [&] {
+    try {
+      diff::PictureOptions po;
+      po.base_widths = a.base_widths;
+      po.base_name = ro.base_name;
+      po.new_name = ro.new_name;
+      po.title = a.title;
+      po.width = a.width;
+      po.max_frames = a.max_frames;
+      scene::Scene s = diff::layout_diff(m, po, &ps);
+      picture_written = write_picture(s, a.output, format_of_picture(o), a.scale);
+    } catch (...) {
+      picture_failed = std::current_exception();
     }
-  } else if (o == Out::kMarkdown || o == Out::kJson) {
-    failed(write_summary(m, ro, a.output));
+  };
+  std::thread painter;
+  if (picture) {
+    try {
+      painter = std::thread(paint);
+    } catch (const std::system_error&) {
+      paint();  // no thread to be had: one does both
+    }
   }
-  if (!a.summary.empty()) failed(write_summary(m, ro, a.summary));
-  if (!a.folded_out.empty()) failed(write_file_atomically(a.folded_out, diff::diff_folded(m)));
-
+  Result<void> output_summary, summary, folded;
+  if (o == Out::kMarkdown || o == Out::kJson) output_summary = write_summary(m, ro, a.output);
+  if (!a.summary.empty()) summary = write_summary(m, ro, a.summary);
+  if (!a.folded_out.empty()) folded = write_file_atomically(a.folded_out, diff::diff_folded(m));
   std::string text = diff::summary_text(m, ro);
+  if (painter.joinable()) painter.join();
+  if (picture_failed) std::rethrow_exception(picture_failed);
+
+  if (picture && !failed(picture_written)) {
+    if (ps.flame.narrow + ps.flame.deep > 0) {  // said only when something was left out
+      std::fprintf(stderr, "hearth diff: %s: %s\n", a.output.c_str(),
+                   frames_text(ps.flame, a.max_frames).c_str());
+    }
+  }
+  failed(output_summary);
+  failed(summary);
+  failed(folded);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   if (status != 0) return status;

@@ -145,6 +145,7 @@ int run_flame(const FlameArgs& a) {
   }
   flame::FlameStats st;
   scene::Scene s = flame::layout_flame(tree, fo, &st);
+  tree = profile::FrameTree();  // the picture is made: its memory is the writer's now
 
   Result<void> written = write_picture(s, a.output, format_of(a.output), a.scale);
   if (!written) {

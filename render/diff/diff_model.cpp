@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "common/check.h"
 #include "render/profile/filters.h"
@@ -169,12 +172,39 @@ DiffModel build_diff_merged(FrameTree merged, const DiffOptions& options) {
   m.new_total = t.total();
   HEARTH_CHECK(m.base_total.value > 0 && m.new_total.value > 0);
 
-  // Paths: every node of the merged tree but the root is a path.
-  for (size_t i = 1; i < t.size(); ++i) {
-    NodeId id = static_cast<NodeId>(i);
-    m.path_tests +=
-        is_tested(t.base_total(id).value, t.total(id).value, options.min_samples) ? 2 : 0;
+  // Paths: every node of the merged tree but the root is a path. They are tested on a second
+  // thread while this one adds up the functions (each writes only its own fields of M).
+  auto test_paths = [&m, &t, &options] {
+    for (size_t i = 1; i < t.size(); ++i) {
+      NodeId id = static_cast<NodeId>(i);
+      m.path_tests +=
+          is_tested(t.base_total(id).value, t.total(id).value, options.min_samples) ? 2 : 0;
+    }
+    m.path_z = critical_z(options.alpha, m.path_tests);
+    for (size_t i = 1; i < t.size(); ++i) {
+      NodeId id = static_cast<NodeId>(i);
+      if (path_inclusive(m, id).significant) m.significant_nodes.push_back(id);
+    }
+  };
+  std::exception_ptr paths_failed;
+  std::thread paths;
+  try {
+    paths = std::thread([&] {
+      try {
+        test_paths();
+      } catch (...) {
+        paths_failed = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    test_paths();  // no thread to be had
   }
+  struct Joiner {
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{paths};
 
   // Functions: inclusive counts each sample once per name, however often the name recurs on
   // its stack, so a depth-first walk counts a node only when no ancestor has the same name.
@@ -227,15 +257,12 @@ DiffModel build_diff_merged(FrameTree merged, const DiffOptions& options) {
   // Bonferroni within each family: the chance that any test of the family comes out
   // significant between two samples of one distribution is at most alpha.
   m.function_z = critical_z(options.alpha, m.function_tests);
-  m.path_z = critical_z(options.alpha, m.path_tests);
   for (Item& it : m.functions) {
     it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.function_z;
     it.self.significant = it.tested && std::fabs(it.self.z) > m.function_z;
   }
-  for (size_t i = 1; i < t.size(); ++i) {
-    NodeId id = static_cast<NodeId>(i);
-    if (path_inclusive(m, id).significant) m.significant_nodes.push_back(id);
-  }
+  if (paths.joinable()) paths.join();
+  if (paths_failed) std::rethrow_exception(paths_failed);
   return m;
 }
 

@@ -53,7 +53,7 @@ std::string percent(double part, double whole) {
 struct Keep {
   double min_count = 0;           // narrower frames are left out
   double tie = -1;                // frames exactly this wide are drawn only when tie_kept says
-  std::vector<uint8_t> tie_kept;  // by NodeId, when tie >= 0
+  std::vector<NodeId> tie_kept;   // the frames of width `tie` that are drawn, sorted
   bool max_frames_cut = false;    // the budget, not MIN_COUNT, set the cut
   size_t deep = 0;                // frames of width `tie` left out
   int deep_below = 0;             // ... all of them deeper than this
@@ -84,18 +84,27 @@ Keep frames_to_keep(const FrameTree& tree, double min_count, size_t max_frames) 
   size_t room = budget - static_cast<size_t>(std::count_if(widths.begin(), widths.end(),
                                                            [&](double w) { return w > w_cut; }));
   // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
-  std::vector<uint32_t> depth(tree.size(), 0);
+  // Frames at least w_cut wide are a tree from the root (a frame is at least as wide as each
+  // child, counts being positive), walked here a depth at a time.
   std::vector<std::pair<uint32_t, NodeId>> tied;
-  for (size_t i = 1; i < tree.size(); ++i) {
-    NodeId id = static_cast<NodeId>(i);
-    depth[i] = depth[tree.node(id).parent] + 1;  // parents have smaller ids
-    if (width(i) == w_cut) tied.push_back({depth[i], id});
+  std::vector<NodeId> level{kRoot}, next;
+  for (uint32_t depth = 1; !level.empty(); ++depth) {
+    next.clear();
+    for (NodeId p : level) {
+      for (NodeId c = tree.node(p).first_child; c != kNone; c = tree.node(c).next_sibling) {
+        double w = width(c);
+        if (!(w >= w_cut)) continue;
+        next.push_back(c);
+        if (w == w_cut) tied.push_back({depth, c});
+      }
+    }
+    level.swap(next);
   }
   std::sort(tied.begin(), tied.end());
   k.min_count = w_cut;
   k.tie = w_cut;
-  k.tie_kept.assign(tree.size(), 0);
-  for (size_t j = 0; j < room; ++j) k.tie_kept[tied[j].second] = 1;
+  for (size_t j = 0; j < room; ++j) k.tie_kept.push_back(tied[j].second);
+  std::sort(k.tie_kept.begin(), k.tie_kept.end());
   k.deep = tied.size() - room;
   if (k.deep > 0) k.deep_below = static_cast<int>(tied[room].first) - 1;
   return k;
@@ -142,7 +151,9 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     size_t mark = todo.size();
     for (NodeId c : kids) {
       double t = tree.total(c).value;
-      if (t > 0 && t >= keep.min_count && (t != keep.tie || keep.tie_kept[c])) {
+      if (t > 0 && t >= keep.min_count && (t != keep.tie ||
+                                           std::binary_search(keep.tie_kept.begin(),
+                                                              keep.tie_kept.end(), c))) {
         todo.push_back({c, offset, p.depth + 1});
       }
       offset += t;

@@ -7,6 +7,10 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/check.h"
 #include "common/digits.h"
 #include "render/profile/filters.h"
@@ -33,6 +37,28 @@ size_t common_prefix(std::string_view a, std::string_view b) {
   }
   while (i < limit && a[i] == b[i]) ++i;
   return i;
+}
+
+// Appends to ENDS where each frame of S from byte START on ends: the offset of each ';' after
+// START, then S's size. 16 bytes at a time where SSE2 is there (every x86-64).
+void append_frame_ends(std::string_view s, size_t start, std::vector<uint32_t>* ends) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  size_t i = start;
+#if defined(__SSE2__)
+  const __m128i semi = _mm_set1_epi8(';');
+  for (; i + 16 <= n; i += 16) {
+    __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, semi)));
+    for (; mask != 0; mask &= mask - 1) {
+      ends->push_back(static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(mask))));
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    if (p[i] == ';') ends->push_back(static_cast<uint32_t>(i));
+  }
+  ends->push_back(static_cast<uint32_t>(n));
 }
 
 std::string_view rstrip(std::string_view s) {
@@ -194,14 +220,27 @@ void FoldedReader::add_line(std::string_view line) {
     prev_ends_.resize(k);
     prev_nodes_.resize(k);
     if (k == 0 || prev_ends_[k - 1] < s.size()) {
-      for (;;) {
-        size_t semi = s.find(';', start);
-        size_t end = semi == std::string_view::npos ? s.size() : semi;
-        node = tree_.child(node, intern_frame(node, s.substr(start, end - start)));
-        prev_ends_.push_back(static_cast<uint32_t>(end));
+      // The frames past the shared ones: their names are interned together (the ids are those
+      // of one lookup after another), then walked down from NODE.
+      scratch_.clear();
+      size_t first = prev_ends_.size();
+      append_frame_ends(s, start, &prev_ends_);
+      for (size_t i = first; i < prev_ends_.size(); ++i) {
+        scratch_.push_back(s.substr(start, prev_ends_[i] - start));
+        start = prev_ends_[i] + 1;
+      }
+      if (node == kRoot && options_.strip_thread_ids && is_thread_root(scratch_[0])) {
+        renamed_.clear();
+        renamed_.push_back('[');
+        renamed_.append(thread_name(scratch_[0]));
+        renamed_.push_back(']');
+        scratch_[0] = renamed_;
+      }
+      name_ids_.resize(scratch_.size());
+      tree_.intern_all(scratch_, name_ids_);
+      for (NameId name : name_ids_) {
+        node = tree_.child(node, name);
         prev_nodes_.push_back(node);
-        if (semi == std::string_view::npos) break;
-        start = semi + 1;
       }
     }
     prev_stack_.assign(s);

@@ -65,7 +65,7 @@ class FoldedReader {
 
   // One line, without its newline.
   void add_line(std::string_view line);
-  // Reads a whole file ("-" is standard input). Memory: the tree, and a buffer of 4 MiB (or
+  // Reads a whole file ("-" is standard input). Memory: the tree, and a buffer of 256 KiB (or
   // the longest line) per thread; never the whole file.
   Result<void> read_file(const std::string& path);
   // Reads text already in memory (tests, fuzzing).
@@ -100,6 +100,7 @@ class FoldedReader {
   std::vector<uint32_t> prev_ends_;  // byte offset where each frame of prev_stack_ ends
   std::vector<NodeId> prev_nodes_;
   std::vector<std::string_view> scratch_;
+  std::vector<NameId> name_ids_;
   std::string renamed_;  // a thread root without its ids
 };
 

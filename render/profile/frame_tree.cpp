@@ -1,5 +1,9 @@
 #include "render/profile/frame_tree.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
@@ -34,7 +38,11 @@ uint64_t hash_name(std::string_view s) {
   }
   if (n > 0) {
     uint64_t w = 0;
-    std::memcpy(&w, p, n);
+    if (s.size() >= 8) {
+      std::memcpy(&w, s.data() + s.size() - 8, 8);  // the last 8 bytes, some hashed already
+    } else {
+      std::memcpy(&w, p, n);
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
   }
   return mix64(h);
@@ -156,8 +164,37 @@ FrameTree::FrameTree(FrameTree&&) noexcept = default;
 FrameTree& FrameTree::operator=(FrameTree&&) noexcept = default;
 
 NameId FrameTree::intern(std::string_view s) {
+  return intern_hashed(s, static_cast<uint32_t>(hash_name(s)));
+}
+
+void FrameTree::intern_all(std::span<const std::string_view> names, std::span<NameId> ids) {
+  HEARTH_CHECK(ids.size() >= names.size());
+  // Three passes over a batch: hash each name and prefetch its first slot; read those slots and
+  // prefetch the bytes of the names they hold; then the lookups proper, in order (new names
+  // take their ids in that order), whose memory is mostly in the cache by then.
+  constexpr size_t kBatch = 32;
+  uint32_t hashes[kBatch];
+  const NameTable& t = *name_table_;
+  for (size_t from = 0; from < names.size(); from += kBatch) {
+    const size_t n = std::min(kBatch, names.size() - from);
+    const size_t mask = t.slots.size() - 1;
+    for (size_t i = 0; i < n; ++i) {
+      hashes[i] = static_cast<uint32_t>(hash_name(names[from + i]));
+      __builtin_prefetch(&t.slots[hashes[i] & mask]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const NameTable::Slot& slot = t.slots[hashes[i] & mask];
+      if (slot.id != kNone && slot.hash == hashes[i]) {
+        __builtin_prefetch(slot.bytes - 4);
+        __builtin_prefetch(slot.bytes + 60);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) ids[from + i] = intern_hashed(names[from + i], hashes[i]);
+  }
+}
+
+NameId FrameTree::intern_hashed(std::string_view s, uint32_t h) {
   NameTable& t = *name_table_;
-  uint32_t h = static_cast<uint32_t>(hash_name(s));
   size_t mask = t.slots.size() - 1;
   size_t i = h & mask;
   for (; t.slots[i].id != kNone; i = (i + 1) & mask) {
@@ -174,13 +211,15 @@ NameId FrameTree::intern(std::string_view s) {
 
 NodeId FrameTree::child(NodeId parent, NameId name_id) {
   HEARTH_CHECK(!finalized_);
-  Node& p = nodes_[parent];
+  const NodeId newest = nodes_[parent].first_child;  // lists are newest first until finalize()
+  uint32_t scanned = 0;
+  const bool was_wide = merge_ == Merge::kAll && wide(parent);
   if (merge_ == Merge::kLastChild) {
-    if (p.last_child != kNone && nodes_[p.last_child].name == name_id) return p.last_child;
-  } else if (p.child_count <= kScanChildren) {
+    if (newest != kNone && nodes_[newest].name == name_id) return newest;
+  } else if (!was_wide) {
     // Few children (the common case, and always for a node created by this very line):
     // walking the list is cheaper than a table lookup that misses the cache.
-    for (NodeId c = p.first_child; c != kNone; c = nodes_[c].next_sibling) {
+    for (NodeId c = newest; c != kNone; c = nodes_[c].next_sibling, ++scanned) {
       if (nodes_[c].name == name_id) return c;
     }
   } else {
@@ -188,25 +227,20 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
     if (*slot != kNone) return *slot;
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(Node{.name = name_id, .parent = parent});
+  nodes_.push_back(Node{.name = name_id, .parent = parent, .next_sibling = newest});
   self_.push_back(0);
   if (!base_self_.empty()) base_self_.push_back(0);
-  Node& q = nodes_[parent];  // push_back may have moved it
-  if (q.last_child == kNone) {
-    q.first_child = id;
-  } else {
-    nodes_[q.last_child].next_sibling = id;
-  }
-  q.last_child = id;
-  ++q.child_count;
-  if (merge_ == Merge::kAll && q.child_count > kScanChildren) {
-    if (q.child_count == kScanChildren + 1) {
-      // The parent just became wide: index all its children from now on.
-      for (NodeId c = q.first_child; c != kNone; c = nodes_[c].next_sibling) {
-        child_table_->insert(parent, nodes_[c].name, c);
-      }
-    } else {
-      child_table_->insert(parent, name_id, id);
+  nodes_[parent].first_child = id;  // push_back may have moved it
+  if (was_wide) {
+    child_table_->insert(parent, name_id, id);
+  } else if (merge_ == Merge::kAll && scanned + 1 > kScanChildren) {
+    // The parent just became wide: index all its children from now on.
+    if (parent / 64 >= wide_.size()) {
+      wide_.resize(std::max<size_t>(parent / 64 + 1, wide_.size() * 2));
+    }
+    wide_[parent / 64] |= uint64_t{1} << (parent % 64);
+    for (NodeId c = id; c != kNone; c = nodes_[c].next_sibling) {
+      child_table_->insert(parent, nodes_[c].name, c);
     }
   }
   return id;
@@ -284,20 +318,30 @@ bool FrameTree::can_merge(std::span<const FrameTree* const> others) const {
   return true;
 }
 
-void FrameTree::merge_from(const FrameTree& o) {
+namespace {
+
+// Gives the whole pages inside [BEGIN, END) back to the system: they read as zeros after.
+// Only for memory nothing reads again (a page partly outside the range is kept).
+void release_pages(const void* begin, const void* end) {
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t e = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);  // best effort
+}
+
+}  // namespace
+
+void FrameTree::merge_from(FrameTree&& o) {
   const FrameTree* others[] = {&o};
   HEARTH_CHECK(can_merge(others));
   // Names first, in OTHER's order: a name is new where its first node is, so ids match.
   std::vector<NameId> names(o.names_.size());
   for (size_t i = 0; i < o.names_.size(); ++i) names[i] = intern(o.names_[i]);
   std::vector<NodeId> to(o.nodes_.size());  // OTHER's node -> this tree's
-  to[kRoot] = kRoot;
-  for (size_t i = 1; i < o.nodes_.size(); ++i) {
-    const Node& n = o.nodes_[i];  // parents come before their children
-    to[i] = child(to[n.parent], names[n.name]);
-  }
-  bool o_diff = o.differential();
-  for (size_t i = 0; i < o.nodes_.size(); ++i) {
+  const bool o_diff = o.differential();
+  // Node I's counts: added in node order, as a pass over all nodes after the last was made
+  // would (child() does not look at counts, so the adds come out the same).
+  auto add_counts = [&](size_t i) {
     Count c = whole_count(o.self_[i]);
     if (o_diff) {
       Count b = whole_count(o.base_self_[i]);
@@ -305,6 +349,23 @@ void FrameTree::merge_from(const FrameTree& o) {
     } else if (c.whole != 0) {
       add_self(to[i], c);
     }
+  };
+  // OTHER's arrays, up to node RELEASED, are given back in steps of kStep nodes.
+  constexpr size_t kStep = size_t{1} << 16;
+  size_t released = 0;
+  auto release_to = [&](size_t n) {
+    release_pages(o.nodes_.data() + released, o.nodes_.data() + n);
+    release_pages(o.self_.data() + released, o.self_.data() + n);
+    if (o_diff) release_pages(o.base_self_.data() + released, o.base_self_.data() + n);
+    released = n;
+  };
+  to[kRoot] = kRoot;
+  add_counts(kRoot);
+  for (size_t i = 1; i < o.nodes_.size(); ++i) {
+    const Node& n = o.nodes_[i];  // parents come before their children
+    to[i] = child(to[n.parent], names[n.name]);
+    add_counts(i);
+    if (i + 1 - released >= kStep) release_to(i + 1);
   }
 }
 
@@ -313,15 +374,22 @@ namespace {
 // Totals from self counts: children always have larger ids than their parents, so one
 // backward pass sums them. Whole counts cannot overflow here: every total is at most the
 // sum add_self checked.
+// The same backward pass puts each parent's children in increasing id order (insertion
+// order): a child is put first in its parent's list, and a parent's newest child (the head
+// of its list while the tree was built) is the first of them that the pass meets.
 template <typename T>
-void sum_up(const std::vector<Node>& nodes, std::vector<uint64_t>& total,
+void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>& total,
             std::vector<uint64_t>* base) {
   auto add = [](uint64_t* to, uint64_t from) {
     *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
   };
   for (size_t i = nodes.size() - 1; i > 0; --i) {
-    add(&total[nodes[i].parent], total[i]);
-    if (base != nullptr) add(&(*base)[nodes[i].parent], (*base)[i]);
+    const NodeId p = nodes[i].parent;
+    const NodeId id = static_cast<NodeId>(i);
+    nodes[i].next_sibling = nodes[p].first_child == id ? kNone : nodes[p].first_child;
+    nodes[p].first_child = id;
+    add(&total[p], total[i]);
+    if (base != nullptr) add(&(*base)[p], (*base)[i]);
   }
 }
 
@@ -342,6 +410,13 @@ void FrameTree::finalize() {
     sum_up<uint64_t>(nodes_, total_, base);
   }
   child_table_.reset();  // lookups are over; give the memory back
+  wide_ = {};
+}
+
+uint32_t FrameTree::child_count(NodeId id) const {
+  uint32_t n = 0;
+  for (NodeId c = nodes_[id].first_child; c != kNone; c = nodes_[c].next_sibling) ++n;
+  return n;
 }
 
 int FrameTree::depth(NodeId id) const {

@@ -44,11 +44,11 @@ enum class Merge : uint8_t {
 struct Node {
   NameId name = 0;
   NodeId parent = kNone;
-  NodeId first_child = kNone;  // children in insertion order
-  NodeId last_child = kNone;
+  // Children in insertion order (which is also increasing id order) once the tree is
+  // finalize()d; while it is built, newest first.
+  NodeId first_child = kNone;
   NodeId next_sibling = kNone;
-  uint32_t child_count = 0;
-  // Counts are apart (FrameTree::self(), total()): 24 bytes a node while a tree is built.
+  // Counts are apart (FrameTree::self(), total()): 16 bytes a node, 24 with its self count.
 };
 
 class FrameTree {
@@ -59,6 +59,10 @@ class FrameTree {
   FrameTree& operator=(FrameTree&&) noexcept;
 
   NameId intern(std::string_view name);
+  // IDS[i] = intern(NAMES[i]) for each i in order (the same ids as one call at a time), with
+  // the table's memory fetched for many names at once: a line's frames are looked up together
+  // rather than each waiting for the cache misses of the one before.
+  void intern_all(std::span<const std::string_view> names, std::span<NameId> ids);
   std::string_view name(NameId id) const { return names_[id]; }
   size_t name_count() const { return names_.size(); }
 
@@ -87,8 +91,10 @@ class FrameTree {
   bool can_merge(std::span<const FrameTree* const> others) const;
   // Adds OTHER's stacks after this tree's, as if its lines had been read after this tree's:
   // nodes and names new here are made in OTHER's order, so ids come out as one reader's
-  // would. Only when can_merge({&other}) holds.
-  void merge_from(const FrameTree& other);
+  // would. Only when can_merge({&other}) holds. OTHER's node memory is given back to the
+  // system as the merge goes (so the two trees are never both whole): afterwards OTHER may
+  // only be destroyed.
+  void merge_from(FrameTree&& other);
 
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
@@ -97,6 +103,7 @@ class FrameTree {
   size_t size() const { return nodes_.size(); }
   Merge merge() const { return merge_; }
   int depth(NodeId id) const;
+  uint32_t child_count(NodeId id) const;  // walks the children
 
   Count self(NodeId id) const { return count_of(self_[id]); }
   Count total(NodeId id) const { return count_of(total_[id]); }  // after finalize()
@@ -116,6 +123,8 @@ class FrameTree {
   struct NameTable;
   struct ChildTable;
 
+  NameId intern_hashed(std::string_view name, uint32_t hash);
+
   Count count_of(uint64_t bits) const {
     return fractional_ ? fractional_count(std::bit_cast<double>(bits)) : whole_count(bits);
   }
@@ -130,8 +139,15 @@ class FrameTree {
   }
   void make_fractional();
 
+  bool wide(NodeId id) const {
+    return id / 64 < wide_.size() && ((wide_[id / 64] >> (id % 64)) & 1) != 0;
+  }
+
   Merge merge_;
   std::vector<Node> nodes_;
+  // Bits by NodeId: the node's children are in child_table_ (Merge::kAll, more than
+  // kScanChildren of them). Empty after finalize().
+  std::vector<uint64_t> wide_;
   // Counts by NodeId, whole numbers or in a fractional tree the bits of doubles: stacks ending
   // at the node, and inclusive ones (made by finalize()).
   std::vector<uint64_t> self_;

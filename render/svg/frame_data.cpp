@@ -1,6 +1,8 @@
 #include "render/svg/frame_data.h"
 
 #include <cmath>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -66,8 +68,10 @@ long long written_tenths(const scene::Rect& r) {
 class StringTable {
  public:
   int index(std::string_view s) {
-    auto [it, added] = ids_.try_emplace(std::string(s), static_cast<int>(strings_.size()));
-    if (added) strings_.push_back(it->first);
+    // Looked up by view: a string is made only for a new entry, not for every frame.
+    if (auto it = ids_.find(s); it != ids_.end()) return it->second;
+    auto it = ids_.emplace(std::string(s), static_cast<int>(strings_.size())).first;
+    strings_.push_back(it->first);
     return it->second;
   }
   void append_json(std::string* out) const {
@@ -80,7 +84,11 @@ class StringTable {
   }
 
  private:
-  std::unordered_map<std::string, int> ids_;
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
+  std::unordered_map<std::string, int, ViewHash, std::equal_to<>> ids_;
   std::vector<std::string_view> strings_;  // views into ids_' keys, stable
 };
 

@@ -4,10 +4,13 @@
 # the figures next to the goals from the issue. Informational only: the exit status says
 # whether the script ran, never whether a goal was met.
 #
-# usage: tests/bench/flame_bench.sh [--flamegraph-pl PATH] [--sizes "10000 100000 1000000"]
-#            [--shapes "narrow broad"] [--busy] [--runs 3] [--slow] [--hearth PATH] [--seed 1]
-#            [--real DIR | --no-real] [--data-dir DIR] [--pin CPUS] [-- EXTRA FLAME ARGS...]
+# usage: tests/bench/flame_bench.sh [--flamegraph-pl PATH] [--inferno PATH]
+#            [--sizes "10000 100000 1000000"] [--shapes "narrow broad"] [--busy] [--runs 3]
+#            [--slow] [--hearth PATH] [--seed 1] [--real DIR | --no-real] [--data-dir DIR]
+#            [--pin CPUS] [-- EXTRA FLAME ARGS...]
 #
+# --inferno: an inferno-flamegraph binary, run on the same inputs in the same run (default: one
+# on PATH or in /work/peers/inferno-0.11.13/target/release; left out, and said, when none).
 # --shapes: gen_folded's tree shapes for the synthetic inputs (default narrow). --busy: the
 # whole benchmark runs twice, idle and then beside one CPU hog per vCPU (stress-ng --cpu 0);
 # each report starts with its conditions.
@@ -19,6 +22,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 hearth=$root/build/bin/hearth/hearth
 flamegraph_pl=""
+inferno=""
 sizes="10000 100000 1000000"
 runs=3
 slow=0
@@ -29,7 +33,7 @@ pin=""
 extra=()
 
 usage() {
-  sed -n '7,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 shapes=narrow
@@ -40,6 +44,7 @@ all_args=("$@")
 while (($#)); do
   case $1 in
     --flamegraph-pl) flamegraph_pl=${2:?}; shift 2 ;;
+    --inferno) inferno=${2:?}; shift 2 ;;
     --sizes) sizes=${2:?}; shift 2 ;;
     --shapes) shapes=${2:?}; shift 2 ;;
     --busy) busy=1; shift ;;
@@ -75,6 +80,19 @@ if [[ -n $flamegraph_pl && ! -f $flamegraph_pl ]]; then
   echo "flame_bench: no flamegraph.pl at $flamegraph_pl" >&2
   exit 2
 fi
+
+if [[ -z $inferno ]]; then
+  if command -v inferno-flamegraph >/dev/null; then
+    inferno=$(command -v inferno-flamegraph)
+  elif [[ -x /work/peers/inferno-0.11.13/target/release/inferno-flamegraph ]]; then
+    inferno=/work/peers/inferno-0.11.13/target/release/inferno-flamegraph
+  fi
+elif [[ ! -x $inferno ]]; then
+  echo "flame_bench: no inferno-flamegraph at $inferno" >&2
+  exit 2
+fi
+[[ -n $inferno ]] ||
+  echo "flame_bench: no inferno-flamegraph (not packaged by Debian; --inferno PATH): inferno left out, never estimated" >&2
 
 have_hearth=0
 [[ -x $hearth ]] && have_hearth=1
@@ -220,6 +238,12 @@ for idx in "${!inputs[@]}"; do
     measure "$runs" /dev/null "$hearth" flame "$in" -o "$svg" "${extra[@]}"
     record "$idx" hearth "$in" "$svg"
   fi
+  if [[ -n $inferno ]]; then
+    echo "flame_bench: $label: inferno-flamegraph x$runs" >&2
+    svg=$data_dir/out/$label.inferno.svg
+    measure "$runs" "$svg" "$inferno" "${extra[@]}" "$in"
+    record "$idx" inf "$in" "$svg"
+  fi
   if [[ -n $flamegraph_pl ]]; then
     if [[ -n $n ]] && ((n >= 1000000 && !slow)); then
       r_note[$idx,fg]="skipped (over a minute and ~4 GB; --slow runs it)"
@@ -238,7 +262,7 @@ done
 
 echo
 echo "hearth flame benchmark: $(nproc) CPUs, ${pin:+pinned to CPUs $pin}${pin:-unpinned}, $condition (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
-echo "median of $runs runs (flamegraph.pl: 1 run at >= 100k stacks);"
+echo "median of $runs runs (flamegraph.pl: 1 run at >= 100k stacks);${inferno:+ inferno: $inferno}"
 echo "time = wall, CPU = user + system; MB = 10^6 bytes; RSS = peak resident set, largest over the runs; B/frame = SVG bytes / frames"
 ((${#extra[@]})) && echo "extra flame arguments: ${extra[*]}"
 echo
@@ -263,6 +287,13 @@ for idx in "${!inputs[@]}"; do
   [[ -n ${stacks[$idx]} ]] && name="$name (${stacks[$idx]} st)"
   row "$idx" hearth hearth "$in_mb" "$name"
   row "$idx" fg flamegraph.pl "$in_mb" "$([[ -n ${r_note[$idx,hearth]:-}${r_time[$idx,hearth]:-} ]] || echo "$name")"
+  row "$idx" inf inferno "$in_mb" ""
+  if [[ -n ${r_time[$idx,hearth]:-} && -n ${r_time[$idx,inf]:-} ]]; then
+    printf '%-40s %8s  %-13s %sx faster (CPU %sx), %sx less peak RSS\n' \
+      "" "" "inferno / hearth" "$(ratio "${r_time[$idx,inf]}" "${r_time[$idx,hearth]}")" \
+      "$(ratio "${r_cpu[$idx,inf]}" "${r_cpu[$idx,hearth]}")" \
+      "$(ratio "${r_rss[$idx,inf]}" "${r_rss[$idx,hearth]}")"
+  fi
   if [[ -n ${r_time[$idx,hearth]:-} && -n ${r_time[$idx,fg]:-} ]]; then
     printf '%-40s %8s  %-13s %sx faster (CPU %sx), %sx less peak RSS, B/frame %s x flamegraph.pl\n' \
       "" "" "fg / hearth" "$(ratio "${r_time[$idx,fg]}" "${r_time[$idx,hearth]}")" \
@@ -305,6 +336,10 @@ for idx in "${!inputs[@]}"; do
   fi
   goal "output <= 30k frames" "${r_frames[$k]} frames" "$(le "${r_frames[$k]}" 30000)"
   goal "output <= 7 MB" "${r_out[$k]} MB" "$(le "${r_out[$k]}" 7)"
+  if [[ -n $n && -n ${r_time[$idx,inf]:-} ]]; then
+    speedup=$(ratio "${r_time[$idx,inf]}" "${r_time[$k]}")
+    goal ">= 4x faster than inferno (issue #30)" "${speedup}x" "$(ge "$speedup" 4)"
+  fi
   if [[ -n ${r_time[$idx,fg]:-} ]]; then
     speedup=$(ratio "${r_time[$idx,fg]}" "${r_time[$k]}")
     # Timing the small real samples measures process start-up, not rendering.

@@ -531,7 +531,7 @@ TEST(DiffModel, WideFanOut) {
     ASSERT_EQ(m.tree.size(), 1 + 2 + kChildren + 1u);  // all, [worker-1], dispatch, children
     std::optional<Item> d = path(m, "[worker-1];dispatch");
     ASSERT_TRUE(d);
-    EXPECT_EQ(m.tree.node(d->node).child_count, kChildren + 1u);
+    EXPECT_EQ(m.tree.child_count(d->node), kChildren + 1u);
     for (int i = 0; i < kChildren; i += 97) {
       std::optional<Item> h = path(m, "[worker-1];dispatch;handler_" + std::to_string(i));
       ASSERT_TRUE(h) << i;

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "render/profile/frame_tree.h"
@@ -28,7 +31,7 @@ TEST(FrameTree, WideParentsFindEveryChild) {
     under_b.push_back(t.child(b, n));
   }
   EXPECT_EQ(t.size(), 3 + 2 * kChildren);
-  EXPECT_EQ(t.node(a).child_count, static_cast<uint32_t>(kChildren));
+  EXPECT_EQ(t.child_count(a), static_cast<uint32_t>(kChildren));
   for (int i = kChildren - 1; i >= 0; --i) {  // backwards: not just the last child
     NameId n = t.intern(numbered("f", i));
     ASSERT_EQ(t.child(a, n), under_a[i]) << i;
@@ -38,7 +41,9 @@ TEST(FrameTree, WideParentsFindEveryChild) {
     EXPECT_EQ(t.name(t.node(under_a[i]).name), numbered("f", i));
   }
   EXPECT_EQ(t.size(), 3 + 2 * kChildren);  // lookups created nothing
-  // Children stay in insertion order.
+  // Children are in insertion order once the tree is finalized.
+  t.finalize();
+  EXPECT_EQ(t.child_count(a), static_cast<uint32_t>(kChildren));
   int k = 0;
   for (NodeId c = t.node(a).first_child; c != kNone; c = t.node(c).next_sibling) {
     ASSERT_EQ(c, under_a[k++]);
@@ -76,12 +81,35 @@ TEST(FrameTree, WideParentTotals) {
 TEST(FrameTree, LastChildMergeIgnoresEarlierChildren) {
   FrameTree t(Merge::kLastChild);
   NodeId p = t.child(kRoot, t.intern("p"));
-  for (int i = 0; i < 100; ++i) t.child(p, t.intern(numbered("c", i)));
+  NodeId last = kNone;
+  for (int i = 0; i < 100; ++i) last = t.child(p, t.intern(numbered("c", i)));
   size_t size = t.size();
-  EXPECT_EQ(t.child(p, t.intern("c99")), t.node(p).last_child);
+  EXPECT_EQ(t.child(p, t.intern("c99")), last);
   EXPECT_EQ(t.size(), size);
   t.child(p, t.intern("c5"));  // not the last child: a new node
   EXPECT_EQ(t.size(), size + 1);
+}
+
+// intern_all gives the ids that one intern() after another would: across its batches, with
+// names repeated inside a batch, names seen before, and the table growing on the way.
+TEST(FrameTree, InternAllMatchesOneByOne) {
+  FrameTree one(Merge::kAll), all(Merge::kAll);
+  std::vector<std::string> storage;
+  for (int i = 0; i < 5000; ++i) {
+    storage.push_back(numbered(i % 3 ? "ns::f" : "g", (i * 7) % 1300));
+  }
+  std::vector<std::string_view> names(storage.begin(), storage.end());
+  for (size_t from = 0; from < names.size(); from += 700) {
+    std::span<const std::string_view> part(names.data() + from,
+                                           std::min<size_t>(700, names.size() - from));
+    std::vector<NameId> ids(part.size());
+    all.intern_all(part, ids);
+    for (size_t i = 0; i < part.size(); ++i) {
+      ASSERT_EQ(ids[i], one.intern(part[i])) << from + i;
+      ASSERT_EQ(all.name(ids[i]), part[i]);
+    }
+  }
+  EXPECT_EQ(all.name_count(), one.name_count());
 }
 
 }  // namespace
