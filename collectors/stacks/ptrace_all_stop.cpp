@@ -26,6 +26,22 @@ bool not_runnable(char state) {
 
 }  // namespace
 
+// See stop_all: what becomes of the threads of a window on its way out.
+struct PtraceSession::Leftover : PtraceSession::AloneBounds {
+  Leftover(PtraceSession& s, StopStats& st, Release r, uint64_t start, uint64_t timeout)
+      : AloneBounds{.start_ns = start, .timeout_ns = timeout, .released_ns = 0},
+        session(s),
+        stats(st),
+        release(r) {}
+  ~Leftover();
+  Leftover(const Leftover&) = delete;
+  Leftover& operator=(const Leftover&) = delete;
+
+  PtraceSession& session;
+  StopStats& stats;
+  const Release release;
+};
+
 void PtraceSession::interrupt_all(StopStats& stats) {
   // Threads asleep first: each needs a CPU to reach its stop, so it gets the most time. Those
   // that were runnable last: one on a CPU stops within microseconds of its interrupt (and so
@@ -95,6 +111,60 @@ void PtraceSession::skip_awaited(StopStats& stats, bool (*give_up)(char state)) 
   });
 }
 
+bool PtraceSession::must_wait() const {
+  // A thread skipped in an earlier window too (still in D sleep, most likely) is polled, never
+  // waited for: one stuck thread costs the others nothing, not one wait per sample.
+  return std::any_of(waiting_.begin(), waiting_.end(),
+                     [this](size_t i) { return slots_[i].state != State::kStopPending; });
+}
+
+void PtraceSession::take_alone(StopStats& stats, const VisitFn* visit, Release release,
+                               const AloneBounds& bounds) {
+  // A runnable thread (waiting for a CPU: it stops as soon as it gets one) is waited for up to
+  // kAllStopRunnableLimitNs; one in D sleep is given up on at once, anything else (a stop of
+  // someone else's) at the timeout.
+  const uint64_t deadline = bounds.start_ns + bounds.timeout_ns;
+  const uint64_t runnable_deadline =
+      bounds.start_ns + std::max(bounds.timeout_ns, kAllStopRunnableLimitNs);
+  bool runnable_only = false;  // past the timeout: waiting for runnable threads only
+  uint64_t next_d_check = monotonic_ns();
+  while (must_wait()) {
+    const uint64_t now = monotonic_ns();
+    if (now >= runnable_deadline) break;
+    if (!runnable_only && now >= deadline) {
+      runnable_only = true;
+      skip_awaited(stats, not_runnable);
+    } else if (now >= next_d_check) {
+      next_d_check = now + kAllStopDCheckNs;
+      skip_awaited(stats, cannot_stop_soon);
+    }
+    backoff(now - bounds.start_ns);
+    settle_landed(stats);
+    for (size_t i : landed_) {
+      Slot& slot = slots_[i];
+      if (visit != nullptr && slot.visit) {
+        stats.alone.push_back({slot.tid, monotonic_ns() - bounds.released_ns});
+        (*visit)(slot.tid, slot.regs);
+      }
+      resume(slot, stats, release);
+    }
+  }
+  for (size_t i : waiting_) {  // still not stopped (or skipped before, and still so)
+    slots_[i].awaited = false;
+    slots_[i].state = State::kStopPending;  // the stop lands later: service() resumes it
+    stats.skipped.push_back(slots_[i].tid);
+  }
+  waiting_.clear();
+}
+
+PtraceSession::Leftover::~Leftover() {
+  for (Slot& slot : session.slots_) {
+    if (slot.state == State::kStopped) session.resume(slot, stats, release);
+  }
+  if (released_ns == 0) released_ns = monotonic_ns();
+  session.take_alone(stats, nullptr, release, *this);
+}
+
 Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
                                           Release release) {
   check_thread();
@@ -114,14 +184,11 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
   {
     StopWindow window(*this, stats, release);
     interrupt_all(stats);
-    // Threads that missed the last deadline (kStopPending: still in D sleep, most likely) are
-    // polled but not waited for: one stuck thread costs the others nothing, not one wait per
-    // sample.
-    auto must_wait = [this] {
-      return std::any_of(waiting_.begin(), waiting_.end(),
-                         [this](size_t i) { return slots_[i].state != State::kStopPending; });
-    };
     const uint64_t timeout_ns = static_cast<uint64_t>(timeout.count()) * 1000;
+    // On the way out, also when a visit throws: every thread stopped is resumed and every one
+    // still awaited is waited for and resumed (not visited) as its stop lands, within the same
+    // bounds, so that none is left stopped by an interrupt nobody looks after.
+    Leftover leftover(*this, stats, release, window.start_ns, timeout_ns);
     const uint64_t interrupted = monotonic_ns();
     const uint64_t instant_deadline = interrupted + std::min(timeout_ns, kAllStopInstantNs);
     // The instant. Every poll sleeps: the threads we woke need CPUs to reach their stops, ours
@@ -140,43 +207,9 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     for (Slot& slot : slots_) {
       if (slot.state == State::kStopped) resume(slot, stats, release);
     }
-    const uint64_t released = monotonic_ns();
-    stats.total_stall_ns = released - window.start_ns;
-    // The threads left out of the instant, each taken alone the moment its stop lands. A
-    // runnable one (waiting for a CPU: it stops as soon as it gets one) is waited for up to
-    // kAllStopRunnableLimitNs; one in D sleep is given up on at once, anything else (a stop of
-    // someone else's) at the timeout.
-    const uint64_t deadline = window.start_ns + timeout_ns;
-    const uint64_t runnable_deadline =
-        window.start_ns + std::max(timeout_ns, kAllStopRunnableLimitNs);
-    bool runnable_only = false;  // past the timeout: waiting for runnable threads only
-    uint64_t next_d_check = released;
-    while (must_wait()) {
-      const uint64_t now = monotonic_ns();
-      if (now >= runnable_deadline) break;
-      if (!runnable_only && now >= deadline) {
-        runnable_only = true;
-        skip_awaited(stats, not_runnable);
-      } else if (now >= next_d_check) {
-        next_d_check = now + kAllStopDCheckNs;
-        skip_awaited(stats, cannot_stop_soon);
-      }
-      backoff(now - window.start_ns);
-      settle_landed(stats);
-      for (size_t i : landed_) {
-        Slot& slot = slots_[i];
-        if (slot.visit) {
-          stats.alone.push_back({slot.tid, monotonic_ns() - released});
-          visit(slot.tid, slot.regs);
-        }
-        resume(slot, stats, release);
-      }
-    }
-    for (size_t i : waiting_) {  // still not stopped (or skipped before, and still so)
-      slots_[i].awaited = false;
-      slots_[i].state = State::kStopPending;  // the stop lands later: service() resumes it
-      stats.skipped.push_back(slots_[i].tid);
-    }
+    leftover.released_ns = monotonic_ns();
+    stats.total_stall_ns = leftover.released_ns - window.start_ns;
+    take_alone(stats, &visit, release, leftover);
   }  // resumes (or detaches) any thread still stopped (a visit that threw)
   finish_window(stats);
   if (exited_) return exited_error();

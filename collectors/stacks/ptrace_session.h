@@ -246,6 +246,19 @@ class PtraceSession {
   // stop_all: gives up on the awaited threads whose /proc state passes GIVE_UP (kStopPending,
   // listed in stats.skipped); the stop lands later, service() resumes it.
   void skip_awaited(StopStats& stats, bool (*give_up)(char state));
+  // stop_all: some awaited thread is still to be waited for (not skipped in an earlier window).
+  bool must_wait() const;
+  struct AloneBounds {
+    uint64_t start_ns;     // the window's start, CLOCK_MONOTONIC
+    uint64_t timeout_ns;   // the caller's timeout
+    uint64_t released_ns;  // the instant's release, CLOCK_MONOTONIC
+  };
+  // stop_all, after the instant: waits for the awaited threads within BOUNDS (see stop_all);
+  // each one whose stop lands is visited (with VISIT, if given; listed in stats.alone) and
+  // released at once. Those given up on end kStopPending, listed in stats.skipped.
+  void take_alone(StopStats& stats, const VisitFn* visit, Release release,
+                  const AloneBounds& bounds);
+  struct Leftover;
   // Ends SLOT's stop (resume, or detach); records its stall.
   void resume(Slot& slot, StopStats& stats, Release release);
   // After a stop window: drops reaped threads, marks skipped zombies, detects the target's end.
