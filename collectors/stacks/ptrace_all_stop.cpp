@@ -21,7 +21,8 @@ bool cannot_stop_soon(char state) {
   return state == 'D' || state == 'Z' || state == 'X';
 }
 bool not_runnable(char state) {
-  return !is_runnable(state);
+  // 't': stopped for us already, its stop not reaped yet: not given up on.
+  return !is_runnable(state) && state != 't';
 }
 
 }  // namespace
@@ -111,11 +112,12 @@ void PtraceSession::skip_awaited(StopStats& stats, bool (*give_up)(char state)) 
   });
 }
 
-bool PtraceSession::must_wait() const {
+size_t PtraceSession::left_to_wait() const {
   // A thread skipped in an earlier window too (still in D sleep, most likely) is polled, never
   // waited for: one stuck thread costs the others nothing, not one wait per sample.
-  return std::any_of(waiting_.begin(), waiting_.end(),
-                     [this](size_t i) { return slots_[i].state != State::kStopPending; });
+  return static_cast<size_t>(
+      std::count_if(waiting_.begin(), waiting_.end(),
+                    [this](size_t i) { return slots_[i].state != State::kStopPending; }));
 }
 
 void PtraceSession::take_alone(StopStats& stats, const VisitFn* visit, Release release,
@@ -128,7 +130,7 @@ void PtraceSession::take_alone(StopStats& stats, const VisitFn* visit, Release r
       bounds.start_ns + std::max(bounds.timeout_ns, kAllStopRunnableLimitNs);
   bool runnable_only = false;  // past the timeout: waiting for runnable threads only
   uint64_t next_d_check = monotonic_ns();
-  while (must_wait()) {
+  while (left_to_wait() > 0) {
     const uint64_t now = monotonic_ns();
     if (now >= runnable_deadline) break;
     if (!runnable_only && now >= deadline) {
@@ -138,7 +140,7 @@ void PtraceSession::take_alone(StopStats& stats, const VisitFn* visit, Release r
       next_d_check = now + kAllStopDCheckNs;
       skip_awaited(stats, cannot_stop_soon);
     }
-    backoff(now - bounds.start_ns);
+    all_stop_backoff(now - bounds.start_ns);
     settle_landed(stats);
     for (size_t i : landed_) {
       Slot& slot = slots_[i];
@@ -191,15 +193,19 @@ Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, con
     Leftover leftover(*this, stats, release, window.start_ns, timeout_ns);
     const uint64_t interrupted = monotonic_ns();
     const uint64_t instant_deadline = interrupted + std::min(timeout_ns, kAllStopInstantNs);
+    const uint64_t instant_limit = interrupted + std::min(timeout_ns, kAllStopInstantMaxNs);
+    // "A few" threads left out: the instant is still one for nearly all of them.
+    const size_t few = std::max<size_t>(kAllStopFewLeft, waiting_.size() / 16);
     // The instant. Every poll sleeps: the threads we woke need CPUs to reach their stops, ours
     // among them (a real-time poller that never sleeps keeps the threads queued on its CPU
     // from running at all).
     for (;;) {
       settle_landed(stats);
-      if (!must_wait()) break;
+      const size_t left = left_to_wait();
+      if (left == 0) break;
       const uint64_t now = monotonic_ns();
-      if (now >= instant_deadline) break;
-      backoff(now - window.start_ns);
+      if (now >= instant_limit || (now >= instant_deadline && left <= few)) break;
+      all_stop_backoff(now - window.start_ns);
     }
     for (Slot& slot : slots_) {
       if (slot.state == State::kStopped && slot.visit) visit(slot.tid, slot.regs);

@@ -134,7 +134,8 @@ class PtraceSession {
   // All-stop sample: interrupt every thread (those that were asleep first, the runnable ones
   // last: a thread on a CPU stops at once, so it waits least for the others), wait, read
   // registers, call VISIT for each stopped thread while all of them are stopped, resume them:
-  // the instant. The instant waits at most min(TIMEOUT, 3 ms) after the last interrupt: a
+  // the instant. The instant waits min(TIMEOUT, 3 ms) after the last interrupt, up to
+  // min(TIMEOUT, 6 ms) while more than a few (2, or 1/16 of the threads) are still running: a
   // thread not stopped by then (on a saturated host, one waiting for a CPU to stop on; or in D
   // sleep) is left out of it, so no thread waits for the slowest longer than that. Each thread
   // left out is then taken alone: visited and resumed the moment its stop lands (listed in
@@ -246,8 +247,8 @@ class PtraceSession {
   // stop_all: gives up on the awaited threads whose /proc state passes GIVE_UP (kStopPending,
   // listed in stats.skipped); the stop lands later, service() resumes it.
   void skip_awaited(StopStats& stats, bool (*give_up)(char state));
-  // stop_all: some awaited thread is still to be waited for (not skipped in an earlier window).
-  bool must_wait() const;
+  // stop_all: awaited threads still to be waited for (not skipped in an earlier window).
+  size_t left_to_wait() const;
   struct AloneBounds {
     uint64_t start_ns;     // the window's start, CLOCK_MONOTONIC
     uint64_t timeout_ns;   // the caller's timeout
