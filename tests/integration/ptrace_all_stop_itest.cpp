@@ -133,8 +133,7 @@ TEST(PtraceAllStop, AThreadHeldOffItsCpuIsTakenAloneAfterTheOthers) {
     // The others were released before it was taken: only it was stopped then.
     EXPECT_EQ(stopped_at_visit[held], 1u);
     EXPECT_EQ(traced_stopped(pid), std::vector<pid_t>{});
-    // The next sample, with the thread free again, has no reason to leave anyone out.
-    ASSERT_TRUE(session->idle_for(10ms));
+    ASSERT_TRUE(session->idle_for(10ms));  // serves the target while attached, as a sampler does
   }
   expect_released(*target);
   EXPECT_TRUE(answers(*target, "max_gap_us "));
