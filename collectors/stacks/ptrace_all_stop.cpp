@@ -69,7 +69,8 @@ void PtraceSession::settle_landed(StopStats& stats) {
   auto settle = [&](Slot& slot) {
     if (!poll_stop(slot, stats)) return;  // not yet, or a signal passed on (it stops after)
     slot.awaited = false;
-    if (slot.state == State::kStopped) landed_.push_back(static_cast<size_t>(&slot - slots_.data()));
+    if (slot.state == State::kStopped)
+      landed_.push_back(static_cast<size_t>(&slot - slots_.data()));
   };
   bool each = false;
   // Each pass settles one event; bounded so that a storm of signals cannot keep us here.
@@ -115,9 +116,9 @@ void PtraceSession::skip_awaited(StopStats& stats, bool (*give_up)(char state)) 
 size_t PtraceSession::left_to_wait() const {
   // A thread skipped in an earlier window too (still in D sleep, most likely) is polled, never
   // waited for: one stuck thread costs the others nothing, not one wait per sample.
-  return static_cast<size_t>(
-      std::count_if(waiting_.begin(), waiting_.end(),
-                    [this](size_t i) { return slots_[i].state != State::kStopPending; }));
+  return static_cast<size_t>(std::count_if(waiting_.begin(), waiting_.end(), [this](size_t i) {
+    return slots_[i].state != State::kStopPending;
+  }));
 }
 
 void PtraceSession::take_alone(StopStats& stats, const VisitFn* visit, Release release,

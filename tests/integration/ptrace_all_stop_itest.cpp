@@ -164,7 +164,8 @@ TEST(PtraceAllStop, TheSnapshotNamesAThreadTakenAlone) {
     ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.err;
     err = r.err;
     for (const std::string& line : testing_support::split(err, '\n')) {
-      if (line.starts_with("hearth stacks: taken alone " + std::to_string(held) + " (spin-0) R: ") &&
+      if (line.starts_with("hearth stacks: taken alone " + std::to_string(held) +
+                           " (spin-0) R: ") &&
           line.ends_with(" ms after the others"))
         named = true;
     }
