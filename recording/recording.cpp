@@ -192,6 +192,8 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   out->figures["unchanged"] = s.reused;
   out->figures["stopped"] = s.stopped;
   if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
+  if (s.taken_alone > 0) out->figures["threads_taken_alone"] = s.taken_alone;
+  if (!s.alone_threads.empty()) out->figures["alone_thread_names"] = s.alone_threads;
   if (sampler->several()) {
     out->figures["processes"] = sampler->processes();
     out->figures["processes_joined"] = sampler->joined();

@@ -228,6 +228,13 @@ std::string summary_of(std::string_view verb, const SummaryInput& in) {
          u(s.execs), s.execs == 1 ? "" : "s");
   }
   for (const std::string& t : s.skipped_threads) line(&out, verb, "skipped thread %s\n", t.c_str());
+  if (s.taken_alone > 0) {
+    line(&out, verb,
+         "%llu thread sample%s taken alone, after the others were released (not stopped within "
+         "the snapshot's bound; see --method ptrace in the README):\n",
+         u(s.taken_alone), s.taken_alone == 1 ? "" : "s");
+  }
+  for (const std::string& t : s.alone_threads) line(&out, verb, "taken alone %s\n", t.c_str());
   for (const std::string& hint : {unnamed_hint(in.unnamed), jit_hint(in.unnamed)}) {
     if (!hint.empty()) out.append("hearth ").append(verb).append(": ").append(hint).append("\n");
   }

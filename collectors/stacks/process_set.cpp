@@ -245,6 +245,7 @@ SamplerSummary ProcessSet::summary() const {
     const SamplerSummary& s = m->sampler.summary();
     all.thread_samples += s.thread_samples;
     all.skipped += s.skipped;
+    all.taken_alone += s.taken_alone;
     all.truncated += s.truncated;
     all.threads_seen += s.threads_seen;
     all.copied += s.copied;
@@ -257,6 +258,7 @@ SamplerSummary ProcessSet::summary() const {
     append(all.capture_cpu_ms, s.capture_cpu_ms);
     append(all.capture_faults, s.capture_faults);
     append(all.skipped_threads, s.skipped_threads);
+    append(all.alone_threads, s.alone_threads);
     all.unwind_ms += s.unwind_ms;
     all.symbolize_ms += s.symbolize_ms;
     all.stacks_symbolized += s.stacks_symbolized;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 #include "collectors/stacks/ptrace_session.h"
@@ -32,9 +33,21 @@ inline constexpr uint64_t kWalkTurnNs = 1'000'000;
 // The longest wait for a runnable thread, ns: stop_each, detach. Only that thread waits.
 inline constexpr uint64_t kEachLimitNs = 1'000'000'000;
 inline constexpr uint64_t kDetachLimitNs = 2'000'000'000;
-// All-stop rounds: threads not stopped this long after the interrupts have their /proc state
-// read (and again every as long); those in uninterruptible sleep are skipped at once instead
-// of at the timeout.
+// All-stop rounds: the instant waits kAllStopInstantNs after the last interrupt (or the
+// caller's timeout, if shorter), up to kAllStopInstantMaxNs while more than a few threads
+// (kAllStopFewLeft, or 1/16 of them) are still running; a thread not stopped by then is taken
+// alone when it stops. On 2 saturated vCPUs (CPU hogs, load average 30) most threads woken by
+// the interrupts stopped within 1-3 ms, in bursts as the CPUs' current slices ended; now and
+// then most of them needed 3-6 ms; a few (queued behind the hogs) took tens of ms.
+inline constexpr uint64_t kAllStopInstantNs = 3'000'000;
+inline constexpr uint64_t kAllStopInstantMaxNs = 6'000'000;
+inline constexpr size_t kAllStopFewLeft = 2;
+// All-stop rounds poll every 50 µs (100 µs after 2 ms): the threads woken by the interrupts
+// need CPUs to reach their stops, ours among them, and a real-time poller waking every 10 µs
+// preempts them there (measured: more threads left out of the instant).
+inline constexpr long kAllStopPollNs = 50'000;
+// All-stop rounds: threads left out of the instant have their /proc state read every this
+// long; those in uninterruptible sleep are skipped at once instead of at the timeout.
 inline constexpr uint64_t kAllStopDCheckNs = 250'000;
 // All-stop rounds: the longest wait for a runnable thread (no CPU yet), ns. The others stay
 // stopped meanwhile: the price of a consistent snapshot on a saturated host.
@@ -69,6 +82,11 @@ inline pid_t wait_nohang(pid_t tid, int* status) {
 inline int peek_any(siginfo_t* info) {
   return ::waitid(P_ALL, 0, info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL);
 }
+// The same among the calling thread's own children and tracees (the tracees are the tracer
+// thread's; another thread's children are not looked at).
+inline int peek_own(siginfo_t* info) {
+  return ::waitid(P_ALL, 0, info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL | __WNOTHREAD);
+}
 
 // The calling thread's scheduling policy (with SCHED_RESET_ON_FORK), or -1.
 inline int get_policy() {
@@ -87,6 +105,11 @@ inline int set_policy(int policy, int priority) {
 // the short sleeps are short.
 inline void backoff(uint64_t waited_ns) {
   timespec ts = {0, waited_ns < kShortPollPhaseNs ? kShortPollNs : kLongPollNs};
+  ::nanosleep(&ts, nullptr);
+}
+
+inline void all_stop_backoff(uint64_t waited_ns) {
+  timespec ts = {0, waited_ns < kShortPollPhaseNs ? kAllStopPollNs : kLongPollNs};
   ::nanosleep(&ts, nullptr);
 }
 
@@ -131,7 +154,7 @@ struct PtraceSession::StopWindow {
   }
   ~StopWindow() {
     for (Slot& slot : session.slots_) {
-      if (slot.state == State::kStopped) session.resume(slot, stats, start_ns, release);
+      if (slot.state == State::kStopped) session.resume(slot, stats, release);
     }
     session.leave_realtime(restore_policy);
   }

@@ -55,13 +55,23 @@ struct ThreadStall {
   uint64_t stall_ns = 0;  // from this thread's PTRACE_INTERRUPT to its resume
 };
 
+// A thread stop_all took outside the instant: alone, when its stop landed.
+struct AloneThread {
+  pid_t tid = 0;
+  uint64_t after_ns = 0;  // from the instant's release (its last resume) to this thread's stop
+};
+
 // One sample's cost to the target.
 struct StopStats {
   std::vector<ThreadStall> stalls;  // one per thread stopped and resumed, in resume order
-  // The sample's stall. stop_all: first interrupt to last resume (every thread waits for the
-  // slowest). stop_each: the longest per-thread stall (threads stop one at a time; the walk's
-  // length is no thread's stall).
+  // The sample's stall. stop_all: the instant's window, first interrupt to the last resume of
+  // the threads stopped together (each of them waits for the slowest of them); a thread taken
+  // alone afterwards holds no other thread, its own stall is in STALLS. stop_each: the longest
+  // per-thread stall (threads stop one at a time; the walk's length is no thread's stall).
   uint64_t total_stall_ns = 0;
+  // stop_all: threads not stopped by the instant's deadline (no CPU to stop on yet, most
+  // likely), each visited alone as soon as its stop landed, in the order they landed.
+  std::vector<AloneThread> alone;
   std::vector<pid_t> skipped;       // not stopped before the deadline (e.g. D sleep): not visited
   std::vector<pid_t> vanished;      // exited meanwhile: dropped from the session
   uint32_t signals_reinjected = 0;  // signals that arrived during the window, delivered on
@@ -121,16 +131,22 @@ class PtraceSession {
   // were added. Fails when the target exited or its PID now names another process.
   Result<size_t> refresh_threads();
 
-  // All-stop sample: interrupt every thread, wait for each, read registers, call VISIT for each
-  // stopped thread while all are stopped, resume all. A thread found in D sleep (checked every
-  // 250 µs) is skipped at once; at TIMEOUT after the first interrupt, every thread not stopped
-  // yet is skipped unless it is runnable (waiting for a CPU: it stops as soon as it gets one),
-  // which is waited for up to 1 s. One skipped in the previous sample too is not waited for
-  // again (only polled), so a thread stuck in D sleep costs the others at most one check, not
-  // one per sample. No allocation between the first interrupt and the last resume (vectors are
-  // sized before); /proc is read only for threads slow to stop. With Release::kDetach the window
-  // ends in PTRACE_DETACH (see Release) and skipped threads are detached when their stop lands (see
-  // detach()). Fails when the target has exited or was released.
+  // All-stop sample: interrupt every thread (those that were asleep first, the runnable ones
+  // last: a thread on a CPU stops at once, so it waits least for the others), wait, read
+  // registers, call VISIT for each stopped thread while all of them are stopped, resume them:
+  // the instant. The instant waits min(TIMEOUT, 3 ms) after the last interrupt, up to
+  // min(TIMEOUT, 6 ms) while more than a few (2, or 1/16 of the threads) are still running: a
+  // thread not stopped by then (on a saturated host, one waiting for a CPU to stop on; or in D
+  // sleep) is left out of it, so no thread waits for the slowest longer than that. Each thread
+  // left out is then taken alone: visited and resumed the moment its stop lands (listed in
+  // StopStats::alone), while the others run; a runnable one is waited for up to 1 s from the
+  // first interrupt, one found in D sleep (checked every 250 µs) or not stopped at TIMEOUT and
+  // not runnable is skipped. One skipped in the previous sample too is only polled, never waited
+  // for, so a thread stuck in D sleep costs the others at most one check, not one per sample. No
+  // allocation between the first interrupt and the last resume (vectors are sized before); /proc
+  // is read only for threads slow to stop. With Release::kDetach the window ends in PTRACE_DETACH
+  // (see Release) and skipped threads are detached when their stop lands (see detach()). Fails
+  // when the target has exited or was released.
   Result<StopStats> stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
                              Release release = Release::kResume);
 
@@ -193,6 +209,7 @@ class PtraceSession {
     bool visit = false;             // visit this one (false for an exec stop)
     bool poll_only = false;         // in a walk: poll once, don't wait (given up on before)
     bool d_checked = false;         // in a walk: its /proc state was read after the timeout
+    bool awaited = false;           // stop_all: interrupted, its stop (or exit) not seen yet
     uint64_t interrupt_ns = 0;      // CLOCK_MONOTONIC
     char state_before = '?';        // its /proc state read just before the interrupt
     user_regs_struct regs = {};
@@ -219,8 +236,32 @@ class PtraceSession {
   // stop lands; threads given up on end kStopPending, listed in stats.skipped.
   void walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release, StopStats& stats);
   StopStats new_stats();
+  // stop_all: interrupts every thread (asleep first, runnable last) into waiting_.
+  void interrupt_all(StopStats& stats);
+  // stop_all: settles the awaited threads whose stop or exit landed (poll_stop), appends the
+  // stopped ones to landed_ and drops every settled one from waiting_. Asks the kernel what it
+  // has to report (waitid WNOWAIT), so a poll in which nothing landed is one system call, not
+  // one per awaited thread; polls each awaited thread when that shows something else (a child of
+  // the program, a thread not awaited).
+  void settle_landed(StopStats& stats);
+  // stop_all: gives up on the awaited threads whose /proc state passes GIVE_UP (kStopPending,
+  // listed in stats.skipped); the stop lands later, service() resumes it.
+  void skip_awaited(StopStats& stats, bool (*give_up)(char state));
+  // stop_all: awaited threads still to be waited for (not skipped in an earlier window).
+  size_t left_to_wait() const;
+  struct AloneBounds {
+    uint64_t start_ns;     // the window's start, CLOCK_MONOTONIC
+    uint64_t timeout_ns;   // the caller's timeout
+    uint64_t released_ns;  // the instant's release, CLOCK_MONOTONIC
+  };
+  // stop_all, after the instant: waits for the awaited threads within BOUNDS (see stop_all);
+  // each one whose stop lands is visited (with VISIT, if given; listed in stats.alone) and
+  // released at once. Those given up on end kStopPending, listed in stats.skipped.
+  void take_alone(StopStats& stats, const VisitFn* visit, Release release,
+                  const AloneBounds& bounds);
+  struct Leftover;
   // Ends SLOT's stop (resume, or detach); records its stall.
-  void resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns, Release release);
+  void resume(Slot& slot, StopStats& stats, Release release);
   // After a stop window: drops reaped threads, marks skipped zombies, detects the target's end.
   void finish_window(StopStats& stats);
   void check_thread() const;
@@ -238,6 +279,7 @@ class PtraceSession {
   bool exec_pending_ = false;    // an exec was serviced since the last StopStats
   std::vector<Slot> slots_;      // ascending tid
   std::vector<size_t> waiting_;  // scratch for stop_all: indexes into slots_
+  std::vector<size_t> landed_;   // scratch for stop_all: settle_landed()'s stopped threads
   SessionCounters counters_;
 };
 

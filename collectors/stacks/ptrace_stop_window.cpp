@@ -1,5 +1,6 @@
-// The stop windows of PtraceSession: all-stop (stop_all) and one thread at a time (stop_each,
-// and the walk detach() shares): interrupt, wait, registers, visit, resume, and what they cost.
+// The stop windows of PtraceSession: what every window does (interrupt, wait, registers, resume,
+// and what they cost) and one thread at a time (stop_each, and the walk detach() shares). The
+// all-stop window (stop_all) is in ptrace_all_stop.cpp.
 #include <algorithm>
 #include <cerrno>
 
@@ -69,8 +70,7 @@ bool PtraceSession::poll_stop(Slot& slot, StopStats& stats) {
   return take_stop(slot, status, stats);
 }
 
-void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_ns,
-                           Release release) {
+void PtraceSession::resume(Slot& slot, StopStats& stats, Release release) {
   if (release == Release::kDetach) {
     // A group stop stays in force after the detach, as it would untraced. ESRCH: killed while
     // stopped; nothing left to release.
@@ -81,9 +81,7 @@ void PtraceSession::resume(Slot& slot, StopStats& stats, uint64_t sample_start_n
     // ESRCH: killed while stopped; a later service() reaps its exit.
     slot.state = (r == 0 && slot.listen_on_resume) ? State::kListening : State::kRunning;
   }
-  uint64_t now = monotonic_ns();
-  stats.stalls.push_back({slot.tid, now - slot.interrupt_ns});
-  stats.total_stall_ns = now - sample_start_ns;
+  stats.stalls.push_back({slot.tid, monotonic_ns() - slot.interrupt_ns});
 }
 
 void PtraceSession::finish_window(StopStats& stats) {
@@ -113,108 +111,6 @@ StopStats PtraceSession::new_stats() {
   return stats;
 }
 
-Result<StopStats> PtraceSession::stop_all(std::chrono::microseconds timeout, const VisitFn& visit,
-                                          Release release) {
-  check_thread();
-  if (released_) return fail("target " + std::to_string(pid_) + " was released");
-  RETURN_IF_ERROR(service());  // clear stops raised since the last call, before the clock starts
-  StopStats stats = new_stats();
-  if (release == Release::kDetach) released_ = true;  // a skipped thread's late stop: detach
-  // Each thread's state just before the window (what it was doing when sampled, together with
-  // the registers of its stop): read now, not inside the window, which it would lengthen.
-  for (Slot& slot : slots_) {
-    if (slot.state != State::kZombie) note_state(slot);
-  }
-  {
-    StopWindow window(*this, stats, release);
-    for (size_t i = 0; i < slots_.size(); ++i) {
-      Slot& slot = slots_[i];
-      if (slot.state == State::kZombie) continue;
-      slot.interrupt_ns = monotonic_ns();
-      if (pt_interrupt(slot.tid) < 0) {  // ESRCH: gone and reaped already
-        slot.state = State::kGone;
-        stats.vanished.push_back(slot.tid);
-        continue;
-      }
-      waiting_.push_back(i);
-    }
-    // Threads that missed the last deadline (still in D sleep, most likely) are polled but not
-    // waited for: one stuck thread costs the others one timeout, not one per sample.
-    const uint64_t timeout_ns = static_cast<uint64_t>(timeout.count()) * 1000;
-    const uint64_t deadline = window.start_ns + timeout_ns;
-    const uint64_t runnable_deadline =
-        window.start_ns + std::max(timeout_ns, kAllStopRunnableLimitNs);
-    bool runnable_only = false;  // past the deadline: waiting for runnable threads only
-    uint64_t next_d_check = window.start_ns + kAllStopDCheckNs;
-    for (;;) {
-      size_t keep = 0, must_wait = 0;
-      for (size_t i : waiting_) {
-        if (poll_stop(slots_[i], stats)) continue;
-        waiting_[keep++] = i;
-        must_wait += slots_[i].state != State::kStopPending;
-      }
-      waiting_.resize(keep);
-      uint64_t now = monotonic_ns();
-      if (must_wait == 0 || now >= runnable_deadline) break;
-      if (!runnable_only && now >= deadline) {
-        // Past the timeout, a snapshot still waits for a thread that is merely waiting for a
-        // CPU (on a busy host, woken by our interrupt, it may wait tens of ms for one): it
-        // stops as soon as it runs. Anything else (D sleep, a stop of someone else's) is given
-        // up on now.
-        runnable_only = true;
-        size_t still = 0;
-        for (size_t i : waiting_) {
-          Slot& slot = slots_[i];
-          if (slot.state != State::kStopPending) {
-            auto stat = proc::thread_stat(pid_, slot.tid);
-            if (stat && stat->state == 'R') {
-              waiting_[still++] = i;
-              continue;
-            }
-            slot.state = State::kStopPending;  // the stop lands later: service() resumes it
-            stats.skipped.push_back(slot.tid);
-          }
-        }
-        waiting_.resize(still);
-        continue;
-      }
-      if (now >= next_d_check) {
-        // Still not stopped: a thread in uninterruptible sleep (an fsync, a page fault on a
-        // slow disk) stops only when the sleep ends, which can take any time. Give up on those
-        // now rather than at the deadline: the others are stopped and waiting. Runnable
-        // laggards (no CPU yet) are waited for: they stop as soon as they run.
-        next_d_check = now + kAllStopDCheckNs;
-        size_t still = 0;
-        for (size_t i : waiting_) {
-          Slot& slot = slots_[i];
-          if (slot.state != State::kStopPending) {
-            auto stat = proc::thread_stat(pid_, slot.tid);
-            if (stat && (stat->state == 'D' || stat->state == 'Z' || stat->state == 'X')) {
-              slot.state = State::kStopPending;  // the stop lands later: service() resumes it
-              stats.skipped.push_back(slot.tid);
-              continue;
-            }
-          }
-          waiting_[still++] = i;
-        }
-        waiting_.resize(still);
-        continue;
-      }
-      backoff(now - window.start_ns);
-    }
-    for (size_t i : waiting_) {
-      slots_[i].state = State::kStopPending;  // the stop lands later: service() resumes it
-      stats.skipped.push_back(slots_[i].tid);
-    }
-    for (Slot& slot : slots_) {
-      if (slot.state == State::kStopped && slot.visit) visit(slot.tid, slot.regs);
-    }
-  }  // resumes (or detaches) all
-  finish_window(stats);
-  if (exited_) return exited_error();
-  return stats;
-}
-
 void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Release release,
                               StopStats& stats) {
   waiting_.clear();  // interrupted, stop not seen yet (kAwaited), in interrupt order
@@ -227,7 +123,7 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
       if (poll_stop(slot, stats)) {
         if (slot.state == State::kStopped) {
           if (visit != nullptr && slot.visit) (*visit)(slot.tid, slot.regs);
-          resume(slot, stats, slot.interrupt_ns, release);
+          resume(slot, stats, release);
         }
         continue;
       }
@@ -254,7 +150,7 @@ void PtraceSession::walk_each(const WalkBounds& bounds, const VisitFn* visit, Re
     Slot& slot = slots_[i];
     if (slot.state == State::kZombie || slot.state == State::kGone) continue;
     if (slot.state == State::kStopped) {  // only if a visit threw: it is ours, let it go
-      resume(slot, stats, slot.interrupt_ns, release);
+      resume(slot, stats, release);
       continue;
     }
     slot.d_checked = false;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "collectors/proc/maps.h"
@@ -154,6 +155,17 @@ void Sampler::Impl::finish_round(const StopStats& stats) {
   for (pid_t tid : stats.skipped) {
     auto it = slots.find(tid);
     note_skipped(tid, it == slots.end() ? nullptr : &it->second, "did not stop in time");
+  }
+  for (const AloneThread& t : stats.alone) {
+    auto it = slots.find(t.tid);
+    if (it == slots.end() || !it->second.visited) continue;
+    ++summary.taken_alone;
+    if (summary.alone_threads.size() >= kMaxSkippedNamed) continue;
+    char after[64];
+    std::snprintf(after, sizeof after, ": %.1f ms after the others",
+                  static_cast<double>(t.after_ns) / 1e6);
+    summary.alone_threads.push_back(std::to_string(t.tid) + " (" + names[it->second.name] + ") " +
+                                    it->second.state + after);
   }
   round.stall_ns = stats.total_stall_ns;
   summary.rounds++;

@@ -59,6 +59,9 @@ struct SamplerSummary {
   uint64_t rounds = 0;
   uint64_t thread_samples = 0;  // stacks taken (threads × rounds, minus skipped)
   uint64_t skipped = 0;         // threads that did not stop in time (e.g. uninterruptible)
+  // ptrace all-stop: thread samples taken alone, after the others (not stopped by the instant's
+  // deadline: see PtraceSession::stop_all); counted in thread_samples too.
+  uint64_t taken_alone = 0;
   uint64_t truncated = 0;       // stacks that did not unwind to their outermost frame
   size_t threads_seen = 0;
   // How the thread samples were taken (they add up to thread_samples).
@@ -79,6 +82,8 @@ struct SamplerSummary {
   // (capture_ms and capture_cpu_ms leave out the unwinding done during the pass: unwind_ms)
   // Threads skipped, as "TID (NAME) STATE: why", one per thread (the last few rounds' kept).
   std::vector<std::string> skipped_threads;
+  // Threads taken alone, as "TID (NAME) STATE: D ms after the others", as skipped_threads.
+  std::vector<std::string> alone_threads;
   double elapsed_s = 0;
   // Where hearth's own time went (`--verbose`), wall ms: attaching, step by step (memory,
   // unwinder, symbolizer, capture: the BPF program's load or the ptrace seize, maps: unwind

@@ -14,6 +14,7 @@
 #            [--runs 3] [--first-runs 20] [--spin 2|half] [--load "idle busy"] [--skip-gdb]
 #            [--gdb-max-threads N] [--skip-eu-stack] [--no-floor] [--pin none|split]
 #            [--cpu-seconds 10 | --no-cpu] [--hearth PATH] [--data-dir DIR] [--report RESULTS.tsv]
+#            [--only "hearth-first-ptrace gdb"]
 #
 # Target: build/tests/integration/targets/stack_target-{fp,nofp} --threads N --depth D
 # --spin S (N workers: S spinning, 2 by default, or N/2 with --spin half; the rest blocked on a
@@ -48,9 +49,10 @@ steady_n=20
 steady_hz=10
 first_runs=20
 spin=2
+only="" # rows to run (besides the no-tool baseline); "": all
 
 usage() {
-  sed -n '13,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '13,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -73,6 +75,7 @@ while (($#)); do
     --no-cpu) cpu_seconds=0; shift ;;
     --hearth) hearth=${2:?}; shift 2 ;;
     --data-dir) data_dir=${2:?}; shift 2 ;;
+    --only) only=${2:?}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "stacks_bench: unknown argument '$1'" >&2; usage ;;
   esac
@@ -80,6 +83,7 @@ done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "stacks_bench: --runs needs a positive integer" >&2; exit 2; }
 [[ $first_runs =~ ^[0-9]+$ ]] || { echo "stacks_bench: --first-runs needs an integer" >&2; exit 2; }
 [[ $spin =~ ^[0-9]+$ || $spin == half ]] || { echo "stacks_bench: --spin takes a count or 'half'" >&2; exit 2; }
+want() { [[ -z $only || " $only " == *" $1 "* ]]; } # run row $1?
 spinners() { if [[ $spin == half ]]; then echo $(($1 / 2)); else echo $((spin < $1 ? spin : $1)); fi; }
 if ! [[ $depth =~ ^[0-9]+$ ]] || ((depth < 1 || depth > 64)); then
   echo "stacks_bench: --depth must be 1..64 (stack_target's limit)" >&2
@@ -320,7 +324,8 @@ complete_stacks() { # format file
 }
 
 # record build n run tool gap_us wall_ms cpu_s samples threads stacks truncated skipped med_ms max_ms
-#        thr_med_us thr_max_us complete seen stopped_per_sample pass_ms   ("-" where it does not apply)
+#        thr_med_us thr_max_us complete seen stopped_per_sample pass_ms taken_alone
+#        ("-" where it does not apply)
 record() { printf '%s\n' "$(IFS=$'\t'; echo "$*")" >>"$results"; }
 
 run_hearth() { # build n run tool complete?(0/1) hearth-args...
@@ -332,12 +337,14 @@ run_hearth() { # build n run tool complete?(0/1) hearth-args...
   s=$(hearth_summary "$err")
   [[ -n $s ]] || { echo "stacks_bench: no summary from hearth ($tool):" >&2; cat "$err" >&2; s="- - - - - - - - -"; }
   ((check)) && c=$(complete_stacks folded "$out")
-  local cap
+  local cap alone
   cap=$(hearth_capture "$err" "${s%% *}")
+  # ptrace all-stop: thread samples taken alone, after the instant (not stopped within its bound)
+  alone=$(sed -nE 's/.*: ([0-9]+) thread samples? taken alone.*/\1/p' "$err" | tail -1)
   # shellcheck disable=SC2086
-  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" $s $c $cap
-  printf '  %-20s gap %7s us  wall %8s ms  cpu %5s s  | stopped/sample %s pass %s ms | %s\n' "$tool" \
-    "$GAP_US" "$WALL_MS" "$CPU_S" ${cap% *} ${cap#* } "$(sed -nE 's/.*threads skipped\) //p' "$err" | tail -1)" >&2
+  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" $s $c $cap "${alone:-0}"
+  printf '  %-20s gap %7s us  wall %8s ms  cpu %5s s  | stopped/sample %s pass %s ms | alone %s | %s\n' "$tool" \
+    "$GAP_US" "$WALL_MS" "$CPU_S" ${cap% *} ${cap#* } "${alone:-0}" "$(sed -nE 's/.*threads skipped\) //p' "$err" | tail -1)" >&2
 }
 
 run_peer() { # build n run tool command...
@@ -347,7 +354,7 @@ run_peer() { # build n run tool command...
   measure "$out" "$out.err" "$@"
   c=$(complete_stacks "$tool" "$out")
   # shellcheck disable=SC2086
-  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" - - - - - - - - - $c - -
+  record "$build" "$n" "$run" "$tool" "$GAP_US" "$WALL_MS" "$CPU_S" - - - - - - - - - $c - - -
   printf '  %-20s gap %7s us  wall %8s ms  cpu %5s s  | complete %s\n' "$tool" "$GAP_US" "$WALL_MS" \
     "$CPU_S" "$c" >&2
 }
@@ -359,7 +366,7 @@ first_pair() { # build n run
   local wall_s
   wall_s=$(awk -v w="$WALL_MS" 'BEGIN { printf "%.3f", w / 1000 }')
   measure /dev/null "$work/sleep.err" sleep "$wall_s"
-  record "$1" "$2" "$3" baseline-first "$GAP_US" "$WALL_MS" - - - - - - - - - - - - - -
+  record "$1" "$2" "$3" baseline-first "$GAP_US" "$WALL_MS" - - - - - - - - - - - - - - -
   printf '  %-20s gap %7s us  wall %8s ms\n' baseline-first "$GAP_US" "$WALL_MS" >&2
 }
 
@@ -373,29 +380,29 @@ for load in $loads; do
 for build_ in $builds; do
   for n in $threads_list; do
     build=$build_/$load
-    echo "== $build_, $n workers ($(spinners "$n") spinning), depth $depth, $load machine" >&2
+    echo "== $build_, $n workers ($(spinners "$n") spinning), depth $depth, $load machine; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     [[ $load == busy ]] && start_hogs
     start_target "$build_" "$n"
     for ((run = 1; run <= runs; run++)); do
       echo " run $run" >&2
       # Noise floor: what the heartbeat sees with no tool attached, over a steady run's length.
       measure /dev/null "$work/sleep.err" sleep "$(awk -v n=$steady_n -v f=$steady_hz 'BEGIN { print n / f }')"
-      record "$build" "$n" "$run" baseline "$GAP_US" "$WALL_MS" - - - - - - - - - - - - - -
+      record "$build" "$n" "$run" baseline "$GAP_US" "$WALL_MS" - - - - - - - - - - - - - - -
       printf '  %-20s gap %7s us\n' baseline "$GAP_US" >&2
-      first_pair "$build" "$n" "$run"
-      run_hearth "$build" "$n" "$run" hearth-steady 1 -n "$steady_n" -F "$steady_hz" --method bpf
-      run_hearth "$build" "$n" "$run" hearth-first-ptrace 1 -n 1 --method ptrace
-      run_hearth "$build" "$n" "$run" hearth-steady-ptrace 1 -n "$steady_n" -F "$steady_hz" \
+      want hearth-first && first_pair "$build" "$n" "$run"
+      want hearth-steady && run_hearth "$build" "$n" "$run" hearth-steady 1 -n "$steady_n" -F "$steady_hz" --method bpf
+      want hearth-first-ptrace && run_hearth "$build" "$n" "$run" hearth-first-ptrace 1 -n 1 --method ptrace
+      want hearth-steady-ptrace && run_hearth "$build" "$n" "$run" hearth-steady-ptrace 1 -n "$steady_n" -F "$steady_hz" \
         --method ptrace
-      run_hearth "$build" "$n" "$run" hearth-1by1 1 -n 1 --method ptrace --one-at-a-time
-      if ((floor)); then
+      want hearth-1by1 && run_hearth "$build" "$n" "$run" hearth-1by1 1 -n 1 --method ptrace --one-at-a-time
+      if ((floor)) && want hearth-floor; then
         run_hearth "$build" "$n" "$run" hearth-floor 0 -n "$steady_n" -F "$steady_hz" \
           --method ptrace --max-frames 1 --stack-bytes 4096 --no-kernel
       fi
-      if ((!skip_eu)); then
+      if ((!skip_eu)) && want eu-stack; then
         run_peer "$build" "$n" "$run" eu-stack eu-stack -p "$target_pid"
       fi
-      if ((!skip_gdb)) && ((gdb_max_threads == 0 || n <= gdb_max_threads)); then
+      if ((!skip_gdb)) && want gdb && ((gdb_max_threads == 0 || n <= gdb_max_threads)); then
         # gdb takes seconds from 500 threads on: one run there.
         if ((run == 1 || n < 500)) && ((n <= 500 || run == 1)); then
           run_peer "$build" "$n" "$run" gdb gdb -nx -batch -iex 'set debuginfod enabled off' \
@@ -404,12 +411,15 @@ for build_ in $builds; do
       fi
     done
     # More one-shot bpf runs, each with its no-tool window: 20 runs for "0 skipped in 20 runs".
-    for ((run = runs + 1; run <= first_runs; run++)); do first_pair "$build" "$n" "$run"; done
-    if ((cpu_seconds > 0 && n == cpu_threads)); then
+    if want hearth-first; then
+      for ((run = runs + 1; run <= first_runs; run++)); do first_pair "$build" "$n" "$run"; done
+    fi
+    if ((cpu_seconds > 0 && n == cpu_threads)) && want hearth-cpu; then
       run_hearth "$build" "$n" 1 hearth-cpu 0 -d "$cpu_seconds" -F 10 --method bpf
       run_hearth "$build" "$n" 1 hearth-cpu100 0 -d "$cpu_seconds" -F 100 --method bpf
       run_hearth "$build" "$n" 1 hearth-cpu-ptrace 0 -d "$cpu_seconds" -F 10 --method ptrace
     fi
+    echo "   load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     stop_target
     [[ $load == busy ]] && stop_hogs
   done
@@ -444,7 +454,7 @@ awk -F'\t' -v depth="$depth" -v runs="$runs" -v steady_n="$steady_n" -v cpu_n="$
     add(k SUBSEP "samples", $8); add(k SUBSEP "threads", $9); add(k SUBSEP "trunc", $11)
     add(k SUBSEP "skip", $12); add(k SUBSEP "med", $13); add(k SUBSEP "max", $14)
     add(k SUBSEP "tmed", $15); add(k SUBSEP "tmax", $16)
-    add(k SUBSEP "stopped", $19); add(k SUBSEP "pass", $20)
+    add(k SUBSEP "stopped", $19); add(k SUBSEP "pass", $20); add(k SUBSEP "alone", $21)
     if ($17 != "-" && $17 != "") {
       # expected worker thread-samples: N per sample (N per snapshot for peers)
       exp_ = ($8 == "-" ? 1 : $8) * n
@@ -479,6 +489,7 @@ awk -F'\t' -v depth="$depth" -v runs="$runs" -v steady_n="$steady_n" -v cpu_n="$
           stp, pss, fmt(median(k SUBSEP "wall"), 1), fmt(median(k SUBSEP "cpu"), 2), comp, ts
         G[b, n, t, "stopped"] = stp; G[b, n, t, "pass"] = has(k SUBSEP "pass") ? median(k SUBSEP "pass") : ""
         G[b, n, t, "skipmax"] = has(k SUBSEP "skip") ? maxof(k SUBSEP "skip") : ""
+        G[b, n, t, "alonemax"] = has(k SUBSEP "alone") ? maxof(k SUBSEP "alone") : ""
         G[b, n, t, "gap"] = gap; G[b, n, t, "wall"] = median(k SUBSEP "wall")
         G[b, n, t, "med"] = median(k SUBSEP "med"); G[b, n, t, "max"] = median(k SUBSEP "max")
         G[b, n, t, "frac"] = has(k SUBSEP "frac") ? median(k SUBSEP "frac") : ""
@@ -527,6 +538,12 @@ awk -F'\t' -v depth="$depth" -v runs="$runs" -v steady_n="$steady_n" -v cpu_n="$
         printf "  ptrace -n 1: own stall %.3f ms <= 6 ms (at 100 threads): %s; skipped (max of runs) %s: %s", p1, \
           verdict(n != 100 || p1 <= 6), G[b, n, "hearth-first-ptrace", "skipmax"], verdict(G[b, n, "hearth-first-ptrace", "skipmax"] == 0)
         if (gg != "") printf "; vs gdb %.0fx (heartbeat): %s", gg / G[b, n, "hearth-first-ptrace", "gap"], verdict(gg / G[b, n, "hearth-first-ptrace", "gap"] >= 100)
+        printf "\n"
+        # issue 30: on a saturated host (busy rows), stall <= 10 ms median, 0 skipped, >= 50x less than gdb
+        printf "  ptrace -n 1 (issue 30, the busy rows): own stall median %.3f ms <= 10 ms: %s; taken alone (max of runs) %s", p1, \
+          verdict(p1 <= 10), G[b, n, "hearth-first-ptrace", "alonemax"]
+        if (gg != "") printf "; gdb %.1f ms (heartbeat) = %.0fx the heartbeat, %.0fx the own stall >= 50x: %s", gg / 1000, \
+          gg / G[b, n, "hearth-first-ptrace", "gap"], gg / 1000 / (p1 > 0 ? p1 : 1), verdict(gg / G[b, n, "hearth-first-ptrace", "gap"] >= 50)
         printf "\n"
       }
       if (G[b, n, "hearth-steady-ptrace", "gap"] != "") {

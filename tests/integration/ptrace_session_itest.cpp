@@ -52,12 +52,14 @@ TEST(PtraceSession, StopAllVisitsEveryThreadOnceAndReleases) {
         ++visits[tid];
         EXPECT_NE(regs.rsp, 0u);
         EXPECT_NE(regs.rip, 0u);
-        if (visits.size() == 1) {  // everyone is stopped while we visit
+        if (visits.size() == 1) {  // everyone in the instant is stopped while we visit
           for (pid_t t : tids_of(pid)) stopped_during_visit += state_of(pid, t) == 't';
         }
       });
       ASSERT_TRUE(stats) << stats.error().message;
-      EXPECT_EQ(stopped_during_visit, threads.size());
+      // A thread that had no CPU to stop on within the instant's bound (a loaded machine) is
+      // taken alone after it: the instant holds all the others.
+      EXPECT_GE(stopped_during_visit, threads.size() - stats->alone.size());
       EXPECT_EQ(visits.size(), threads.size());
       for (auto [tid, count] : visits) EXPECT_EQ(count, 1) << "tid " << tid;
       EXPECT_TRUE(stats->skipped.empty());
@@ -119,7 +121,12 @@ void kill_sampler_mid_sample(bool hold) {
     ASSERT_EQ(read(ready[0], &c, 1), 1) << "sampler child failed to attach";
     close(ready[0]);
     if (hold) {
-      EXPECT_EQ(traced_stopped(pid, 0ms).size(), tids_of(pid).size()) << "not all held stopped";
+      // Threads left out of the instant (no CPU to stop on in time) stop a moment later, and
+      // stay stopped: the visit holds the sampler.
+      auto all_held = [&] { return traced_stopped(pid, 0ms).size() == tids_of(pid).size(); };
+      for (auto until = Clock::now() + 2s; !all_held() && Clock::now() < until;)
+        std::this_thread::sleep_for(5ms);
+      EXPECT_TRUE(all_held()) << "not all held stopped";
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(3 + 7 * run));
     }
@@ -205,10 +212,13 @@ TEST(PtraceSession, SignalsSentWhileSampledAreDelivered) {
   uint32_t reinjected_in_window = 0;
   uint64_t allowance = 0;  // signals a long window may legitimately merge (see below)
   while (!done) {
+    auto began = Clock::now();
     auto stats = session->stop_all(100ms, [](pid_t, const user_regs_struct&) {});
     ASSERT_TRUE(stats) << stats.error().message;
     reinjected_in_window += stats->signals_reinjected;
-    allowance += stats->total_stall_ns / std::chrono::nanoseconds(kSpacing).count();
+    // The whole call: a thread taken alone after the instant holds off the signals only it
+    // can take (the target's handler thread) until it stops.
+    allowance += (Clock::now() - began) / kSpacing;
     ++samples;
     ASSERT_TRUE(session->idle_for(1ms));
   }
