@@ -1,8 +1,10 @@
 #include "bin/hearth/cmd_heatmap.h"
 
 #include "bin/hearth/cmd_moment.h"
+#include "bin/hearth/figures.h"
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
+#include "bin/hearth/seconds.h"
 
 #include <unistd.h>
 
@@ -40,20 +42,6 @@ std::optional<heat::StateClass> parse_state(const std::string& s, bool* ok) {
   if (s == "other") return heat::StateClass::kOther;
   *ok = s == "all";
   return std::nullopt;
-}
-
-uint64_t seconds_to_ns(double s) {
-  return static_cast<uint64_t>(std::llround(s * 1e9));
-}
-
-std::string thousands(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string s;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return s;
 }
 
 }  // namespace

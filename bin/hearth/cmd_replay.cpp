@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "bin/hearth/input_checks.h"
+#include "bin/hearth/seconds.h"
 #include "bin/hearth/terminal.h"
 #include "common/atomic_file.h"
 #include "common/shutdown.h"
@@ -24,7 +25,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kNsPerS = 1e9;
-constexpr double kMaxSeconds = 400 * 24 * 3600.0;  // far past any recording: keeps ns in range
 // Redraws while playing: 25 a second (a sample every 10 ms at -F 100 and x4 still moves
 // smoothly); paused, only keys wake it.
 constexpr int kPlayingTickMs = 40;
@@ -32,14 +32,6 @@ constexpr int kPausedTickMs = 250;
 // Printed once: every stack and every thread, nothing cut.
 constexpr int kPlainCols = 1 << 20;
 constexpr int kPlainRows = 1 << 20;
-
-bool given(double seconds) {
-  return !std::isnan(seconds);
-}
-
-uint64_t to_ns(double seconds) {
-  return static_cast<uint64_t>(std::llround(seconds * kNsPerS));
-}
 
 std::string secs(uint64_t ns) {
   char buf[32];
@@ -154,8 +146,8 @@ int run_replay(const ReplayArgs& a) {
   // The range replayed: its first and last rounds.
   const auto& rounds = samples.rounds;
   auto by_time = [](const timed_samples::Round& r, uint64_t t) { return r.time_ns < t; };
-  uint64_t from = given(a.from) ? to_ns(a.from) : rounds.front().time_ns;
-  uint64_t to = given(a.to) ? to_ns(a.to) : rounds.back().time_ns;
+  uint64_t from = given(a.from) ? seconds_to_ns(a.from) : rounds.front().time_ns;
+  uint64_t to = given(a.to) ? seconds_to_ns(a.to) : rounds.back().time_ns;
   size_t first = static_cast<size_t>(std::lower_bound(rounds.begin(), rounds.end(), from, by_time) -
                                      rounds.begin());
   size_t end = static_cast<size_t>(
@@ -173,7 +165,7 @@ int run_replay(const ReplayArgs& a) {
   const size_t last = end - 1;
   size_t at_round = last;
   if (given(a.at)) {
-    uint64_t at = to_ns(a.at);
+    uint64_t at = seconds_to_ns(a.at);
     if (at > rounds[last].time_ns) {
       std::fprintf(stderr,
                    "hearth replay: %s: --at %s s is after the last sample replayed (%s s)\n",
@@ -186,7 +178,7 @@ int run_replay(const ReplayArgs& a) {
         rounds.begin());
     at_round = std::clamp(after == 0 ? 0 : after - 1, first, last);
   }
-  const uint64_t window_ns = to_ns(a.window);
+  const uint64_t window_ns = seconds_to_ns(a.window);
   replay::SampleWindow window(samples, window_ns, first);
 
   install_shutdown_handlers();

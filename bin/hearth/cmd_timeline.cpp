@@ -6,6 +6,7 @@
 
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
+#include "bin/hearth/seconds.h"
 #include "common/atomic_file.h"
 #include "common/digits.h"
 #include "render/timeline/lanes.h"
@@ -19,18 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kMaxSeconds = 400 * 24 * 3600.0;
-
 bool is_html(const std::string& path) {
   return path.ends_with(".html") || path.ends_with(".htm");
-}
-
-bool given(double s) {
-  return !std::isnan(s);
-}
-
-uint64_t to_ns(double s) {
-  return static_cast<uint64_t>(std::llround(s * 1e9));
 }
 
 // The moment link: ARGS' --heatmap, else heat.html when the page is written beside one.
@@ -106,8 +97,8 @@ int run_timeline(const TimelineArgs& a) {
   }
   // Seconds since time 0 (the samples' time 0, else the window's start: Model::origin_ns).
   const uint64_t from =
-      given(a.from) ? std::max(model.start_ns, model.origin_ns + to_ns(a.from)) : 0;
-  const uint64_t to = given(a.to) ? model.origin_ns + to_ns(a.to) : 0;
+      given(a.from) ? std::max(model.start_ns, model.origin_ns + seconds_to_ns(a.from)) : 0;
+  const uint64_t to = given(a.to) ? model.origin_ns + seconds_to_ns(a.to) : 0;
   if ((from != 0 && from >= model.end_ns) || (to != 0 && to <= model.start_ns)) {
     const auto since = [&model](uint64_t t) {
       return static_cast<int64_t>(t) - static_cast<int64_t>(model.origin_ns);

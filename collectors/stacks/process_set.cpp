@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 // Between two services of the ptrace sessions while idle (as PtraceSession::idle_for).
 constexpr auto kServeSessionsEvery = std::chrono::milliseconds(1);
 // Without a session to serve: how often a shutdown request is looked at.
-constexpr auto kIdleCheck = std::chrono::milliseconds(10);
+constexpr auto kSetIdleCheck = std::chrono::milliseconds(10);
 
 bool listed(const std::vector<pid_t>& v, pid_t pid) {
   return std::find(v.begin(), v.end(), pid) != v.end();
@@ -160,7 +160,7 @@ Result<void> ProcessSet::idle_for(std::chrono::microseconds duration) {
     if (now >= deadline) return {};
     std::this_thread::sleep_for(
         std::min<Clock::duration>(deadline - now, serving ? Clock::duration(kServeSessionsEvery)
-                                                          : Clock::duration(kIdleCheck)));
+                                                          : Clock::duration(kSetIdleCheck)));
   }
 }
 

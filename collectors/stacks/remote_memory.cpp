@@ -25,7 +25,7 @@ constexpr uint64_t page_ceil(uint64_t a) {
 }
 
 // Same mapping as far as cached contents go: a change in any of these may change the bytes.
-bool same_mapping(const proc::Mapping& a, const proc::Mapping& b) {
+bool same_contents_mapping(const proc::Mapping& a, const proc::Mapping& b) {
   return a.start == b.start && a.end == b.end && a.offset == b.offset && a.read == b.read &&
          a.write == b.write && a.exec == b.exec && a.shared == b.shared && a.inode == b.inode &&
          a.dev == b.dev && a.path == b.path && a.deleted == b.deleted;
@@ -68,13 +68,13 @@ void RemoteMemory::set_maps(std::vector<proc::Mapping> maps) {
   std::sort(maps.begin(), maps.end(),
             [](const proc::Mapping& a, const proc::Mapping& b) { return a.start < b.start; });
   const bool unchanged = maps.size() == maps_.size() &&
-                         std::equal(maps.begin(), maps.end(), maps_.begin(), same_mapping);
+                         std::equal(maps.begin(), maps.end(), maps_.begin(), same_contents_mapping);
   if (!unchanged) {
     // Keep a page only if the mapping holding it is the same in both maps.
     std::erase_if(pages_, [&](const auto& entry) {
       const proc::Mapping* before = find_in(maps_, entry.first);
       const proc::Mapping* after = find_in(maps, entry.first);
-      return before == nullptr || after == nullptr || !same_mapping(*before, *after) ||
+      return before == nullptr || after == nullptr || !same_contents_mapping(*before, *after) ||
              !cacheable(*after);
     });
     stats_.cached_pages = pages_.size();

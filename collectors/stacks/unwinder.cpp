@@ -182,7 +182,7 @@ std::string file_key(const proc::Mapping& m) {
   return m.dev + ":" + std::to_string(m.inode) + ":" + m.path + (m.deleted ? ":deleted" : "");
 }
 
-bool same_mapping(const proc::Mapping& a, const proc::Mapping& b) {
+bool same_module_mapping(const proc::Mapping& a, const proc::Mapping& b) {
   return a.start == b.start && a.end == b.end && a.offset == b.offset && a.inode == b.inode &&
          a.dev == b.dev && a.path == b.path && a.deleted == b.deleted && a.exec == b.exec;
 }
@@ -333,7 +333,7 @@ Result<void> Unwinder::prepare(const std::vector<proc::Mapping>& maps) {
   for (const proc::Mapping& m : s.memory->maps()) {
     if (!m.exec || m.path.empty() || (m.path[0] != '/' && m.path != "[vdso]")) continue;
     if (const Module* old = find_module(s.modules, m.start);
-        old != nullptr && same_mapping(old->mapping, m)) {
+        old != nullptr && same_module_mapping(old->mapping, m)) {
       next.push_back(*old);  // unchanged: keep its table
       continue;
     }
@@ -359,7 +359,7 @@ Result<void> Unwinder::prepare(const std::vector<proc::Mapping>& maps) {
   const bool changed =
       next.size() != s.modules.size() || !std::equal(next.begin(), next.end(), s.modules.begin(),
                                                      [](const Module& a, const Module& b) {
-                                                       return same_mapping(a.mapping, b.mapping);
+                                                       return same_module_mapping(a.mapping, b.mapping);
                                                      });
   s.modules = std::move(next);
   // Cached register states are keyed by IP only: new code at an old address must not hit them.
