@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,16 +91,31 @@ class Placement {
   bool ok_ = false;
 };
 
+// A stack_target of THREADS threads, one spinning ("spin-0": the thread to hold), placed as
+// Placement says. Fails the test when any of it cannot be done.
+struct HeldTarget {
+  std::unique_ptr<Target> target;
+  pid_t held = 0;
+  std::unique_ptr<Placement> placement;  // released before the target
+};
+
+void start_held(const std::string& threads, HeldTarget* out) {
+  out->target =
+      Target::start("stack_target-fp", {"--threads", threads, "--depth", "3", "--spin", "1"});
+  ASSERT_TRUE(out->target);
+  out->held = find_thread(out->target->pid(), "spin-0");
+  ASSERT_NE(out->held, 0);
+  out->placement = std::make_unique<Placement>(out->target->pid(), out->held);
+  ASSERT_TRUE(out->placement->ok());
+}
+
 TEST(PtraceAllStop, AThreadHeldOffItsCpuIsTakenAloneAfterTheOthers) {
   REQUIRE_ROOT();
   if (last_cpu() == 0) GTEST_SKIP() << "needs 2 CPUs: one to hold a thread off";
-  auto target = Target::start("stack_target-fp", {"--threads", "8", "--depth", "3", "--spin", "1"});
-  ASSERT_TRUE(target);
-  pid_t pid = target->pid();
-  pid_t held = find_thread(pid, "spin-0");
-  ASSERT_NE(held, 0);
-  Placement placement(pid, held);
-  ASSERT_TRUE(placement.ok());
+  HeldTarget h;
+  ASSERT_NO_FATAL_FAILURE(start_held("8", &h));
+  const std::unique_ptr<Target>& target = h.target;
+  const pid_t pid = target->pid(), held = h.held;
   {
     auto session = PtraceSession::attach(pid);
     ASSERT_TRUE(session) << session.error().message;
@@ -143,13 +159,10 @@ TEST(PtraceAllStop, AThreadHeldOffItsCpuIsTakenAloneAfterTheOthers) {
 TEST(PtraceAllStop, TheSnapshotNamesAThreadTakenAlone) {
   REQUIRE_ROOT();
   if (last_cpu() == 0) GTEST_SKIP() << "needs 2 CPUs: one to hold a thread off";
-  auto target = Target::start("stack_target-fp", {"--threads", "4", "--depth", "3", "--spin", "1"});
-  ASSERT_TRUE(target);
-  pid_t pid = target->pid();
-  pid_t held = find_thread(pid, "spin-0");
-  ASSERT_NE(held, 0);
-  Placement placement(pid, held);
-  ASSERT_TRUE(placement.ok());
+  HeldTarget h;
+  ASSERT_NO_FATAL_FAILURE(start_held("4", &h));
+  const std::unique_ptr<Target>& target = h.target;
+  const pid_t pid = target->pid(), held = h.held;
   std::string err;
   bool named = false;
   // The thread is held from before hearth starts for 3 s (hearth's attach takes hundreds of ms
