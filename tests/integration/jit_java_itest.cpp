@@ -195,7 +195,11 @@ TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
   const WorkerStacks w = worker_stacks(r.out);
   ASSERT_GT(w.samples, 0) << r.out;
   EXPECT_GE(w.named_leaf * 3, w.samples * 2) << r.out;  // the leaf is still named
-  EXPECT_EQ(w.reach_entry, 0) << r.out;
+  // Cut short, but not every one: a sample taken while a worker is in the interpreter or in a
+  // libjvm runtime call (a safepoint, a compilation's hand-over) has a frame-pointer chain to
+  // walk. CI saw one such sample out of ~200 once; a tenth would mean the flag made no
+  // difference.
+  EXPECT_LE(w.reach_entry * 10, w.samples) << r.out;
   EXPECT_NE(r.err.find("stop in it (compiled without frame pointers): start Java with "
                        "-XX:+PreserveFramePointer"),
             std::string::npos)
