@@ -1,9 +1,11 @@
 #include "render/report/collector_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "common/digits.h"
 #include "render/report/html_text.h"
@@ -52,6 +54,17 @@ class Figures {
     return it->get<std::string>();
   }
 
+  std::vector<std::string> texts(const char* key) {
+    std::vector<std::string> out;
+    auto it = j_.find(key);
+    if (it == j_.end() || !it->is_array()) return out;
+    used_.insert(key);
+    for (const json& v : *it) {
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+
   // The scalar figures no sentence used, as "key value, …".
   std::string rest() const {
     std::string out;
@@ -77,6 +90,9 @@ class Figures {
   const json& j_;
   std::set<std::string> used_;
 };
+
+// How many of the threads taken alone a sentence names; report.json keeps more.
+constexpr size_t kAloneNamed = 5;
 
 std::string stacks_text(Figures& f) {
   std::string out;
@@ -109,6 +125,18 @@ std::string stacks_text(Figures& f) {
   if (auto skipped = f.count("skipped_threads"); skipped && *skipped > 0) {
     out += " " + with_thousands(*skipped) + (*skipped == 1 ? " time" : " times") +
            " a thread was skipped (it did not stop in time, or its stack could not be read).";
+  }
+  // The ptrace all-stop snapshot: threads that had not stopped by the instant's deadline (a
+  // saturated host), each copied alone as soon as its stop landed.
+  if (auto alone = f.count("threads_taken_alone"); alone && *alone > 0) {
+    out += " " + count_of(*alone, "thread", "threads") + " did not stop within the snapshot's " +
+           "instant and " + (*alone == 1 ? "was" : "were") + " taken alone just after it";
+    const std::vector<std::string> names = f.texts("alone_thread_names");
+    for (size_t i = 0; i < names.size() && i < kAloneNamed; ++i)
+      out += (i == 0 ? ": " : "; ") + names[i];
+    const uint64_t named = std::min<uint64_t>(names.size(), kAloneNamed);
+    if (named > 0 && *alone > named) out += "; and " + with_thousands(*alone - named) + " more";
+    out += ".";
   }
   auto method = f.text("method");
   auto copied = f.count("copied_without_stop");

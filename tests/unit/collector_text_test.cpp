@@ -22,6 +22,31 @@ TEST(CollectorText, StacksFiguresAreSentencesWithUnits) {
             "median 1409 \xc2\xb5s.");
 }
 
+// The ptrace all-stop snapshot on a saturated host: threads not stopped by the instant's
+// deadline are taken alone, and the sentence names the first few.
+TEST(CollectorText, ThreadsTakenAloneAreNamed) {
+  json f = json::parse(R"({"status": "ok", "samples": 1, "method": "ptrace", "stopped": 103,
+      "threads_taken_alone": 7, "alone_thread_names": ["11 (a) R: 2.5 ms after the others",
+      "12 (b) R: 3.0 ms after the others", "13 (c) R: 3.1 ms after the others",
+      "14 (d) R: 3.2 ms after the others", "15 (e) R: 3.3 ms after the others",
+      "16 (f) R: 3.4 ms after the others"]})");
+  std::string t = collector_text("stacks", f);
+  EXPECT_NE(t.find(" 7 threads did not stop within the snapshot's instant and were taken alone "
+                   "just after it: 11 (a) R: 2.5 ms after the others; 12 (b) R: 3.0 ms after the "
+                   "others; 13 (c) R: 3.1 ms after the others; 14 (d) R: 3.2 ms after the others; "
+                   "15 (e) R: 3.3 ms after the others; and 2 more."),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("Also:"), std::string::npos) << t;
+  f["threads_taken_alone"] = 1;
+  f["alone_thread_names"] = json::array({"11 (a) R: 2.5 ms after the others"});
+  t = collector_text("stacks", f);
+  EXPECT_NE(t.find(" 1 thread did not stop within the snapshot's instant and was taken alone "
+                   "just after it: 11 (a) R: 2.5 ms after the others. "),
+            std::string::npos)
+      << t;
+}
+
 TEST(CollectorText, SchedAndMmv) {
   json sched = json::parse(R"({"status": "ok", "events": 198122, "sched_switch": 121801,
       "lost": 0, "threads": 15, "window_s": 9.892, "selection": "event filter, 15 threads in 1 range",
