@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "render/serve/safe_path.h"
 #include "render/svg/xml.h"
 
+#include "common/unique_fd.h"
 #include "common/url.h"
 
 namespace hearth::serve {
@@ -21,6 +23,32 @@ std::string utc_time(time_t t) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
   return buf;
+}
+
+// REL's report.json beneath DIR_FD, summarized; unreadable (a symlink out, not a regular file,
+// larger than kMaxReportJson, damaged) gives a summary that says so.
+ReportSummary read_summary(int dir_fd, const std::string& rel) {
+  auto fd = open_beneath(dir_fd, rel);
+  if (!fd) return {};
+  UniqueFd f(*fd);
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size > static_cast<off_t>(kMaxReportJson))
+    return {};
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(f.get(), text.data() + got, text.size() - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  return summarize_report(text);
+}
+
+// The time a report is sorted and shown by: its recording's start, else its file's time.
+time_t report_time(const ListingEntry& e) {
+  return e.summary.started.value_or(e.mtime);
 }
 
 }  // namespace
@@ -59,6 +87,7 @@ std::vector<ListingEntry> list_directory(int dir_fd) {
         std::string meta = name + "/report.json";
         en.mtime = ::fstatat(dir_fd, meta.c_str(), &rst, AT_SYMLINK_NOFOLLOW) == 0 ? rst.st_mtime
                                                                                    : ist.st_mtime;
+        en.summary = read_summary(dir_fd, meta);
       }
     } else if (!S_ISREG(st.st_mode)) {
       continue;
@@ -68,7 +97,7 @@ std::vector<ListingEntry> list_directory(int dir_fd) {
   ::closedir(d);
   std::sort(out.begin(), out.end(), [](const ListingEntry& a, const ListingEntry& b) {
     if (a.is_report != b.is_report) return a.is_report;
-    if (a.is_report && a.mtime != b.mtime) return a.mtime > b.mtime;
+    if (a.is_report && report_time(a) != report_time(b)) return report_time(a) > report_time(b);
     if (a.is_dir != b.is_dir) return a.is_dir;
     return a.name < b.name;
   });
@@ -83,22 +112,73 @@ std::string index_page(const std::string& url_path, const std::vector<ListingEnt
       "<meta name=\"color-scheme\" content=\"light dark\"><title>";
   svg::append_escaped(&h, title);
   h += "</title><style>body{font-family:system-ui,\"DejaVu Sans\",sans-serif;margin:2em}"
-       "td{padding:.2em 1em .2em 0}a{text-decoration:none}</style></head><body><h1>";
+       "td,th{padding:.2em 1em .2em 0;text-align:left;vertical-align:top}"
+       "a{text-decoration:none}</style></head><body><h1>";
   svg::append_escaped(&h, title);
   h += "</h1>\n";
   bool any_report = false;
   for (const ListingEntry& e : entries) any_report |= e.is_report;
   if (any_report) {
-    h += "<h2>Reports, newest first</h2>\n<table>\n";
+    // The columns some report has a value for.
+    struct Column {
+      const char* heading;
+      std::string ReportSummary::*field;
+    };
+    static const Column kColumns[] = {{"Target", &ReportSummary::target},
+                                      {"Host", &ReportSummary::host},
+                                      {"Rule fired", &ReportSummary::trigger},
+                                      {"Window", &ReportSummary::window},
+                                      {"Sampling cost", &ReportSummary::cost}};
+    std::vector<const Column*> shown;
+    for (const Column& c : kColumns) {
+      for (const ListingEntry& e : entries) {
+        if (e.is_report && !(e.summary.*c.field).empty()) {
+          shown.push_back(&c);
+          break;
+        }
+      }
+    }
+    h += "<h2>Reports, newest first</h2>\n"
+         "<p><input id=\"filter\" type=\"search\" placeholder=\"Filter reports\" "
+         "aria-label=\"Filter reports\" autocomplete=\"off\"></p>\n"
+         "<table id=\"reports\">\n<thead><tr><th>Report</th><th>Started</th>";
+    for (const Column* c : shown) h += std::string("<th>") + c->heading + "</th>";
+    h += "</tr></thead>\n<tbody>\n";
     for (const ListingEntry& e : entries) {
       if (!e.is_report) continue;
       h += "<tr><td><a href=\"";
       svg::append_escaped(&h, encode_path(e.name));
       h += "/\">";
       svg::append_escaped(&h, e.name);
-      h += "</a></td><td>" + utc_time(e.mtime) + "</td></tr>\n";
+      h += "</a></td><td>" + utc_time(report_time(e));
+      if (!e.summary.started)
+        h += e.summary.readable ? " (file time)" : " (file time; no readable report.json)";
+      h += "</td>";
+      for (const Column* c : shown) {
+        h += "<td>";
+        svg::append_escaped(&h, e.summary.*c->field);
+        h += "</td>";
+      }
+      h += "</tr>\n";
     }
-    h += "</table>\n";
+    h += "</tbody></table>\n"
+         // Rows whose text holds every word typed, case aside; the filter is kept in the URL's
+         // fragment so a shared link shows the same rows.
+         "<script>(function(){var f=document.getElementById('filter');"
+         "var rows=document.querySelectorAll('#reports tbody tr');"
+         "function apply(){var words=f.value.toLowerCase().split(/\\s+/).filter(Boolean);"
+         "rows.forEach(function(r){var t=r.textContent.toLowerCase();"
+         "r.hidden=!words.every(function(w){return t.indexOf(w)>=0;});});"
+         "history.replaceState(null,'',f.value?'#'+encodeURIComponent(f.value):location.pathname);}"
+         "if(location.hash.length>1){try{f.value=decodeURIComponent(location.hash.slice(1));}"
+         "catch(e){}}f.addEventListener('input',apply);apply();})();</script>\n";
+  }
+  bool any_other = url_path != "/";
+  for (const ListingEntry& e : entries) any_other |= !e.is_report;
+  if (!any_other) {
+    if (!any_report) h += "<p>No reports here yet.</p>\n";
+    h += "</body></html>\n";
+    return h;
   }
   h += "<h2>Files</h2>\n<table>\n";
   if (url_path != "/") h += "<tr><td><a href=\"../\">../</a></td></tr>\n";
