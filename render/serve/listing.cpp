@@ -109,7 +109,8 @@ std::string index_page(const std::string& url_path, const std::vector<ListingEnt
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width\">"
-      "<meta name=\"color-scheme\" content=\"light dark\"><title>";
+      "<meta name=\"color-scheme\" content=\"light dark\"><link rel=\"icon\" "
+      "href=\"data:,\"><title>";
   svg::append_escaped(&h, title);
   h += "</title><style>body{font-family:system-ui,\"DejaVu Sans\",sans-serif;margin:2em}"
        "td,th{padding:.2em 1em .2em 0;text-align:left;vertical-align:top}"

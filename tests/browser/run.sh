@@ -10,6 +10,8 @@
 #                                                          recording the test writes into OUTDIR
 #   tests/browser/run.sh --token EXE                       `EXE serve --token`: the ?token= redirect
 #                                                          and its cookie (token.test.mjs)
+#   tests/browser/run.sh --listing EXE                     `EXE serve`'s listing of reports: order,
+#                                                          summaries, filter (listing.test.mjs)
 #   tests/browser/run.sh --chart EXE OUT.svg INPUT [OPT…]   render with `EXE chart`, test (chart.test.mjs;
 #                                                          with --group-threads it expects pools)
 #   tests/browser/run.sh --moment EXE OUTDIR INPUT...       the heatmap page's moment view equals
@@ -107,6 +109,13 @@ case "${1:-}" in
     svg=$here/token.test.mjs test=token.test.mjs  # no SVG: the test makes its own files
     extra=()
     ;;
+  --listing)
+    [ $# -eq 2 ] || die "usage: run.sh --listing EXE"
+    exe=$2
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    svg=$here/listing.test.mjs test=listing.test.mjs  # no SVG: the test makes its own files
+    extra=()
+    ;;
   *)
     [ $# -eq 1 ] || die "usage: run.sh FILE.svg | run.sh --hearth|--diff|--chart EXE OUT.svg INPUT… [options]"
     svg=$1
@@ -140,7 +149,7 @@ fi
 if [ "$test" = moment.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "${extra[@]}"
 fi
-if [ "$test" = token.test.mjs ]; then
+if [ "$test" = token.test.mjs ] || [ "$test" = listing.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe"
 fi
 HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$svg" ${extra[@]+"${extra[@]}"}
