@@ -203,6 +203,9 @@ static int in_set(struct seq_file *seq, struct task_struct *task) {
   __u32 tgid = task->tgid;
   if (bpf_map_lookup_elem(&tgids, &tgid)) return 1;
   if (!report_children || task->pid != task->tgid) return 0;
+  // A zombie is never taken (nor a kernel thread): reporting one would only make user space
+  // look at /proc for nothing, every pass until its parent reaps it.
+  if (BPF_CORE_READ(task, exit_state) != 0 || (task->flags & PF_KTHREAD)) return 0;
   __u32 parent = BPF_CORE_READ(task, real_parent, tgid);
   if (!bpf_map_lookup_elem(&tgids, &parent)) return 0;
   __u32 one = 1;
