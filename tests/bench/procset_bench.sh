@@ -9,7 +9,7 @@
 #                     % of one core
 #   eu-stack          eu-stack -p PID for every process, one after another (the peer: a tool run
 #                     per process, as a script over a process list does): wall and CPU
-#   floor             reading every process's /proc/PID/maps and /proc/PID/stack once (what any
+#   floor             one cat of every process's /proc/PID/maps and /proc/PID/stack (what any
 #                     tool that names frames reads at least): wall and CPU
 # Unpinned, as production runs; --load "idle busy" (busy: stress-ng --cpu 0, a hog per vCPU).
 # One-shots and peers are interleaved (hearth, eu-stack, floor, hearth, …) so the machine's drift
@@ -86,8 +86,8 @@ timed() {
 }
 median() { sort -n | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 eu_all() { for p in "${all[@]}"; do eu-stack -p "$p" >/dev/null 2>&1 || true; done; }
-floor_all() { for p in "${all[@]}"; do cat "/proc/$p/maps" "/proc/$p/stack" >/dev/null 2>&1 || true; done; }
-export -f eu_all floor_all 2>/dev/null || true
+floor_files=()
+for p in "${all[@]}"; do floor_files+=("/proc/$p/maps" "/proc/$p/stack"); done
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, clock ticks
 hz_ticks=$(getconf CLK_TCK)
 
@@ -121,7 +121,7 @@ for load in $loads; do
     echo "hearth-one-shot $(timed "$hearth" stacks --children -p "$parent" --method "$method" -n 1 -o -)" >>"$work/$load.tsv"
     grep -E '^hearth stacks: [0-9]+ process' "$work/last.err" | head -1 >"$work/oneshot.line" || true
     ((skip_eu)) || echo "eu-stack-each $(timed bash -c "$(declare -p all); $(declare -f eu_all); eu_all")" >>"$work/$load.tsv"
-    echo "floor $(timed bash -c "$(declare -p all); $(declare -f floor_all); floor_all")" >>"$work/$load.tsv"
+    echo "floor $(timed cat "${floor_files[@]}")" >>"$work/$load.tsv"
   done
   for ((i = 0; i < (runs < 3 ? runs : 3); i++)); do
     echo "hearth-steady-F$hz - - $(steady)" >>"$work/$load.tsv"
