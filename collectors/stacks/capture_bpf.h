@@ -1,13 +1,14 @@
 // The stop-free capture: loads the BPF task iterator of capture.bpf.c (embedded in hearth at
-// build time), attaches it to one process, and runs passes over its threads. A pass stops and
+// build time), attaches it to one process (or to a set of them: BpfCaptureOptions::set), and
+// runs passes over its threads. A pass stops and
 // wakes nothing: for every thread that is not on a CPU it yields the registers the kernel saved
 // on the thread's last entry into the kernel, the top of its user stack, its kernel stack and
 // its state, all read in that same visit; a thread that ran meanwhile is reported as such.
 //
 // Owns kernel objects only through file descriptors (program, maps, iterator link): nothing is
 // pinned, so the kernel frees all of it when hearth exits, however it exits.
-// One BpfCapture per target; captures of several targets may share one loaded program, and
-// their passes then take turns (a pass holds the program's lock).
+// One BpfCapture per target, or one per process set; captures of several targets may share one
+// loaded program, and their passes then take turns (a pass holds the program's lock).
 #pragma once
 
 #include <sys/types.h>
