@@ -31,12 +31,12 @@ struct BpfThread {
   pid_t tid = 0;
   pid_t tgid = 0;         // its process
   pid_t parent_tgid = 0;  // its process's parent
-  uint32_t flags = 0;  // hearth_capture_flags (capture_abi.h)
-  char state = '?';    // as /proc shows it: R S D T t X Z P I
+  uint32_t flags = 0;     // hearth_capture_flags (capture_abi.h)
+  char state = '?';       // as /proc shows it: R S D T t X Z P I
   std::string_view comm;
-  uint64_t switches = 0;                   // voluntary + involuntary context switches so far
-  uint64_t start_time = 0;                 // ns after boot
-  uint64_t exec_id = 0;                    // grows with each execve of the process
+  uint64_t switches = 0;    // voluntary + involuntary context switches so far
+  uint64_t start_time = 0;  // ns after boot
+  uint64_t exec_id = 0;     // grows with each execve of the process
   // The address space's change count (has_mm_seq() only): it moves whenever the mappings may
   // have changed; odd while they are being changed. 0 for a child() report.
   uint64_t mm_seq = 0;
@@ -61,7 +61,7 @@ struct BpfCaptureOptions {
   // added with add_process() (a hash lookup per task: the other tasks cost almost nothing), so
   // one pass covers the whole set. Shares no program with single-process captures.
   bool set = false;
-  bool report_children = false;  // set: also report new children of the set (BpfThread::child)
+  bool report_children = false;   // set: also report new children of the set (BpfThread::child)
   size_t stack_bytes = 32 << 10;  // first copy per thread; see set_stack_bytes()
   bool kernel_stacks = true;      // kernel stacks of sleeping threads
   size_t threads_hint = 0;        // threads expected: sizes the maps

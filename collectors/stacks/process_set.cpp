@@ -82,8 +82,7 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
                                      .stack_bytes = options.sampler.stack_bytes,
                                      .kernel_stacks = options.sampler.kernel_stacks});
     if (capture) set.capture_ = std::make_shared<BpfCapture>(std::move(*capture));
-    set.capture_load_ms_ =
-        std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+    set.capture_load_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
   }
   for (pid_t pid : chosen) RETURN_IF_ERROR(set.add(pid, listed(sel.pids, pid)));
   set.opened_ = true;
@@ -359,7 +358,8 @@ SamplerSummary ProcessSet::summary() const {
   append(all.capture_ms, pass_ms_);
   append(all.capture_cpu_ms, pass_cpu_ms_);
   append(all.capture_faults, pass_faults_);
-  if (capture_) all.attach_ms.push_back({"capture program for the set (BPF load)", capture_load_ms_});
+  if (capture_)
+    all.attach_ms.push_back({"capture program for the set (BPF load)", capture_load_ms_});
   // From the first round's start (attaching every process came before it) to the last's end.
   if (rounds_ > 0)
     all.elapsed_s = std::chrono::duration<double>(last_round_ - first_round_).count();

@@ -100,8 +100,8 @@ class ProcessSet {
   // The set's capture (bpf, several processes): shared by the members whose shares_capture().
   std::shared_ptr<BpfCapture> capture_;
   std::unordered_map<pid_t, Member*> sharing_;  // live members on capture_, by pid
-  bool rescan_wanted_ = false;  // capture_'s pass saw a new child, or a member left
-  double capture_load_ms_ = 0;  // loading capture_'s program (attach time)
+  bool rescan_wanted_ = false;                  // capture_'s pass saw a new child, or a member left
+  double capture_load_ms_ = 0;                  // loading capture_'s program (attach time)
   // capture_'s passes, one entry per round: wall, CPU (unwinding in place left out), faults.
   std::vector<double> pass_ms_, pass_cpu_ms_;
   std::vector<uint64_t> pass_faults_;

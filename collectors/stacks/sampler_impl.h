@@ -112,7 +112,8 @@ struct Sampler::Impl {
     size_t live = 0;                 // of which not exiting
     bool leader_reused = false;      // shared: the leader's start_time changed (a new process)
   };
-  Pass pass;  uint64_t start_ticks = 0;  // the target's start time: tells its exit from a reused PID
+  Pass pass;
+  uint64_t start_ticks = 0;  // the target's start time: tells its exit from a reused PID
   static constexpr uint64_t kNoExecId = ~uint64_t{0};
   uint64_t leader_exec_id = kNoExecId;  // bpf: the leader's self_exec_id at the last pass
   std::vector<size_t> exec_rounds;      // rounds taken first after an execve

@@ -52,8 +52,9 @@ TEST_P(ProcessSetScale, ManyChildrenInOneSnapshot) {
   HearthRun r = run_hearth({"stacks", "--children", "-p", std::to_string(parent), "-n", "1",
                             "--method", GetParam(), "-o", "-"});
   ASSERT_TRUE(exited_with(r, 0)) << r.err;
-  EXPECT_NE(r.err.find("hearth stacks: " + std::to_string(kFanoutChildren + 1) + " processes: 1 sample"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("hearth stacks: " + std::to_string(kFanoutChildren + 1) + " processes: 1 sample"),
+      std::string::npos)
       << r.err;
   // One line per process (each has one thread, asleep: one stack, counted once).
   std::map<std::string, std::string> by_root;
