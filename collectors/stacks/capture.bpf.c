@@ -183,16 +183,19 @@ static void emit(struct seq_file *seq, struct hearth_record *rec) {
 }
 
 // The address space's change count into REC (HEARTH_CAP_MM_SEQ), where the kernel has one.
+// The high half names the address space (bits of its address): an execve's new one starts a
+// count of its own, which must not pass for the old one's.
 static void read_mm_seq(struct task_struct *task, struct hearth_record *rec) {
   struct mm_struct *mm = BPF_CORE_READ(task, mm);
   if (!mm) return;
+  __u64 id = ((__u64)(unsigned long)mm >> 6) << 32;
   // A field of a flavor exists only where its type is compatible: a struct with a struct, an
   // int with an int.
   if (bpf_core_field_exists(struct mm_struct, mm_lock_seq)) {
-    rec->mm_seq = BPF_CORE_READ(mm, mm_lock_seq.sequence);
+    rec->mm_seq = id | BPF_CORE_READ(mm, mm_lock_seq.sequence);
     rec->flags |= HEARTH_CAP_MM_SEQ;
   } else if (bpf_core_field_exists(struct mm_struct___int, mm_lock_seq)) {
-    rec->mm_seq = (__u32)BPF_CORE_READ((struct mm_struct___int *)mm, mm_lock_seq);
+    rec->mm_seq = id | (__u32)BPF_CORE_READ((struct mm_struct___int *)mm, mm_lock_seq);
     rec->flags |= HEARTH_CAP_MM_SEQ;
   }
 }

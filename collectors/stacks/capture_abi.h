@@ -47,8 +47,9 @@ struct hearth_record {
   __u64 switches;    // nvcsw + nivcsw when visited
   __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
   __u64 exec_id;     // task->self_exec_id: grows with each execve of the process
-  // With HEARTH_CAP_MM_SEQ: mm->mm_lock_seq, which moves whenever the process's mappings may
-  // have changed (every mmap write lock); odd while one is held. Same for every thread.
+  // With HEARTH_CAP_MM_SEQ: mm->mm_lock_seq (low half), which moves whenever the process's
+  // mappings may have changed (every mmap write lock), odd while one is held; the high half
+  // names the address space (an execve makes a new one). Same for every thread.
   __u64 mm_seq;
   __u64 copy_base;   // target address of the first copied byte (page aligned)
   char comm[16];

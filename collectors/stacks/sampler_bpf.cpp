@@ -82,10 +82,19 @@ Result<void> Sampler::Impl::round_bpf() {
 }
 
 Result<void> Sampler::Impl::begin_pass() {
+  pass = Pass{};
+  if (!shared_capture) {
+    // A process of its own: its maps are looked at before the pass, every round (a set's
+    // members are looked at in the pass, by their change count: check_maps()).
+    pass.maps_checked = true;
+    if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
+      maps_fingerprint = *fp;
+      RETURN_IF_ERROR(load_maps());
+    }
+  }
   for (auto& [tid, slot] : slots) {
     slot.seen = slot.visited = slot.stopped = slot.reuse = slot.unwound = false;
   }
-  pass = Pass{};
   if (!shared_capture) {  // a set's pass is timed once, by the set (a clock read per member
                           // was a fifth of a 200-process set's steady CPU)
     pass.start = Clock::now();
