@@ -24,6 +24,20 @@
 
 #include "capture_abi.h"
 
+struct seqcount {
+  unsigned sequence;
+} __attribute__((preserve_access_index));
+
+// mm_lock_seq: a seqcount_t since 6.12, an int in 6.4-6.11, absent before (and without
+// CONFIG_PER_VMA_LOCK): the program reads whichever this kernel has, or reports none.
+struct mm_struct {
+  struct seqcount mm_lock_seq;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___int {
+  int mm_lock_seq;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
   unsigned int __state;
   int exit_state;
@@ -36,6 +50,8 @@ struct task_struct {
   __u64 start_time;
   __u64 self_exec_id;
   char comm[16];
+  struct task_struct *real_parent;
+  struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
 struct vm_area_struct {
@@ -69,6 +85,11 @@ __u32 read_budget = 64;   // arena pages one read() may fill (more when its firs
 __u32 default_pages = 8;  // stack pages to copy per thread unless "pages_for" says otherwise
 __u32 kernel_stacks = 1;  // read kernel stacks of sleeping threads
 __u32 pass_id = 0;        // a new value for each run of the iterator
+// A set's program: the iterator walks every task of the host and takes only those whose
+// process is in "tgids"; with report_children, a process outside it whose parent is in it is
+// reported too (HEARTH_CAP_CHILD), so that user space looks for new processes only then.
+__u32 filter_tgids = 0;
+__u32 report_children = 0;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -98,8 +119,16 @@ struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __type(key, __u32);
   __type(value, struct hearth_record);
-  __uint(max_entries, 1);
+  __uint(max_entries, 2);  // [0]: the thread being taken; [1]: a child's report
 } scratch SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __type(key, __u32);   // tgid: a process of the set
+  __type(value, __u8);  // unused
+  __uint(max_entries, 1);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+} tgids SEC(".maps");
 
 struct vma_end_ctx {
   __u64 end;
@@ -153,11 +182,57 @@ static void emit(struct seq_file *seq, struct hearth_record *rec) {
   read_records++;
 }
 
+// The address space's change count into REC (HEARTH_CAP_MM_SEQ), where the kernel has one.
+// The high half names the address space (bits of its address): an execve's new one starts a
+// count of its own, which must not pass for the old one's.
+static void read_mm_seq(struct task_struct *task, struct hearth_record *rec) {
+  struct mm_struct *mm = BPF_CORE_READ(task, mm);
+  if (!mm) return;
+  __u64 id = ((__u64)(unsigned long)mm >> 6) << 32;
+  // A field of a flavor exists only where its type is compatible: a struct with a struct, an
+  // int with an int.
+  if (bpf_core_field_exists(struct mm_struct, mm_lock_seq)) {
+    rec->mm_seq = id | BPF_CORE_READ(mm, mm_lock_seq.sequence);
+    rec->flags |= HEARTH_CAP_MM_SEQ;
+  } else if (bpf_core_field_exists(struct mm_struct___int, mm_lock_seq)) {
+    rec->mm_seq = id | (__u32)BPF_CORE_READ((struct mm_struct___int *)mm, mm_lock_seq);
+    rec->flags |= HEARTH_CAP_MM_SEQ;
+  }
+}
+
+// A set's pass: whether TASK is one of the set's (else, with report_children, a new child's
+// main thread is reported, head only).
+static int in_set(struct seq_file *seq, struct task_struct *task) {
+  __u32 tgid = task->tgid;
+  if (bpf_map_lookup_elem(&tgids, &tgid)) return 1;
+  if (!report_children || task->pid != task->tgid) return 0;
+  // A zombie is never taken (nor a kernel thread): reporting one would only make user space
+  // look at /proc for nothing, every pass until its parent reaps it.
+  if (BPF_CORE_READ(task, exit_state) != 0 || (task->flags & PF_KTHREAD)) return 0;
+  __u32 parent = BPF_CORE_READ(task, real_parent, tgid);
+  if (!bpf_map_lookup_elem(&tgids, &parent)) return 0;
+  __u32 one = 1;
+  struct hearth_record *rec = bpf_map_lookup_elem(&scratch, &one);
+  if (!rec) return 0;
+  __builtin_memset(rec, 0, HEARTH_RECORD_HEAD);
+  rec->tid = task->pid;
+  rec->tgid = tgid;
+  rec->parent_tgid = parent;
+  rec->flags = HEARTH_CAP_CHILD;
+  rec->pass = pass_id;
+  rec->start_time = task->start_time;
+  rec->size = HEARTH_RECORD_HEAD;
+  bpf_seq_write(seq, rec, HEARTH_RECORD_HEAD);
+  read_records++;
+  return 0;
+}
+
 SEC("iter.s/task")
 int hearth_capture(struct bpf_iter__task *ctx) {
   struct seq_file *seq = ctx->meta->seq;
   struct task_struct *task = ctx->task;
   if (!task) return 0;
+  if (filter_tgids && !in_set(seq, task)) return 0;
 
   __u32 zero = 0;
   struct hearth_record *rec = bpf_map_lookup_elem(&scratch, &zero);
@@ -175,7 +250,10 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   }
   rec->pass = pass;
   rec->tid = task->pid;
+  rec->tgid = task->tgid;
+  rec->parent_tgid = BPF_CORE_READ(task, real_parent, tgid);
   rec->flags = 0;
+  rec->mm_seq = 0;
   rec->state = BPF_CORE_READ(task, __state) | (__u32)BPF_CORE_READ(task, exit_state);
   rec->pages = 0;
   rec->first_page = cursor;
@@ -185,6 +263,7 @@ int hearth_capture(struct bpf_iter__task *ctx) {
   rec->exec_id = BPF_CORE_READ(task, self_exec_id);
   bpf_probe_read_kernel_str(rec->comm, sizeof rec->comm, task->comm);
   __builtin_memset(rec->regs, 0, sizeof rec->regs);
+  read_mm_seq(task, rec);
 
   int on_cpu = BPF_CORE_READ(task, on_cpu);
   __u64 switches = switches_of(task);

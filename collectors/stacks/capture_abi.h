@@ -27,20 +27,30 @@ enum hearth_capture_flags {
   HEARTH_CAP_NO_STACK = 1 << 5,   // the first stack page could not be read (exiting, no mm)
   HEARTH_CAP_EXITING = 1 << 6,    // zombie or dead thread, or a kernel thread: nothing to copy
   HEARTH_CAP_KSTACK = 1 << 7,     // kstack[] holds kframes kernel return addresses, leaf first
+  HEARTH_CAP_MM_SEQ = 1 << 8,     // mm_seq holds the address space's change count
+  // A set's pass (filter_tgids): a process outside the set whose parent is in it (a new child),
+  // reported by its main thread, head only; nothing of it read.
+  HEARTH_CAP_CHILD = 1 << 9,
 };
 
 struct hearth_record {
   __u32 tid;
+  __u32 tgid;        // its process
   __u32 flags;       // hearth_capture_flags
   __u32 state;       // task->__state | task->exit_state, as the kernel's TASK_REPORT bits
   __u32 pages;       // stack pages copied, from arena page first_page on
   __u32 first_page;  // index of the first page in the arena map
   __u32 kframes;     // entries of kstack
+  __u32 parent_tgid; // the process's parent (real_parent's tgid)
   __u32 pass;        // the pass (pass_id) this record was made in
   __u32 size;        // bytes written for this record (HEARTH_RECORD_HEAD, or more: see above)
   __u64 switches;    // nvcsw + nivcsw when visited
   __u64 start_time;  // task->start_time (ns after boot): tells a reused tid apart
   __u64 exec_id;     // task->self_exec_id: grows with each execve of the process
+  // With HEARTH_CAP_MM_SEQ: mm->mm_lock_seq (low half), which moves whenever the process's
+  // mappings may have changed (every mmap write lock), odd while one is held; the high half
+  // names the address space (an execve makes a new one). Same for every thread.
+  __u64 mm_seq;
   __u64 copy_base;   // target address of the first copied byte (page aligned)
   char comm[16];
   __u64 regs[HEARTH_REGS];  // the user registers the kernel saved on the last kernel entry

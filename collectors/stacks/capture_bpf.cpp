@@ -37,6 +37,10 @@ constexpr size_t kReadBytes = 64 << 10;  // > the iterator's seq_file buffer (32
 constexpr size_t kMaxPasses = 16;  // per pass() call, when the arena fills up (one copy > budget)
 // A pass gives the CPU away (sched_yield) between reads once it has held it this long.
 constexpr std::chrono::microseconds kYieldAfter{200};
+// A set's program: processes in the set, at most; its per-thread maps take the most threads
+// (entries are made on use, so a large bound costs nothing until used).
+constexpr uint32_t kMaxSetProcesses = 65536;
+constexpr size_t kMaxThreads = 65536;
 
 // libbpf's messages, kept for the one-line error instead of printed.
 thread_local std::string* libbpf_log = nullptr;
@@ -93,6 +97,12 @@ bool BpfThread::on_cpu() const {
 bool BpfThread::exiting() const {
   return (flags & HEARTH_CAP_EXITING) != 0;
 }
+bool BpfThread::has_mm_seq() const {
+  return (flags & HEARTH_CAP_MM_SEQ) != 0;
+}
+bool BpfThread::child() const {
+  return (flags & HEARTH_CAP_CHILD) != 0;
+}
 
 char task_state_letter(uint32_t state) {
   constexpr uint32_t kReport = 0x7f;        // TASK_REPORT: the bits /proc reports
@@ -119,6 +129,7 @@ struct LoadedProgram {
   size_t max_threads = 0;  // entries of the per-thread maps
   uint32_t default_pages = 0;
   bool kernel_stacks = true;
+  bool set = false;  // filters by the "tgids" map (BpfCaptureOptions::set)
   std::mutex turn;  // one pass at a time: the pass's cursor and pass id are the program's
 
   ~LoadedProgram() {
@@ -133,7 +144,7 @@ std::vector<std::weak_ptr<LoadedProgram>> g_programs;  // the live ones
 size_t g_loads = 0;
 
 // Loads a program with these settings and sizes. LOG collects libbpf's messages.
-Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_stacks,
+Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_stacks, bool set,
                                                     size_t arena_pages, size_t max_threads,
                                                     const std::string& log) {
   auto p = std::make_shared<LoadedProgram>();
@@ -147,12 +158,15 @@ Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_
   p->max_threads = max_threads;
   p->default_pages = pages;
   p->kernel_stacks = kernel_stacks;
+  p->set = set;
+  s->bss->filter_tgids = set ? 1 : 0;
   s->data->default_pages = pages;
   s->data->kernel_stacks = kernel_stacks ? 1 : 0;
   s->data->read_budget = std::min<uint32_t>(kReadBudget, static_cast<uint32_t>(arena_pages));
   (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(arena_pages));
   (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(max_threads));
   (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(max_threads));
+  (void)bpf_map__set_max_entries(s->maps.tgids, set ? kMaxSetProcesses : 1);
   if (int r = capture_bpf__load(s); r != 0) {
     int e = -r;
     return fail("BPF capture unavailable: " + why_not(e, log), e);
@@ -168,20 +182,20 @@ Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_
 }
 
 // A loaded program with these settings and at least these sizes, shared, or a new one.
-Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kernel_stacks,
+Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kernel_stacks, bool set,
                                                       size_t arena_pages, size_t max_threads,
                                                       const std::string& log) {
   std::lock_guard lock(g_programs_mutex);
   std::erase_if(g_programs, [](const std::weak_ptr<LoadedProgram>& w) { return w.expired(); });
   for (const std::weak_ptr<LoadedProgram>& w : g_programs) {
     std::shared_ptr<LoadedProgram> p = w.lock();
-    if (p && p->default_pages == pages && p->kernel_stacks == kernel_stacks &&
+    if (p && p->default_pages == pages && p->kernel_stacks == kernel_stacks && p->set == set &&
         p->arena_pages >= arena_pages && p->max_threads >= max_threads) {
       return p;
     }
   }
   ASSIGN_OR_RETURN(std::shared_ptr<LoadedProgram> p,
-                   load_program(pages, kernel_stacks, arena_pages, max_threads, log));
+                   load_program(pages, kernel_stacks, set, arena_pages, max_threads, log));
   g_programs.push_back(p);
   return p;
 }
@@ -279,18 +293,28 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
   // Sizes rounded up to a power of two, so that targets of about the same size share a program.
   const size_t arena_pages = kArenaPages;
   const size_t max_threads =
-      std::clamp<size_t>(std::bit_ceil(2 * options.threads_hint + 1024), 1024, 65536);
-  ASSIGN_OR_RETURN(impl->program, shared_program(static_cast<uint32_t>(pages),
-                                                 options.kernel_stacks, arena_pages, max_threads,
-                                                 log));
+      options.set ? kMaxThreads
+                  : std::clamp<size_t>(std::bit_ceil(2 * options.threads_hint + 1024), 1024,
+                                       kMaxThreads);
+  ASSIGN_OR_RETURN(impl->program,
+                   shared_program(static_cast<uint32_t>(pages), options.kernel_stacks,
+                                  options.set, arena_pages, max_threads, log));
   capture_bpf* s = impl->program->skel.get();
   impl->arena = impl->program->arena;
   impl->arena_pages = impl->program->arena_pages;
-  union bpf_iter_link_info info = {};
-  info.task.pid = static_cast<uint32_t>(options.pid);
-  LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
-              .link_info_len = sizeof info);
-  impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, &attach_options));
+  if (options.set) {
+    // Several sets of one hearth process would share the program: any of them wanting new
+    // children reported turns it on (a set that did not ask ignores such reports).
+    if (options.report_children) s->bss->report_children = 1;
+    // Every task of the host: the program keeps those of the "tgids" processes.
+    impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, nullptr));
+  } else {
+    union bpf_iter_link_info info = {};
+    info.task.pid = static_cast<uint32_t>(options.pid);
+    LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
+                .link_info_len = sizeof info);
+    impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, &attach_options));
+  }
   if (!impl->link) {
     int e = errno;
     if (e == ESRCH || e == ENOENT) {
@@ -329,6 +353,9 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
         }
         BpfThread t;
         t.tid = static_cast<pid_t>(rec.tid);
+        t.tgid = static_cast<pid_t>(rec.tgid);
+        t.parent_tgid = static_cast<pid_t>(rec.parent_tgid);
+        t.mm_seq = rec.mm_seq;
         t.flags = rec.flags;
         t.state = task_state_letter(rec.state);
         t.comm = std::string_view(rec.comm, strnlen(rec.comm, sizeof rec.comm));
@@ -358,6 +385,22 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
     m.pending = std::move(still);
   }
   return visited;
+}
+
+Result<void> BpfCapture::add_process(pid_t pid) {
+  uint32_t key = static_cast<uint32_t>(pid);
+  uint8_t value = 1;
+  if (bpf_map__update_elem(impl_->program->skel->maps.tgids, &key, sizeof key, &value,
+                           sizeof value, BPF_ANY) != 0) {
+    int e = errno;
+    return fail_errno("cannot add process " + std::to_string(pid) + " to the capture", e);
+  }
+  return {};
+}
+
+void BpfCapture::remove_process(pid_t pid) {
+  uint32_t key = static_cast<uint32_t>(pid);
+  (void)bpf_map__delete_elem(impl_->program->skel->maps.tgids, &key, sizeof key, 0);
 }
 
 void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {

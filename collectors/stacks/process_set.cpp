@@ -1,5 +1,7 @@
 #include "collectors/stacks/process_set.h"
 
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +20,19 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kServeSessionsEvery = std::chrono::milliseconds(1);
 // Without a session to serve: how often a shutdown request is looked at.
 constexpr auto kSetIdleCheck = std::chrono::milliseconds(10);
+
+// CPU time of the calling thread, ms.
+double set_thread_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+long set_thread_minor_faults() {
+  rusage u{};
+  ::getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
 
 bool listed(const std::vector<pid_t>& v, pid_t pid) {
   return std::find(v.begin(), v.end(), pid) != v.end();
@@ -58,6 +73,17 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
   if (chosen.empty()) {
     return fail(proc::nothing_matches(sel), ENOENT);
   }
+  if (set.several_ && options.sampler.method != CaptureMethod::kPtrace) {
+    // One capture for the set. Where it cannot be loaded, each member tries its own (and auto
+    // falls back to ptrace, saying why, as a lone process does).
+    const auto began = Clock::now();
+    auto capture = BpfCapture::open({.set = true,
+                                     .report_children = sel.children,
+                                     .stack_bytes = options.sampler.stack_bytes,
+                                     .kernel_stacks = options.sampler.kernel_stacks});
+    if (capture) set.capture_ = std::make_shared<BpfCapture>(std::move(*capture));
+    set.capture_load_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+  }
   for (pid_t pid : chosen) RETURN_IF_ERROR(set.add(pid, listed(sel.pids, pid)));
   set.opened_ = true;
   if (set.members_.empty()) {
@@ -71,7 +97,9 @@ Result<ProcessSet> ProcessSet::open(const ProcessSetOptions& options) {
 Result<void> ProcessSet::add(pid_t pid, bool named) {
   SamplerOptions so = options_.sampler;
   so.pid = pid;
+  so.shared_capture = capture_;
   auto sampler = Sampler::attach(so);
+  if (!sampler && capture_) capture_->remove_process(pid);
   if (!sampler) {
     if (named) return std::unexpected(sampler.error());
     notices_.push_back("process " + std::to_string(pid) + " left out: " + sampler.error().message);
@@ -80,6 +108,7 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
   if (fallback_.empty()) fallback_ = sampler->fallback_reason();
   auto m = std::make_unique<Member>(Member{.sampler = std::move(*sampler), .pid = pid});
   m->name = m->sampler.process_name();
+  if (m->sampler.shares_capture()) sharing_[pid] = m.get();
   if (opened_) {  // not in the selection open() found
     ++joined_;
     notices_.push_back("process " + std::to_string(pid) + " (" + m->name + ") joined at sample " +
@@ -91,6 +120,11 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
 
 void ProcessSet::let_go(Member& m, const std::string& why) {
   m.live = false;
+  if (m.sampler.shares_capture()) {
+    capture_->remove_process(m.pid);
+    sharing_.erase(m.pid);
+    rescan_wanted_ = true;  // its children may have been reparented, or its pid taken again
+  }
   // ptrace: an exit not serviced yet leaves a zombie only its tracer can reap (its parent waits
   // for it until then): reap what is there first, then let go of the rest.
   if (m.sampler.holds_target()) (void)m.sampler.idle_for(std::chrono::microseconds(0));
@@ -123,13 +157,62 @@ Result<void> ProcessSet::rescan() {
   return {};
 }
 
+bool ProcessSet::rescan_due() const {
+  const proc::ProcessSelection& sel = options_.selection;
+  if (!proc::selection_grows(sel)) return false;
+  // A title can change at any time, and only a look at /proc finds another process's children.
+  if (sel.comm || !capture_ || !sel.children) return true;
+  for (const auto& m : members_) {
+    if (m->live && !m->sampler.shares_capture()) return true;
+  }
+  return rescan_wanted_;
+}
+
+Result<void> ProcessSet::shared_round() {
+  for (auto& [pid, m] : sharing_) m->sampler.begin_shared_round();
+  double unwound_ms = 0;
+  for (auto& [pid, m] : sharing_) unwound_ms -= m->sampler.summary().unwind_ms;
+  const auto began = Clock::now();
+  const double cpu_began = set_thread_cpu_ms();
+  const long faults_began = set_thread_minor_faults();
+  ASSIGN_OR_RETURN(size_t visited, capture_->pass([this](const BpfThread& t) {
+    if (t.child()) {
+      if (!sharing_.contains(t.tgid)) rescan_wanted_ = true;
+      return;
+    }
+    if (auto it = sharing_.find(t.tgid); it != sharing_.end()) it->second->sampler.take_shared(t);
+  }));
+  (void)visited;
+  for (auto& [pid, m] : sharing_) unwound_ms += m->sampler.summary().unwind_ms;
+  pass_ms_.push_back(std::max(
+      0.0, std::chrono::duration<double, std::milli>(Clock::now() - began).count() - unwound_ms));
+  pass_cpu_ms_.push_back(std::max(0.0, set_thread_cpu_ms() - cpu_began - unwound_ms));
+  pass_faults_.push_back(static_cast<uint64_t>(set_thread_minor_faults() - faults_began));
+  return {};
+}
+
 Result<void> ProcessSet::sample(Release release) {
   if (rounds_ == 0) first_round_ = Clock::now();
-  if (proc::selection_grows(options_.selection)) RETURN_IF_ERROR(rescan());
+  if (rescan_due()) {
+    rescan_wanted_ = false;
+    RETURN_IF_ERROR(rescan());
+  }
   bool any = false;
+  if (!sharing_.empty()) {
+    RETURN_IF_ERROR(shared_round());
+    // In the order they joined, as below: each one's stops end before the next one's begin.
+    for (auto& m : members_) {
+      if (!m->live || !m->sampler.shares_capture()) continue;
+      if (auto r = m->sampler.end_shared_round(); !r) {
+        let_go(*m, r.error().message);
+      } else {
+        any = true;
+      }
+    }
+  }
   // One process after another: each one's stop window ends before the next one's begins.
   for (auto& m : members_) {
-    if (!m->live) continue;
+    if (!m->live || m->sampler.shares_capture()) continue;
     if (auto r = m->sampler.sample(release); !r) {
       let_go(*m, r.error().message);
     } else {
@@ -254,7 +337,7 @@ SamplerSummary ProcessSet::summary() const {
     all.execs += s.execs;
     append(all.round_stall_ms, s.round_stall_ms);
     append(all.thread_stall_us, s.thread_stall_us);
-    append(all.capture_ms, s.capture_ms);
+    append(all.capture_ms, s.capture_ms);  // empty for members on the set's capture
     append(all.capture_cpu_ms, s.capture_cpu_ms);
     append(all.capture_faults, s.capture_faults);
     append(all.skipped_threads, s.skipped_threads);
@@ -272,6 +355,11 @@ SamplerSummary ProcessSet::summary() const {
       }
     }
   }
+  append(all.capture_ms, pass_ms_);
+  append(all.capture_cpu_ms, pass_cpu_ms_);
+  append(all.capture_faults, pass_faults_);
+  if (capture_)
+    all.attach_ms.push_back({"capture program for the set (BPF load)", capture_load_ms_});
   // From the first round's start (attaching every process came before it) to the last's end.
   if (rounds_ > 0)
     all.elapsed_s = std::chrono::duration<double>(last_round_ - first_round_).count();

@@ -1,9 +1,15 @@
-// The processes one `hearth stacks` run samples, each with its own Sampler (its own BPF
-// iterator link, or its own ptrace session): a round samples them one after another, so each
-// process is its own stop window and no two processes are ever stopped at once. A selection
-// that grows (--children, --comm) looks at /proc again before every round: a process that
-// appeared joins at that round, one that exited is let go (its samples kept, nothing of it
-// held), and each is said once (notices()).
+// The processes one `hearth stacks` run samples, each with its own Sampler. With the bpf
+// method a set of several processes shares one capture (BpfCaptureOptions::set): one iterator
+// over the host's tasks, filtered in the kernel by the set's pids, so a round is one pass for
+// the whole set, whatever its size; each member then stops, alone, its threads that were on a
+// CPU. With ptrace (or where the set's capture cannot be loaded) each process has its own
+// session (or iterator link) and a round samples them one after another. Either way each
+// process is its own stop window and no two processes are ever stopped at once.
+// A selection that grows (--children, --comm) looks at /proc again before a round: before every
+// round with --comm or ptrace; with --children over the shared capture only when its pass saw
+// a new child of the set or a member exit (the pass reports both), so a process forked since is
+// found by one round's pass and joins at the next. One that exited is let go (its samples kept,
+// nothing of it held), and each is said once (notices()).
 // Not thread-safe, like Sampler: ptrace ties the tracees to the thread that attached.
 #pragma once
 
@@ -13,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collectors/proc/process_select.h"
@@ -86,6 +93,18 @@ class ProcessSet {
   Result<void> add(pid_t pid, bool named);
   void let_go(Member& m, const std::string& why);
   Result<void> rescan();
+  // The shared capture's round: one pass, every member sharing it taking its threads.
+  Result<void> shared_round();
+  bool rescan_due() const;
+
+  // The set's capture (bpf, several processes): shared by the members whose shares_capture().
+  std::shared_ptr<BpfCapture> capture_;
+  std::unordered_map<pid_t, Member*> sharing_;  // live members on capture_, by pid
+  bool rescan_wanted_ = false;                  // capture_'s pass saw a new child, or a member left
+  double capture_load_ms_ = 0;                  // loading capture_'s program (attach time)
+  // capture_'s passes, one entry per round: wall, CPU (unwinding in place left out), faults.
+  std::vector<double> pass_ms_, pass_cpu_ms_;
+  std::vector<uint64_t> pass_faults_;
 
   ProcessSetOptions options_;
   bool several_ = false;

@@ -232,7 +232,11 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
     return fail("cannot attach to " + std::to_string(options.pid) + ": no such process", ESRCH);
   }
   s->start_ticks = *start_ticks;
-  if (options.method != CaptureMethod::kPtrace) {
+  if (options.shared_capture && options.method != CaptureMethod::kPtrace) {
+    RETURN_IF_ERROR(options.shared_capture->add_process(options.pid));
+    s->bpf = options.shared_capture;
+    s->shared_capture = true;
+  } else if (options.method != CaptureMethod::kPtrace) {
     // The count from stat, not a listing of /proc/PID/task: listing 1,000 threads kept the CPU
     // 1.3 ms in one getdents call, in the kernel, where a thread of the target may wait.
     auto stat = proc::thread_stat(options.pid, options.pid);
@@ -242,7 +246,7 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
          .kernel_stacks = options.kernel_stacks,
          .threads_hint = stat && stat->threads > 0 ? static_cast<size_t>(stat->threads) : 0});
     if (bpf) {
-      s->bpf.emplace(std::move(*bpf));
+      s->bpf = std::make_shared<BpfCapture>(std::move(*bpf));
     } else if (options.method == CaptureMethod::kBpf || bpf.error().errnum == ESRCH) {
       return std::unexpected(bpf.error());
     } else {
@@ -253,7 +257,9 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
     ASSIGN_OR_RETURN(PtraceSession session, PtraceSession::attach(options.pid));
     s->session.emplace(std::move(session));
   }
-  phase(s->bpf ? "capture program (BPF load)" : "capture (ptrace seize)");
+  phase(s->shared_capture ? "capture (joining the set's program)"
+        : s->bpf          ? "capture program (BPF load)"
+                          : "capture (ptrace seize)");
   if (auto fp = proc::maps_fingerprint(options.pid)) s->maps_fingerprint = *fp;
   RETURN_IF_ERROR(s->load_maps());
   s->start = options.epoch.value_or(Clock::now());
@@ -267,6 +273,26 @@ Result<void> Sampler::sample(Release release) {
   Result<void> r = s.bpf ? s.round_bpf() : s.round_ptrace(release);
   if (s.options.read_title && s.rounds.size() > before) s.note_title();
   return r;
+}
+
+void Sampler::begin_shared_round() {
+  (void)impl_->begin_pass();
+}
+
+void Sampler::take_shared(const BpfThread& thread) {
+  impl_->take_in_pass(thread);
+}
+
+Result<void> Sampler::end_shared_round() {
+  Impl& s = *impl_;
+  const size_t before = s.rounds.size();
+  Result<void> r = s.end_pass();
+  if (s.options.read_title && s.rounds.size() > before) s.note_title();
+  return r;
+}
+
+bool Sampler::shares_capture() const {
+  return impl_->shared_capture;
 }
 
 Result<void> Sampler::idle_for(std::chrono::microseconds duration) {

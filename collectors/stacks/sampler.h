@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/stacks/capture_bpf.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/roots.h"
 #include "collectors/stacks/stack_counts.h"
@@ -52,6 +53,10 @@ struct SamplerOptions {
   std::string symbol_cache;   // on-disk symbol cache directory (symbol_cache.h); "": none
   // Sample times count from here (several samplers of one run share it); default: attach.
   std::optional<std::chrono::steady_clock::time_point> epoch;
+  // A process set's capture (BpfCaptureOptions::set), shared by its members: attach() adds the
+  // process to it, and the set makes the passes (begin_shared_round() and the rest); method
+  // must not be kPtrace. Null: a capture of the sampler's own, as `method` says.
+  std::shared_ptr<BpfCapture> shared_capture;
 };
 
 // Figures for the summary line and report.json: what the target paid, what we got.
@@ -113,6 +118,16 @@ class Sampler {
   // makes it the last: its stop releases the target (no separate stop to detach); then
   // detach() only deals with threads that did not stop in it.
   Result<void> sample(Release release = Release::kResume);
+  // A bpf round over a shared capture (SamplerOptions::shared_capture), the set's pass in the
+  // middle: begin_shared_round(), then take_shared() for each thread of this process the pass
+  // visits, then end_shared_round(), which stops threads that were on a CPU and ends the round
+  // as sample() does. It fails when the process has exited (no live thread in the pass: a
+  // zombie, or nothing), and then takes the process's threads out of the program's memory.
+  void begin_shared_round();
+  void take_shared(const BpfThread& thread);
+  Result<void> end_shared_round();
+  bool shares_capture() const;
+
   // Sleeps while serving the target's ptrace events (signals are delivered as usual).
   Result<void> idle_for(std::chrono::microseconds duration);
   // Releases the target now (the destructor does it too), one thread at a time (see

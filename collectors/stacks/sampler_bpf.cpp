@@ -75,48 +75,112 @@ bool Sampler::Impl::take(const BpfThread& t, bool* skip, bool* deeper) {
 }
 
 Result<void> Sampler::Impl::round_bpf() {
-  if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
-    maps_fingerprint = *fp;
-    RETURN_IF_ERROR(load_maps());
+  RETURN_IF_ERROR(begin_pass());
+  ASSIGN_OR_RETURN(size_t visited, bpf->pass([this](const BpfThread& t) { take_in_pass(t); }));
+  (void)visited;  // counted per process in pass.visited
+  return end_pass();
+}
+
+Result<void> Sampler::Impl::begin_pass() {
+  pass = Pass{};
+  if (!shared_capture) {
+    // A process of its own: its maps are looked at before the pass, every round (a set's
+    // members are looked at in the pass, by their change count: check_maps()).
+    pass.maps_checked = true;
+    if (auto fp = proc::maps_fingerprint(options.pid); fp && *fp != maps_fingerprint) {
+      maps_fingerprint = *fp;
+      RETURN_IF_ERROR(load_maps());
+    }
   }
   for (auto& [tid, slot] : slots) {
     slot.seen = slot.visited = slot.stopped = slot.reuse = slot.unwound = false;
   }
-  const Clock::time_point pass_start = Clock::now();
-  const double pass_cpu_start = thread_cpu_ms();
-  const long faults_start = thread_minor_faults();
+  if (!shared_capture) {  // a set's pass is timed once, by the set (a clock read per member
+                          // was a fifth of a 200-process set's steady CPU)
+    pass.start = Clock::now();
+    pass.cpu_start = thread_cpu_ms();
+    pass.faults_start = thread_minor_faults();
+  }
+  pass.exec_id = leader_exec_id;
   pass_unwind_ms = pass_unwind_cpu_ms = 0;
-  std::vector<pid_t> to_stop, unreadable, deeper;
-  uint64_t exec_id = leader_exec_id;
-  size_t unwound_before_exec = 0;  // copies unwound before the leader showed a new image
-  Result<void> exec_reload;
-  ASSIGN_OR_RETURN(size_t visited, bpf->pass([&](const BpfThread& t) {
-    if (t.tid == options.pid) {
-      exec_id = t.exec_id;
-      if (leader_exec_id != kNoExecId && exec_id != leader_exec_id && exec_reload) {
-        // The target called execve since the last pass: its maps are new, and the copies of
-        // this pass are of the new image: load its maps before unwinding them (the leader
-        // comes first in the pass, before any other thread).
-        ++summary.execs;
-        exec_rounds.push_back(rounds.size());
-        exec_reload = reopen_after_exec();
-        leader_exec_id = exec_id;
-        unwound_before_exec = std::count_if(slots.begin(), slots.end(), [](const auto& e) {
-          return e.second.unwound;
-        });
+  return {};
+}
+
+void Sampler::Impl::check_maps(const BpfThread& t) {
+  pass.maps_checked = true;
+  // An odd count: the mappings are being changed right now; read them, remember nothing.
+  const bool counted = t.has_mm_seq() && t.mm_seq % 2 == 0;
+  if (counted && t.mm_seq == maps_seq) return;  // not changed since they were last current
+  auto fp = proc::maps_fingerprint(options.pid);
+  if (fp && *fp != maps_fingerprint) {
+    maps_fingerprint = *fp;
+    if (pass.reload) pass.reload = load_maps();
+  }
+  maps_seq = counted && fp ? t.mm_seq : kNoMmSeq;
+}
+
+void Sampler::Impl::take_in_pass(const BpfThread& t) {
+  if (pass.leader_reused) return;
+  ++pass.visited;
+  if (!t.exiting()) ++pass.live;
+  if (t.tid == options.pid) {
+    if (shared_capture) {
+      // Every process of the host passes by: a leader started at another time is another
+      // process that took the pid.
+      if (leader_start_ns == 0) leader_start_ns = t.start_time;
+      if (t.start_time != leader_start_ns) {
+        pass.leader_reused = true;
+        return;
       }
     }
-    bool skip = false, more = false;
-    if (take(t, &skip, &more)) to_stop.push_back(t.tid);
-    if (skip) unreadable.push_back(t.tid);
-    if (more) deeper.push_back(t.tid);
-  }));
-  RETURN_IF_ERROR(exec_reload);
-  auto st = proc::process_start_time(options.pid);
-  if (visited == 0 || !st || *st != start_ticks) {
+    pass.exec_id = t.exec_id;
+    if (leader_exec_id != kNoExecId && pass.exec_id != leader_exec_id && pass.reload) {
+      // The target called execve since the last pass: its maps are new, and the copies of
+      // this pass are of the new image: load its maps before unwinding them (the leader
+      // comes first in the pass, before any other thread).
+      ++summary.execs;
+      exec_rounds.push_back(rounds.size());
+      pass.reload = reopen_after_exec();
+      leader_exec_id = pass.exec_id;
+      pass.maps_checked = true;
+      maps_seq = t.has_mm_seq() && t.mm_seq % 2 == 0 ? t.mm_seq : kNoMmSeq;
+      pass.unwound_before_exec = std::count_if(slots.begin(), slots.end(), [](const auto& e) {
+        return e.second.unwound;
+      });
+    }
+  }
+  // Before the first copy of this process is unwound: the maps it is unwound with are current.
+  if (!pass.maps_checked && !t.exiting()) check_maps(t);
+  bool skip = false, more = false;
+  if (take(t, &skip, &more)) pass.to_stop.push_back(t.tid);
+  if (skip) pass.unreadable.push_back(t.tid);
+  if (more) pass.deeper.push_back(t.tid);
+}
+
+Result<void> Sampler::Impl::end_pass() {
+  RETURN_IF_ERROR(pass.reload);
+  bool gone = pass.visited == 0 || pass.leader_reused;
+  if (shared_capture) {
+    // A set's pass sees every process of the host: one with no live thread has exited (a
+    // zombie its parent has not reaped yet). The first pass also compares the start time
+    // /proc gave at attach (the pid may have been taken again since).
+    gone = gone || pass.live == 0;
+    if (!gone && pass.visited > 0 && !first_shared_pass_checked) {
+      first_shared_pass_checked = true;
+      auto st = proc::process_start_time(options.pid);
+      gone = !st || *st != start_ticks;
+    }
+  } else {
+    auto st = proc::process_start_time(options.pid);
+    gone = gone || !st || *st != start_ticks;
+  }
+  if (gone) {
+    if (shared_capture) {
+      for (const auto& [tid, slot] : slots) bpf->forget(tid);
+    }
     return fail("target " + std::to_string(options.pid) + " exited", ESRCH);
   }
-  leader_exec_id = exec_id;
+  leader_exec_id = pass.exec_id;
   for (auto it = slots.begin(); it != slots.end();) {  // threads that are gone
     if (it->second.seen) {
       ++it;
@@ -125,7 +189,8 @@ Result<void> Sampler::Impl::round_bpf() {
     bpf->forget(it->first);
     it = slots.erase(it);
   }
-  if (unwound_before_exec > 0) {
+  std::vector<pid_t>& deeper = pass.deeper;
+  if (pass.unwound_before_exec > 0) {
     // Not reached while the leader comes first; if it ever does not, copies unwound with the
     // old image's maps are unwound again from a fresh copy (or left out of this round).
     for (auto& [tid, slot] : slots) {
@@ -140,17 +205,22 @@ Result<void> Sampler::Impl::round_bpf() {
   // by then, and leaving it is going to sleep, mostly; a later look, taken because a thread
   // was running, would tilt the states towards sleep (4-6 points of R on a duty-cycle
   // target, against the scheduler's own account).
+  std::vector<pid_t>& to_stop = pass.to_stop;
   std::sort(to_stop.begin(), to_stop.end());
   StopStats stats;
   if (!to_stop.empty()) stats = stop_running(to_stop);
-  // The pass's own cost: its unwinding in place is counted under unwinding, as before.
-  summary.capture_ms.push_back(std::max(
-      0.0, std::chrono::duration<double, std::milli>(Clock::now() - pass_start).count() -
-               pass_unwind_ms));
-  summary.capture_cpu_ms.push_back(
-      std::max(0.0, thread_cpu_ms() - pass_cpu_start - pass_unwind_cpu_ms));
-  summary.capture_faults.push_back(static_cast<uint64_t>(thread_minor_faults() - faults_start));
-  for (pid_t tid : unreadable) {
+  // The pass's own cost: its unwinding in place is counted under unwinding, as before. A set's
+  // pass is the set's: ProcessSet counts it once.
+  if (!shared_capture) {
+    summary.capture_ms.push_back(std::max(
+        0.0, std::chrono::duration<double, std::milli>(Clock::now() - pass.start).count() -
+                 pass_unwind_ms));
+    summary.capture_cpu_ms.push_back(
+        std::max(0.0, thread_cpu_ms() - pass.cpu_start - pass_unwind_cpu_ms));
+    summary.capture_faults.push_back(
+        static_cast<uint64_t>(thread_minor_faults() - pass.faults_start));
+  }
+  for (pid_t tid : pass.unreadable) {
     note_skipped(tid, &slots[tid], "its stack could not be read");
     stats.skipped.push_back(tid);
   }
@@ -193,7 +263,7 @@ void Sampler::Impl::visit_stopped(pid_t tid, const user_regs_struct& regs, char 
 }
 
 Result<void> Sampler::Impl::copy_deeper(std::vector<pid_t> deeper) {
-  for (int pass = 0; !deeper.empty() && pass < kMaxDeeperPasses; ++pass) {
+  for (int attempt = 0; !deeper.empty() && attempt < kMaxDeeperPasses; ++attempt) {
     std::sort(deeper.begin(), deeper.end());
     for (pid_t tid : deeper) {
       // Also: copied again in the next pass even if it has not run since.

@@ -80,7 +80,10 @@ struct Sampler::Impl {
   static constexpr uint32_t kNoTitle = sampling::kNoTitle;
 
   SamplerOptions options;
-  std::optional<BpfCapture> bpf;                   // the bpf method; else session
+  // The bpf method (else session): this sampler's own capture, or a process set's, shared by its
+  // members (shared_capture: the set runs the passes, calling begin_pass/take_in_pass/end_pass).
+  std::shared_ptr<BpfCapture> bpf;
+  bool shared_capture = false;
   std::string fallback;                            // why auto did not use bpf
   std::shared_ptr<KernelSymbols> kallsyms;  // bpf: kernel frame names, on first use
   bool kallsyms_tried = false;
@@ -89,6 +92,27 @@ struct Sampler::Impl {
   std::optional<Unwinder> unwinder;
   std::optional<Symbolizer> symbolizer;
   uint64_t maps_fingerprint = 0;
+  // bpf: the address space's change count (BpfThread::mm_seq) when the maps were last found
+  // current; while a pass shows the same even count, /proc/PID/maps is not read again.
+  static constexpr uint64_t kNoMmSeq = ~uint64_t{0};
+  uint64_t maps_seq = kNoMmSeq;
+  uint64_t leader_start_ns = 0;  // shared capture: the leader's start_time (0: not seen yet)
+  bool first_shared_pass_checked = false;  // shared: /proc's start time compared once
+  // The state of the bpf round being taken (begin_pass to end_pass).
+  struct Pass {
+    Clock::time_point start;
+    double cpu_start = 0;
+    long faults_start = 0;
+    std::vector<pid_t> to_stop, unreadable, deeper;
+    uint64_t exec_id = 0;
+    size_t unwound_before_exec = 0;  // copies unwound before the leader showed a new image
+    Result<void> reload;             // an exec's or a mapping change's reload, if it failed
+    bool maps_checked = false;       // the maps were checked against mm_seq in this pass
+    size_t visited = 0;              // this process's threads the pass visited
+    size_t live = 0;                 // of which not exiting
+    bool leader_reused = false;      // shared: the leader's start_time changed (a new process)
+  };
+  Pass pass;
   uint64_t start_ticks = 0;  // the target's start time: tells its exit from a reused PID
   static constexpr uint64_t kNoExecId = ~uint64_t{0};
   uint64_t leader_exec_id = kNoExecId;  // bpf: the leader's self_exec_id at the last pass
@@ -174,6 +198,14 @@ struct Sampler::Impl {
 
   // A pass over the target's threads: copies of those that did not run, stops for the others.
   Result<void> round_bpf();
+  // round_bpf() in three steps, so that a process set makes one pass for all its members:
+  // before the pass, each thread of this process the pass visits, and after it.
+  Result<void> begin_pass();
+  void take_in_pass(const BpfThread& t);
+  Result<void> end_pass();
+  // In a pass, before this process's first copy is unwound: whether its maps changed (by the
+  // mm change count when the kernel gives it, else by /proc/PID/maps), loading them if so.
+  void check_maps(const BpfThread& t);
 
   // Threads that were on a CPU: each is stopped alone, copied and released at once.
   StopStats stop_running(const std::vector<pid_t>& tids);

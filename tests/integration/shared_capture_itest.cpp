@@ -27,6 +27,7 @@ using hearth::stacks::Frame;
 using hearth::stacks::Symbolizer;
 using hearth::stacks::SymbolizerOptions;
 using hearth::testing_support::Target;
+using namespace std::chrono_literals;
 
 // The tids one pass of CAPTURE visited.
 std::set<pid_t> shared_pass_tids(BpfCapture& capture) {
@@ -68,6 +69,64 @@ TEST(SharedCapture, TargetsShareOneLoadedProgram) {
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(BpfCapture::programs_loaded(), before + 2) << "a program outlived its captures";
   EXPECT_EQ(shared_pass_tids(*again), shared_threads_of(b->pid()));
+}
+
+// A set's capture: one pass visits the threads of the processes added, each record naming its
+// process, and no other; a process removed is in no later pass.
+TEST(SharedCapture, SetPassVisitsItsProcessesOnly) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto a = Target::start("stack_target-fp", {"--threads", "3", "--depth", "4", "--spin", "0"});
+  auto b = Target::start("stack_target-fp", {"--threads", "5", "--depth", "4", "--spin", "0"});
+  ASSERT_TRUE(a && b);
+  auto set = BpfCapture::open({.set = true});
+  if (!set) GTEST_SKIP() << set.error().message;
+  EXPECT_TRUE(shared_pass_tids(*set).empty()) << "an empty set visits nothing";
+  ASSERT_TRUE(set->add_process(a->pid()));
+  ASSERT_TRUE(set->add_process(b->pid()));
+  std::set<pid_t> both = shared_threads_of(a->pid());
+  both.merge(shared_threads_of(b->pid()));
+  std::set<pid_t> tids;
+  auto visited = set->pass([&](const BpfThread& t) {
+    EXPECT_FALSE(t.child());
+    EXPECT_TRUE(t.tgid == a->pid() || t.tgid == b->pid()) << t.tgid;
+    EXPECT_TRUE(shared_threads_of(t.tgid).contains(t.tid)) << t.tid << " not of " << t.tgid;
+    tids.insert(t.tid);
+  });
+  ASSERT_TRUE(visited) << visited.error().message;
+  EXPECT_EQ(tids, both);
+  set->remove_process(a->pid());
+  EXPECT_EQ(shared_pass_tids(*set), shared_threads_of(b->pid()));
+}
+
+// With report_children, a pass reports each process whose parent is in the set and which is
+// not in it itself, once, by its main thread; a child in the set is visited as a member.
+TEST(SharedCapture, SetPassReportsNewChildren) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  auto tree = Target::start("fanout_target-fp", {"--children", "3"});
+  ASSERT_TRUE(tree);
+  std::vector<pid_t> kids;
+  for (auto line = tree->read_line(20s); line && *line != "end"; line = tree->read_line(20s)) {
+    if (line->rfind("child ", 0) == 0) kids.push_back(std::stoi(line->substr(6)));
+  }
+  ASSERT_EQ(kids.size(), 3u);
+  auto set = BpfCapture::open({.set = true, .report_children = true});
+  if (!set) GTEST_SKIP() << set.error().message;
+  ASSERT_TRUE(set->add_process(tree->pid()));
+  ASSERT_TRUE(set->add_process(kids[0]));
+  std::multiset<pid_t> reported;
+  std::set<pid_t> members;
+  auto visited = set->pass([&](const BpfThread& t) {
+    if (t.child()) {
+      EXPECT_EQ(t.tid, t.tgid);
+      EXPECT_EQ(t.parent_tgid, tree->pid());
+      reported.insert(t.tgid);
+    } else {
+      members.insert(t.tgid);
+    }
+  });
+  ASSERT_TRUE(visited) << visited.error().message;
+  EXPECT_EQ(reported, (std::multiset<pid_t>{kids[1], kids[2]}));
+  EXPECT_EQ(members, (std::set<pid_t>{tree->pid(), kids[0]}));
 }
 
 // A function of this test, looked up by a second Symbolizer of the same process and options:

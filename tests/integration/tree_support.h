@@ -88,23 +88,27 @@ inline bool untraced(pid_t pid) {
   return clean;
 }
 
-// hearth (HEARTH) has taken hold of N processes: N BPF iterator links (bpf), or N processes'
-// main threads traced by it (ptrace). Bounded: false after 30 s.
+// hearth (HEARTH) has taken hold of N processes: with bpf, an iterator link (one for a set, or
+// one per process) and every process's memory open (/proc/PID/mem: each is being attached);
+// with ptrace, N processes' main threads traced by it. Bounded: false after 30 s.
 inline bool holds(pid_t hearth, const std::string& method, const std::vector<pid_t>& pids) {
   for (int i = 0; i < 3000; ++i) {
     size_t n = 0;
     if (method == "bpf") {
+      size_t links = 0;
       std::string dir = "/proc/" + std::to_string(hearth) + "/fd";
       if (DIR* d = opendir(dir.c_str())) {
         while (const dirent* e = readdir(d)) {
           char link[128] = {};
           std::string path = dir + "/" + e->d_name;
-          if (readlink(path.c_str(), link, sizeof link - 1) > 0 &&
-              std::string(link) == "anon_inode:bpf_link")
-            ++n;
+          if (readlink(path.c_str(), link, sizeof link - 1) <= 0) continue;
+          const std::string target(link);
+          if (target == "anon_inode:bpf_link") ++links;
+          for (pid_t p : pids) n += target == "/proc/" + std::to_string(p) + "/mem";
         }
         closedir(d);
       }
+      if (links == 0) n = 0;
     } else {
       for (pid_t p : pids) n += !untraced(p);
     }
