@@ -11,12 +11,12 @@
 // No timing is asserted; the timings are printed.
 //
 //   node heatmap.test.mjs HEARTH_EXE OUTDIR
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
 
 const [exe, outDir] = process.argv.slice(2);
 if (!exe || !outDir) die("usage: node heatmap.test.mjs HEARTH_EXE OUTDIR");
@@ -325,19 +325,6 @@ async function checkFlameInteractions(page, label) {
   check((await zoomState()).focus === before, `${label}: keys on the heatmap do not reach the graph`);
 }
 
-function serve(dir) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(exe, ["serve", dir, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/ at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve({ url: m[1], proc: p });
-    });
-    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}): ${out}`)));
-  });
-}
-
 function watch(page, origin, errors) {
   page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
@@ -481,7 +468,7 @@ async function main() {
     await checkPaintedHover(page);
 
     // Through `hearth serve`.
-    const s = await serve(outDir);
+    const s = await startServe(exe, [outDir]);
     server = s.proc;
     const served = await context.newPage();
     const httpErrors = [];

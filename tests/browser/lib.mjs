@@ -2,6 +2,7 @@
 // the check counters, Chromium through playwright-core with the flags this machine needs
 // (/work/shared/ENVIRONMENT.md), a page that records console errors, page errors and network
 // requests, and small DOM readers. Nothing here asserts on time.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -130,4 +131,19 @@ export function finish(error) {
   }
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed ? 1 : 0;
+}
+
+// Starts `EXE serve ARGS... --port 0 --quiet` and resolves with the URL it prints (with its
+// ?token= when it has one) and the process; rejects if the server exits before printing it.
+export function startServe(exe, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(exe, ["serve", ...args, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/ at (http:\/\/127\.0\.0\.1:\d+\/\S*)/);
+      if (m) resolve({ url: m[1], proc: p });
+    });
+    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}) before printing its URL: ${out}`)));
+  });
 }

@@ -4,28 +4,14 @@
 // and a planted report.json's markup shown as text. No console or page errors.
 //
 //   node listing.test.mjs HEARTH_EXE     (its files in a temporary directory, removed at the end)
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info } from "./lib.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, startServe } from "./lib.mjs";
 
 const [exe] = process.argv.slice(2);
 if (!exe) die("usage: node listing.test.mjs HEARTH_EXE");
-
-function serve(dir) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(exe, ["serve", dir, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
-    let text = "";
-    p.stdout.on("data", (d) => {
-      text += d;
-      const m = text.match(/ at (http:\/\/127\.0\.0\.1:\d+\/\S*)/);
-      if (m) resolve({ url: m[1], proc: p });
-    });
-    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}) before printing its URL: ${text}`)));
-  });
-}
 
 function report(dir, name, meta) {
   fs.mkdirSync(path.join(dir, name), { recursive: true });
@@ -43,7 +29,7 @@ async function main(out) {
                             trigger: { rule: "slow_disk", text: "pcp:disk.dev.await > 50 for 3s", value: 73.5 } });
   report(dir, "c-middle", { started: "2026-06-01T00:00:00Z", host: "<img src=x onerror=alert(1)>",
                             window_s: 5, target: { comm: "mariadbd", pid: 30 } });
-  const server = await serve(dir);
+  const server = await startServe(exe, [dir]);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     const page = await browser.newPage();

@@ -5,28 +5,13 @@
 // scheduler charts with the thread's row highlighted, dark mode.
 //
 //   node report.test.mjs HEARTH_EXE REPORT_DIR
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
 
 const [exe, dir] = process.argv.slice(2);
 if (!exe || !dir) die("usage: node report.test.mjs HEARTH_EXE REPORT_DIR");
-
-// Starts `hearth serve DIR --port 0` and resolves with its URL and process.
-function serve() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(exe, ["serve", dir, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/ at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve({ url: m[1], proc: p });
-    });
-    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}) before printing its URL: ${out}`)));
-  });
-}
 
 async function checkPage(page, url, origin, label) {
   const errors = [];
@@ -76,7 +61,7 @@ async function checkPage(page, url, origin, label) {
 }
 
 async function main() {
-  const { url, proc } = await serve();
+  const { url, proc } = await startServe(exe, [dir]);
   info(`serving at ${url}`);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {

@@ -4,30 +4,15 @@
 // cookie. A SameSite=Strict cookie failed the second case: the redirected request got a 401.
 //
 //   node token.test.mjs HEARTH_EXE     (its files in a temporary directory, removed at the end)
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info } from "./lib.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, startServe } from "./lib.mjs";
 
 const [exe] = process.argv.slice(2);
 if (!exe) die("usage: node token.test.mjs HEARTH_EXE");
 const token = "t0k3n-" + Math.random().toString(36).slice(2);
-
-// `hearth serve ARGS... --port 0`: resolves with the URL it prints and the process.
-function serve(args) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(exe, ["serve", ...args, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
-    let text = "";
-    p.stdout.on("data", (d) => {
-      text += d;
-      const m = text.match(/ at (http:\/\/127\.0\.0\.1:\d+\/\S*)/);
-      if (m) resolve({ url: m[1], proc: p });
-    });
-    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}) before printing its URL: ${text}`)));
-  });
-}
 
 async function main(out) {
   const reports = path.join(out, "reports"), site = path.join(out, "other-site");
@@ -37,12 +22,12 @@ async function main(out) {
                    '<!DOCTYPE html><title>r1</title><p id="t">report r1</p><img id="p" src="p.svg">');
   fs.writeFileSync(path.join(reports, "r1", "p.svg"),
                    '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20"/></svg>');
-  const server = await serve([reports, "--token", token]);
+  const server = await startServe(exe, [reports, "--token", token]);
   check(server.url.endsWith(`/?token=${token}`), `the printed URL carries the token: ${server.url}`);
   const base = server.url.replace(/\/\?token=.*$/, "");
   const target = `${base}/r1/?view=x&token=${token}`;
   fs.writeFileSync(path.join(site, "link.html"), `<a id="l" href="${target}">the report</a>`);
-  const other = await serve([site]);
+  const other = await startServe(exe, [site]);
   const linkPage = other.url.replace("127.0.0.1", "localhost") + "link.html";
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });

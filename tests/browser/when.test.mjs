@@ -10,12 +10,12 @@
 // heatmap's keys, the chart's keys); dark mode; file:// and `hearth serve`. No timed assertion.
 //
 //   node when.test.mjs HEARTH_EXE OUTDIR INPUT_DIR...
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, near } from "./lib.mjs";
+import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, near, startServe } from "./lib.mjs";
 
 const [exe, outDir, ...inputs] = process.argv.slice(2);
 if (!exe || !outDir || !inputs.length) die("usage: node when.test.mjs HEARTH_EXE OUTDIR INPUT_DIR...");
@@ -303,26 +303,13 @@ async function run(page, url, label) {
   check(errors.length === 0, `${label}: no console or page errors: ${errors.join(" | ")}`);
 }
 
-function serve() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(exe, ["serve", dir, "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/ at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve({ url: m[1], proc: p });
-    });
-    p.on("exit", (code) => reject(new Error(`hearth serve exited (${code}) before printing its URL: ${out}`)));
-  });
-}
-
 let error = null;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 let server = null;
 try {
   const context = await browser.newContext({ viewport: { width: 1300, height: 900 } });
   await run(await context.newPage(), pathToFileURL(path.join(dir, "when.html")).href, "file://");
-  server = await serve();
+  server = await startServe(exe, [dir]);
   await run(await context.newPage(), server.url + "when.html", "http");
 } catch (e) {
   error = e;
