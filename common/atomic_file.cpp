@@ -32,6 +32,16 @@ std::string fd_path(int fd) {
   return "/proc/self/fd/" + std::to_string(fd);
 }
 
+// Starts writing FD's dirty pages back (without waiting for it). Renaming a file over an
+// existing one makes ext4 (auto_da_alloc) allocate the new file's blocks and start its writeback
+// inside rename(): one stretch of 0.4-0.5 ms in the kernel on a kernel without preemption, where
+// a real-time thread of a sampled process waited for the CPU (issue 30). Done here, the same
+// work yields between batches of pages, and the rename finds nothing left to flush. Best effort:
+// a filesystem without it (ENOSYS, ESPIPE) loses nothing.
+void start_writeback(int fd) {
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 // PATH.hearth-tmp-XXXXXX with 6 random letters and digits.
 std::string temporary_name(const std::string& path) {
   static constexpr std::string_view kChars =
@@ -160,6 +170,7 @@ Result<void> AtomicFile::commit() {
     if (rc != 0) return fail_errno("cannot write " + path_, e);
     return {};
   }
+  start_writeback(owned_.get());
   if (unnamed_) {
     Result<void> linked = link_into_place();
     discard();  // closes the descriptor: the file lives on under PATH, or is freed
