@@ -71,7 +71,6 @@ source "$(dirname "$0")/bench_lib.sh"
 need_pkg perf linux-perf
 [[ $loads == *busy* ]] && need_pkg stress-ng stress-ng
 unset DEBUGINFOD_URLS
-tool=$(basename "$hearth" | cut -c1-15) # its comm
 [[ -z $keep ]] || mkdir -p "$keep"
 
 work=$(mktemp -d)
@@ -115,11 +114,12 @@ start_target() { # threads
 # The delays of PID's threads in a `perf sched timehist` file, as "BEHIND_MAX BEHIND_P99 BEHIND_N
 # ANY_MAX ANY_P99" (ms). Each timehist line is a switch-out: the task that ran, its wait, its
 # scheduling delay (wakeup to switch-in) and run time; the line before it on the same CPU is the
-# task that held that CPU up to the switch-in. Behind = a switch-in whose CPU was held by a task
-# named TOOL (any of its threads), counting only the part of the delay TOOL ran for (its run
-# time up to the switch-in): a wait that began while the vCPU was the host's, or another
-# task's, is not TOOL's. Also writes the delays behind TOOL over 0.3 ms, with time, to LONG.
-sched_delays() { # timehist pid tool long
+# task that held that CPU up to the switch-in. Behind = a switch-in whose CPU was held by a thread
+# of process TOOL-PID (by pid, not name: other sessions on a shared machine run hearth too),
+# counting only the part of the delay it ran for (its run time up to the switch-in): a wait
+# that began while the vCPU was the host's, or another task's, is not the tool's. Also writes
+# the delays behind the tool over 0.3 ms, with time, to LONG.
+sched_delays() { # timehist pid tool-pid long
   awk -v pid="$2" -v tool="$3" -v long="$4" -v bf="$work/behind.d" -v af="$work/any.d" '
     BEGIN { printf "" > bf; printf "" > af }
     $2 ~ /^\[[0-9]+\]$/ && NF >= 6 {
@@ -127,7 +127,6 @@ sched_delays() { # timehist pid tool long
       while (k <= NF && $k !~ /^[0-9]+\.[0-9]+$/) name = name " " $(k++)  # a comm with spaces
       ids = name; sub(/.*\[/, "", ids); sub(/\]$/, "", ids)
       n = split(ids, id, "/"); p = (n > 1 ? id[2] : id[1])
-      comm = name; sub(/\[[^[]*$/, "", comm)
       delay = $(k + 1) + 0; run = $(k + 2) + 0
       if (p == pid) {
         print delay > af
@@ -139,7 +138,7 @@ sched_delays() { # timehist pid tool long
           if (behind > 0.3) printf "%s %s %.3f (waited %.3f) %s\n    held by: %s\n", $1, cpu, behind, delay, name, held[cpu] >> long
         }
       }
-      last[cpu] = comm; last_run[cpu] = run; held[cpu] = $0
+      last[cpu] = p; last_run[cpu] = run; held[cpu] = $0
     }' "$1"
   echo "$(stats <"$work/behind.d") $(stats <"$work/any.d" | awk '{ print $1, $2 }')"
 }
@@ -161,20 +160,21 @@ one_run() { # mode n run → appends "behind_max behind_p99 behind_n any_max any
   [[ $mode == steady ]] && args=(-F 100 -d "$seconds")
   local t0 t1
   t0=$(date +%s.%N)
-  perf sched record -q ${keep:+-g} -o "$data" -a -- "$hearth" stacks -p "$target_pid" "${args[@]}" \
-    -o "$work/out.folded" >/dev/null 2>"$work/hearth.err" ||
+  # shellcheck disable=SC2016  # $$ and $@ are the inner shell's: it writes its pid, then is hearth
+  perf sched record -q ${keep:+-g} -o "$data" -a -- sh -c 'echo $$ >"$0"; exec "$@"' "$work/tool.pid" \
+    "$hearth" stacks -p "$target_pid" "${args[@]}" -o "$work/out.folded" >/dev/null 2>"$work/hearth.err" ||
     { cat "$work/hearth.err" >&2; echo "sched_delay_bench: hearth failed" >&2; exit 1; }
   t1=$(date +%s.%N)
   perf sched timehist -i "$data" >"$hist" 2>/dev/null
   : >"$long"
   local run_figures floor_figures wall
-  run_figures=$(sched_delays "$hist" "$target_pid" "$tool" "$long")
+  run_figures=$(sched_delays "$hist" "$target_pid" "$(cat "$work/tool.pid")" "$long")
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
   [[ -z $keep ]] || { cp "$hist" "$keep/$load-$n-$mode-$r.hist"; cp "$long" "$keep/$load-$n-$mode-$r.long"; }
   # The floor: no tool, a window of the same length.
   perf sched record -q -o "$work/floor.sched" -a -- sleep "$wall" >/dev/null 2>&1
   perf sched timehist -i "$work/floor.sched" >"$work/floor.hist" 2>/dev/null
-  floor_figures=$(sched_delays "$work/floor.hist" "$target_pid" sleep /dev/null | awk '{ print $4, $5 }')
+  floor_figures=$(sched_delays "$work/floor.hist" "$target_pid" -1 /dev/null | awk '{ print $4, $5 }')
   echo "$run_figures $floor_figures $wall" >>"$rows"
 }
 
