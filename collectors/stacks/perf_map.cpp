@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iterator>
 #include <string>
@@ -117,7 +118,9 @@ void PerfMap::reload_if_changed() {
   std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t have = 0;
   while (have < text.size()) {
-    const ssize_t n = ::pread(fd, text.data() + have, text.size() - have, static_cast<off_t>(have));
+    // In 64 KiB steps: a large read() stays in the kernel long (see symbol_cache.cpp).
+    const ssize_t n = ::pread(fd, text.data() + have, std::min<size_t>(text.size() - have, 64 << 10),
+                              static_cast<off_t>(have));
     if (n <= 0) break;
     have += static_cast<size_t>(n);
   }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/unit/temp_dir.h"
@@ -65,6 +66,25 @@ TEST(AtomicFile, OldFileStaysWholeUntilCommitThenIsReplaced) {
   ASSERT_TRUE(f->commit().has_value());
   EXPECT_EQ(entries(dir.path()), Names{"out.txt"});
   EXPECT_EQ(slurp(dir / "out.txt"), std::string(3 << 20, 'n'));
+}
+
+// Written in 16 KiB write()s and written back in 256 KiB steps before the rename: an odd size in
+// odd pieces, every byte different from its neighbours, arrives whole and in order.
+TEST(AtomicFile, LargeReplacementInOddPiecesArrivesByteForByte) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  put(dir / "out.txt", std::string(5 << 20, 'o'));  // longer than the new file
+  std::string want;
+  for (size_t i = 0; want.size() < 1'000'003; ++i) want.push_back(static_cast<char>(i * 131 % 251));
+  want.resize(1'000'003);
+  auto f = AtomicFile::create(dir / "out.txt");
+  ASSERT_TRUE(f.has_value()) << f.error().message;
+  for (size_t at = 0, piece = 1; at < want.size(); at += piece, piece = piece * 3 % 40'009 + 1) {
+    f->write(std::string_view(want).substr(at, piece));
+  }
+  ASSERT_TRUE(f->commit().has_value());
+  EXPECT_EQ(entries(dir.path()), Names{"out.txt"});
+  EXPECT_TRUE(slurp(dir / "out.txt") == want);
 }
 
 TEST(AtomicFile, NeverCommittedLeavesTheOldFileOrNothing) {
