@@ -1,8 +1,16 @@
 #include "watch/rule_state.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::watch {
+
+std::optional<double> value_of_instances(const Rule& rule, const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  const bool above = rule.compare == Compare::greater || rule.compare == Compare::greater_equal;
+  return above ? *std::max_element(values.begin(), values.end())
+               : *std::min_element(values.begin(), values.end());
+}
 
 bool RuleState::compares(double v) const {
   switch (rule_.compare) {

@@ -6,10 +6,16 @@
 #include <deque>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "watch/rules.h"
 
 namespace hearth::watch {
+
+// The one value a rule compares among a metric's instances (a `pcp:`/`mmv:` metric with
+// instances and none named): the largest for > and >=, the smallest for < and <=, so the rule
+// holds when any instance's value does. Nothing for no values.
+std::optional<double> value_of_instances(const Rule& rule, const std::vector<double>& values);
 
 class RuleState {
  public:

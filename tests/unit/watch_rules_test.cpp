@@ -171,6 +171,13 @@ TEST(WatchRules, CanonicalTextReadsBackAsTheSameRule) {
   EXPECT_EQ(signal_text(only_rule("pcp:disk.dev.await['sd a'] > 1")), "pcp:disk.dev.await['sd a']");
 }
 
+// A metric with instances and none named: the rule holds when any instance's value does.
+TEST(RuleState, AnyInstanceCrossing) {
+  EXPECT_EQ(value_of_instances(only_rule("pcp:kernel.all.load > 8"), {1, 9, 3}), 9);
+  EXPECT_EQ(value_of_instances(only_rule("pcp:mem.freemem <= 1000"), {5000, 900}), 900);
+  EXPECT_FALSE(value_of_instances(only_rule("pcp:x > 1"), {}).has_value());
+}
+
 TEST(RuleState, NowComparesEachValue) {
   RuleState s(only_rule("mmv:q > 100"));
   EXPECT_FALSE(s.observe(0, 100));
