@@ -73,7 +73,9 @@ __u32 pass_id = 0;        // a new value for each run of the iterator
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(map_flags, BPF_F_MMAPABLE);
-  __type(key, __u32);
+  // Sizes, not types: the kernel refuses a map with a key type but no value type, and the
+  // light skeleton's loader (capture_loader.h) does not retry without BTF as libbpf does.
+  __uint(key_size, sizeof(__u32));
   __uint(value_size, HEARTH_PAGE_SIZE);
   __uint(max_entries, 1);  // sized by user space before loading
 } arena SEC(".maps");
