@@ -134,14 +134,21 @@ Result<Kallsyms> Kallsyms::parse_core_text(std::string text, std::string_view he
     at = nl + 1;
     bool ok = line.size() > 19 && line.size() <= 19 + 1024 && line.substr(16, 3) == " t ";
     uint64_t address = 0;
-    for (size_t i = 0; ok && i < 16; ++i) {
-      const char c = line[i];
-      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-      ok = digit >= 0;
-      address = address << 4 | static_cast<uint64_t>(digit & 0xf);
+    if (ok) {
+      // Branch-free over the line (the compiler vectorizes the name's loop): ~100,000 lines.
+      unsigned bad = 0;
+      for (size_t i = 0; i < 16; ++i) {
+        const unsigned c = static_cast<unsigned char>(line[i]);  // unsigned: c - '0' wraps
+        const unsigned digit = c - '0' <= 9u ? c - '0' : c - 'a' <= 5u ? c - 'a' + 10 : 16;
+        bad |= digit >> 4;
+        address = address << 4 | (digit & 0xf);
+      }
+      for (size_t i = 19; i < line.size(); ++i) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        bad |= static_cast<unsigned>(c <= ' ') | static_cast<unsigned>(c == 0x7f);
+      }
+      ok = bad == 0;
     }
-    for (size_t i = 19; ok && i < line.size(); ++i)
-      ok = static_cast<unsigned char>(line[i]) > ' ' && line[i] != 0x7f;
     if (!ok || address == 0) return fail("damaged: line " + std::to_string(lines + 2));
     const std::string_view name = line.substr(19);
     if (name == "_stext" && k.core_start_ == 0) k.core_start_ = address;
