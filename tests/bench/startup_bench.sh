@@ -58,6 +58,8 @@ pids+=($!)
 sleep 1
 tpid=$(pgrep -n -f "stack_target-fp --threads $threads --depth 8 --spin 2")
 pids+=("$tpid")
+# The pipeline's sleep is ours too: it would outlive the target (it never writes).
+while read -r s; do pids+=("$s"); done < <(pgrep -P $$ -x sleep)
 
 # "WALL CPU" of one command (s), its output discarded.
 timed() {
