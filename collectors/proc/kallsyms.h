@@ -41,8 +41,9 @@ class Kallsyms {
   // and before an end line counting them.
   std::string core_text(std::string_view header) const;
   // Reads core_text() back. Fails unless the first line is HEADER and the end line is there and
-  // counts the symbols (a cut or damaged file).
-  static Result<Kallsyms> parse_core_text(std::string_view text, std::string_view header);
+  // counts the symbols (a cut or damaged file). The table keeps TEXT (its names are read in
+  // place).
+  static Result<Kallsyms> parse_core_text(std::string text, std::string_view header);
 
  private:
   struct Symbol {
@@ -51,7 +52,7 @@ class Kallsyms {
     uint32_t length;
   };
   std::vector<Symbol> symbols_;  // text symbols, ascending address
-  std::string names_;
+  std::string names_;  // Symbol::name is an offset into it
   uint64_t core_start_ = 0, core_end_ = 0;  // _stext, _etext (0: not seen)
 };
 

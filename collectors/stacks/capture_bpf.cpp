@@ -1,7 +1,6 @@
 #include "collectors/stacks/capture_bpf.h"
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
@@ -11,7 +10,6 @@
 #include <bit>
 #include <chrono>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -19,8 +17,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "collectors/stacks/capture.skel.h"  // generated from capture.bpf.c at build time
+#include "collectors/stacks/capture_loader.h"
 #include "collectors/stacks/capture_abi.h"
+#include "common/unique_fd.h"
 
 namespace hearth::stacks {
 namespace {
@@ -42,24 +41,13 @@ constexpr std::chrono::microseconds kYieldAfter{200};
 constexpr uint32_t kMaxSetProcesses = 65536;
 constexpr size_t kMaxThreads = 65536;
 
-// libbpf's messages, kept for the one-line error instead of printed.
-thread_local std::string* libbpf_log = nullptr;
-
-int keep_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
-  if (libbpf_log == nullptr || level == LIBBPF_DEBUG) return 0;
-  char line[512];
-  int n = std::vsnprintf(line, sizeof line, format, args);
-  if (n > 0) libbpf_log->append(line, std::min<size_t>(static_cast<size_t>(n), sizeof line - 1));
-  return n;
-}
-
 std::string kernel_release() {
   utsname u{};
   return ::uname(&u) == 0 ? u.release : "?";
 }
 
 // Why the program could not be loaded or attached, as one line for the user.
-std::string why_not(int err, const std::string& log) {
+std::string why_not(int err) {
   if (err == EPERM || err == EACCES) {
     if (::geteuid() != 0) return "not permitted: needs root, or CAP_BPF and CAP_PERFMON";
     return "not permitted by the kernel (lockdown, or unprivileged BPF restrictions)";
@@ -71,19 +59,10 @@ std::string why_not(int err, const std::string& log) {
     return "this kernel (" + kernel_release() +
            ") can't run the capture program (a sleepable task iterator needs 5.18 or later)";
   }
-  std::string first = log.substr(0, log.find('\n'));
-  return std::string(std::strerror(err)) + (first.empty() ? "" : " (" + first + ")");
+  return std::strerror(err);
 }
 
 }  // namespace
-
-// Outside the anonymous namespace: BpfCapture::Impl's members name them.
-struct SkeletonDeleter {
-  void operator()(capture_bpf* s) const { capture_bpf__destroy(s); }
-};
-struct LinkDeleter {
-  void operator()(bpf_link* l) const { bpf_link__destroy(l); }
-};
 
 bool BpfThread::copied() const {
   return (flags & HEARTH_CAP_COPIED) != 0;
@@ -123,7 +102,7 @@ char task_state_letter(uint32_t state) {
 // unique across processes, and the arena is refilled by every pass, so the captures sharing
 // them need nothing but taking turns (`turn`).
 struct LoadedProgram {
-  std::unique_ptr<capture_bpf, SkeletonDeleter> skel;
+  hearth_capture_loaded skel{};
   void* arena = MAP_FAILED;
   size_t arena_pages = 0;
   size_t max_threads = 0;  // entries of the per-thread maps
@@ -132,8 +111,12 @@ struct LoadedProgram {
   bool set = false;  // filters by the "tgids" map (BpfCaptureOptions::set)
   std::mutex turn;  // one pass at a time: the pass's cursor and pass id are the program's
 
+  LoadedProgram() = default;
+  LoadedProgram(const LoadedProgram&) = delete;
+  LoadedProgram& operator=(const LoadedProgram&) = delete;
   ~LoadedProgram() {
     if (arena != MAP_FAILED) ::munmap(arena, arena_pages * HEARTH_PAGE_SIZE);
+    hearth_capture_unload(&skel);
   }
 };
 
@@ -143,39 +126,32 @@ std::mutex g_programs_mutex;
 std::vector<std::weak_ptr<LoadedProgram>> g_programs;  // the live ones
 size_t g_loads = 0;
 
-// Loads a program with these settings and sizes. LOG collects libbpf's messages.
+// Loads a program with these settings and sizes.
 Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_stacks, bool set,
-                                                    size_t arena_pages, size_t max_threads,
-                                                    const std::string& log) {
+                                                    size_t arena_pages, size_t max_threads) {
   auto p = std::make_shared<LoadedProgram>();
-  p->skel.reset(capture_bpf__open());
-  if (!p->skel) {
-    int e = errno;
-    return fail("BPF capture unavailable: " + why_not(e, log), e);
-  }
-  capture_bpf* s = p->skel.get();
   p->arena_pages = arena_pages;
   p->max_threads = max_threads;
   p->default_pages = pages;
   p->kernel_stacks = kernel_stacks;
   p->set = set;
-  s->bss->filter_tgids = set ? 1 : 0;
-  s->data->default_pages = pages;
-  s->data->kernel_stacks = kernel_stacks ? 1 : 0;
-  s->data->read_budget = std::min<uint32_t>(kReadBudget, static_cast<uint32_t>(arena_pages));
-  (void)bpf_map__set_max_entries(s->maps.arena, static_cast<uint32_t>(arena_pages));
-  (void)bpf_map__set_max_entries(s->maps.seen, static_cast<uint32_t>(max_threads));
-  (void)bpf_map__set_max_entries(s->maps.pages_for, static_cast<uint32_t>(max_threads));
-  (void)bpf_map__set_max_entries(s->maps.tgids, set ? kMaxSetProcesses : 1);
-  if (int r = capture_bpf__load(s); r != 0) {
+  const hearth_capture_settings settings{
+      .read_budget = std::min<uint32_t>(kReadBudget, static_cast<uint32_t>(arena_pages)),
+      .default_pages = pages,
+      .kernel_stacks = kernel_stacks ? 1u : 0u,
+      .arena_pages = static_cast<uint32_t>(arena_pages),
+      .max_threads = static_cast<uint32_t>(max_threads),
+      .filter_tgids = set ? 1u : 0u,
+      .tgids_entries = set ? kMaxSetProcesses : 1u};
+  if (int r = hearth_capture_load(&settings, &p->skel); r != 0) {
     int e = -r;
-    return fail("BPF capture unavailable: " + why_not(e, log), e);
+    return fail("BPF capture unavailable: " + why_not(e), e);
   }
   p->arena = ::mmap(nullptr, arena_pages * HEARTH_PAGE_SIZE, PROT_READ, MAP_SHARED,
-                    bpf_map__fd(s->maps.arena), 0);
+                    p->skel.arena_fd, 0);
   if (p->arena == MAP_FAILED) {
     int e = errno;
-    return fail("BPF capture unavailable: cannot map its stack pages: " + why_not(e, log), e);
+    return fail("BPF capture unavailable: cannot map its stack pages: " + why_not(e), e);
   }
   ++g_loads;
   return p;
@@ -183,8 +159,7 @@ Result<std::shared_ptr<LoadedProgram>> load_program(uint32_t pages, bool kernel_
 
 // A loaded program with these settings and at least these sizes, shared, or a new one.
 Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kernel_stacks, bool set,
-                                                      size_t arena_pages, size_t max_threads,
-                                                      const std::string& log) {
+                                                      size_t arena_pages, size_t max_threads) {
   std::lock_guard lock(g_programs_mutex);
   std::erase_if(g_programs, [](const std::weak_ptr<LoadedProgram>& w) { return w.expired(); });
   for (const std::weak_ptr<LoadedProgram>& w : g_programs) {
@@ -195,7 +170,7 @@ Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kerne
     }
   }
   ASSIGN_OR_RETURN(std::shared_ptr<LoadedProgram> p,
-                   load_program(pages, kernel_stacks, set, arena_pages, max_threads, log));
+                   load_program(pages, kernel_stacks, set, arena_pages, max_threads));
   g_programs.push_back(p);
   return p;
 }
@@ -204,7 +179,7 @@ Result<std::shared_ptr<LoadedProgram>> shared_program(uint32_t pages, bool kerne
 
 struct BpfCapture::Impl {
   std::shared_ptr<LoadedProgram> program;
-  std::unique_ptr<bpf_link, LinkDeleter> link;  // this target's iterator
+  UniqueFd link;  // this target's iterator link
   void* arena = MAP_FAILED;       // program->arena
   size_t arena_pages = 0;         // program->arena_pages
   std::vector<uint8_t> buffer;    // one read()'s records, reused
@@ -217,10 +192,10 @@ struct BpfCapture::Impl {
   // program refills the arena from its start for every read().
   template <class Take>
   Result<void> run_iterator(Take&& take) {
-    capture_bpf* s = program->skel.get();
-    s->bss->cursor = 0;
-    s->bss->read_records = 0;
-    int fd = bpf_iter_create(bpf_link__fd(link.get()));
+    hearth_capture_loaded& s = program->skel;
+    *s.cursor = 0;
+    *s.read_records = 0;
+    int fd = bpf_iter_create(link.get());
     int e = errno;
     if (fd < 0) return fail_errno("cannot start the capture iterator", e);
     buffer.resize(kReadBytes);  // once: later passes reuse it
@@ -235,8 +210,8 @@ struct BpfCapture::Impl {
         return {};
       }
       take(std::span<const uint8_t>(buffer.data(), static_cast<size_t>(n)));
-      s->bss->cursor = 0;  // this read()'s pages are used: the next one starts over
-      s->bss->read_records = 0;
+      *s.cursor = 0;  // this read()'s pages are used: the next one starts over
+      *s.read_records = 0;
       // Between reads nothing is held in the kernel: let a waiting thread have the CPU.
       auto now = std::chrono::steady_clock::now();
       if (now - held_since >= kYieldAfter) {
@@ -274,17 +249,6 @@ BpfCapture& BpfCapture::operator=(BpfCapture&&) noexcept = default;
 BpfCapture::~BpfCapture() = default;
 
 Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
-  std::string log;
-  libbpf_log = &log;
-  auto previous = libbpf_set_print(keep_libbpf_message);
-  struct Restore {
-    libbpf_print_fn_t fn;
-    ~Restore() {
-      libbpf_set_print(fn);
-      libbpf_log = nullptr;
-    }
-  } restore{previous};
-
   auto impl = std::make_unique<Impl>();
   const size_t pages = (std::clamp<size_t>(options.stack_bytes, HEARTH_PAGE_SIZE,
                                            HEARTH_MAX_STACK_PAGES * HEARTH_PAGE_SIZE) +
@@ -298,44 +262,46 @@ Result<BpfCapture> BpfCapture::open(const BpfCaptureOptions& options) {
                                        kMaxThreads);
   ASSIGN_OR_RETURN(impl->program,
                    shared_program(static_cast<uint32_t>(pages), options.kernel_stacks,
-                                  options.set, arena_pages, max_threads, log));
-  capture_bpf* s = impl->program->skel.get();
+                                  options.set, arena_pages, max_threads));
+  hearth_capture_loaded& s = impl->program->skel;
   impl->arena = impl->program->arena;
   impl->arena_pages = impl->program->arena_pages;
+  int link = -1;
   if (options.set) {
     // Several sets of one hearth process would share the program: any of them wanting new
     // children reported turns it on (a set that did not ask ignores such reports).
-    if (options.report_children) s->bss->report_children = 1;
+    if (options.report_children) *s.report_children = 1;
     // Every task of the host: the program keeps those of the "tgids" processes.
-    impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, nullptr));
+    link = bpf_link_create(s.prog_fd, 0, BPF_TRACE_ITER, nullptr);
   } else {
     union bpf_iter_link_info info = {};
     info.task.pid = static_cast<uint32_t>(options.pid);
-    LIBBPF_OPTS(bpf_iter_attach_opts, attach_options, .link_info = &info,
-                .link_info_len = sizeof info);
-    impl->link.reset(bpf_program__attach_iter(s->progs.hearth_capture, &attach_options));
+    LIBBPF_OPTS(bpf_link_create_opts, link_options, .iter_info = &info,
+                .iter_info_len = sizeof info);
+    link = bpf_link_create(s.prog_fd, 0, BPF_TRACE_ITER, &link_options);
   }
-  if (!impl->link) {
+  if (link < 0) {
     int e = errno;
     if (e == ESRCH || e == ENOENT) {
       return fail("cannot capture " + std::to_string(options.pid) + ": no such process", ESRCH);
     }
-    return fail("BPF capture unavailable: " + why_not(e, log), e);
+    return fail("BPF capture unavailable: " + why_not(e), e);
   }
+  impl->link.reset(link);
   return BpfCapture(std::move(impl));
 }
 
 Result<size_t> BpfCapture::pass(const Visit& visit) {
   Impl& m = *impl_;
   std::lock_guard turn(m.program->turn);
-  capture_bpf* s = m.program->skel.get();
+  hearth_capture_loaded& s = m.program->skel;
   m.pending.clear();
   size_t visited = 0;
   // The first run visits every thread; a further run only those the arena had no room for
   // (the others come back UNCHANGED from the program, or have moved on: either way they were
   // reported already).
   for (size_t run = 0; run < kMaxPasses; ++run) {
-    ++s->bss->pass_id;  // see capture.bpf.c: a task shown again in one run is one record
+    *s.pass_id = *s.pass_id + 1;  // see capture.bpf.c: a task shown again in one run is one record
     std::vector<uint32_t> still;
     const bool last_run = run + 1 == kMaxPasses;
     RETURN_IF_ERROR(m.run_iterator([&](std::span<const uint8_t> bytes) {
@@ -390,8 +356,7 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
 Result<void> BpfCapture::add_process(pid_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
   uint8_t value = 1;
-  if (bpf_map__update_elem(impl_->program->skel->maps.tgids, &key, sizeof key, &value,
-                           sizeof value, BPF_ANY) != 0) {
+  if (bpf_map_update_elem(impl_->program->skel.tgids_fd, &key, &value, BPF_ANY) != 0) {
     int e = errno;
     return fail_errno("cannot add process " + std::to_string(pid) + " to the capture", e);
   }
@@ -400,7 +365,7 @@ Result<void> BpfCapture::add_process(pid_t pid) {
 
 void BpfCapture::remove_process(pid_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
-  (void)bpf_map__delete_elem(impl_->program->skel->maps.tgids, &key, sizeof key, 0);
+  (void)bpf_map_delete_elem(impl_->program->skel.tgids_fd, &key);
 }
 
 void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {
@@ -409,14 +374,13 @@ void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {
       std::clamp<size_t>((bytes + HEARTH_PAGE_SIZE - 1) / HEARTH_PAGE_SIZE, 1,
                          std::min<size_t>(HEARTH_MAX_STACK_PAGES, impl_->arena_pages)));
   // Full map: that thread keeps the default size. Best effort either way.
-  (void)bpf_map__update_elem(impl_->program->skel->maps.pages_for, &key, sizeof key, &pages, sizeof pages,
-                             BPF_ANY);
+  (void)bpf_map_update_elem(impl_->program->skel.pages_for_fd, &key, &pages, BPF_ANY);
   forget(tid);
 }
 
 void BpfCapture::forget(pid_t tid) {
   uint32_t key = static_cast<uint32_t>(tid);
-  (void)bpf_map__delete_elem(impl_->program->skel->maps.seen, &key, sizeof key, 0);
+  (void)bpf_map_delete_elem(impl_->program->skel.seen_fd, &key);
 }
 
 size_t BpfCapture::programs_loaded() {

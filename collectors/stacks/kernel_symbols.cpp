@@ -57,7 +57,7 @@ void KernelSymbols::load_core() {
       header.empty() ? "" : "kernel-" + header.substr(header.find("boot=") + 5, 36) + ".syms";
   if (!name.empty()) {
     if (auto text = dir->read(name)) {
-      if (auto k = proc::Kallsyms::parse_core_text(*text, header)) {
+      if (auto k = proc::Kallsyms::parse_core_text(std::move(*text), header)) {
         core_ = std::make_shared<const proc::Kallsyms>(std::move(*k));
         ++delta.entries_loaded;
       } else {

@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const size_t nl = text.find('\n');
   const std::string_view header = text.substr(0, nl == std::string_view::npos ? 0 : nl);
-  if (auto core = hearth::proc::Kallsyms::parse_core_text(text, header)) {
+  if (auto core = hearth::proc::Kallsyms::parse_core_text(std::string(text), header)) {
     if (!core->has_core()) die("core text without a core range");
     auto again = hearth::proc::Kallsyms::parse_core_text(core->core_text(header), header);
     if (!again) die(("written core text does not parse: " + again.error().message).c_str());

@@ -161,4 +161,28 @@ TEST(KallsymsCoreText, KeepsTheCoreTextAndNamesItAsTheWholeTableDoes) {
     EXPECT_FALSE(hearth::proc::Kallsyms::parse_core_text(text.substr(0, n), "# head")) << n;
 }
 
+TEST(KallsymsCoreText, RefusesALineCoreTextDoesNotWriteAndSortsWhatIsOutOfOrder) {
+  const std::string head = "# head\n";
+  const std::string stext = "ffffffff81000000 t _stext\n", etext = "ffffffff82000000 t _etext\n";
+  const std::string one = "ffffffff81000100 t do_one\n", two = "ffffffff81000200 t do_two\n";
+  // Out of order (an edited file): read, and named as if sorted.
+  auto shuffled =
+      hearth::proc::Kallsyms::parse_core_text(head + two + stext + etext + one + "# end 4\n", "# head");
+  ASSERT_TRUE(shuffled) << shuffled.error().message;
+  EXPECT_EQ(shuffled->name_of_return_address(0xffffffff81000150ull), "do_one");
+  EXPECT_EQ(shuffled->name_of_return_address(0xffffffff81000201ull), "do_two");
+  EXPECT_EQ(shuffled->name_of_return_address(0xffffffff81000001ull), "_stext");
+  // Lines parse() alone would skip or read loosely: refused whole.
+  for (const std::string bad :
+       {"0000000000000000 t zero\n", "ffffffff8100010G t bad_digit\n", "ffffffff81000100 T upper\n",
+        "ffffffff81000100 t two words\n", "FFFFFFFF81000100 t upper_hex\n",
+        "ffffffff81000100 t \n", "ffffffff8100010 t short\n"}) {
+    EXPECT_FALSE(hearth::proc::Kallsyms::parse_core_text(
+        head + stext + bad + etext + "# end 3\n", "# head"))
+        << bad;
+  }
+  EXPECT_TRUE(hearth::proc::Kallsyms::parse_core_text(head + stext + one + etext + "# end 3\n",
+                                                      "# head"));
+}
+
 }  // namespace
