@@ -65,44 +65,8 @@ need_pkg perf linux-perf
 [[ $loads == *busy* ]] && need_pkg stress-ng stress-ng
 unset DEBUGINFOD_URLS
 
-work=$(mktemp -d)
-target_pid="" target_fd="" hogs_pid=""
-stop_target() {
-  [[ -n $target_fd ]] && { exec {target_fd}>&-; target_fd=""; }
-  if [[ -n $target_pid ]]; then
-    local i
-    for ((i = 0; i < 200; i++)); do kill -0 "$target_pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL "$target_pid" 2>/dev/null || true
-    wait "$target_pid" 2>/dev/null || true
-    target_pid=""
-  fi
-}
-stop_hogs() {
-  [[ -n $hogs_pid ]] || return 0
-  kill -TERM "$hogs_pid" 2>/dev/null || true
-  wait "$hogs_pid" 2>/dev/null || true
-  hogs_pid=""
-}
-cleanup() { stop_target; stop_hogs; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-start_target() { # threads
-  local fifo=$work/stdin.fifo out=$work/target.out i
-  rm -f "$fifo" "$out"
-  mkfifo "$fifo"
-  # stdin stays open (the fifo): the target exits when it closes.
-  "$target_bin" --threads "$1" --depth "$depth" --spin 0 <"$fifo" >"$out" 2>&1 &
-  target_pid=$!
-  exec {target_fd}>"$fifo"
-  for ((i = 0; i < 12000; i++)); do # 10,000 threads take a while to start on 2 busy vCPUs
-    grep -q '^ready ' "$out" 2>/dev/null && break
-    kill -0 "$target_pid" 2>/dev/null || { cat "$out" >&2; echo "capture_pass_bench: target died" >&2; exit 1; }
-    sleep 0.01
-  done
-  grep -q "^ready $target_pid\$" "$out" || { echo "capture_pass_bench: target not ready" >&2; exit 1; }
-  sleep 1 # let start-up settle
-}
+# shellcheck source=pass_target.sh
+source "$(dirname "$0")/pass_target.sh"
 
 # perf sched timehist → "worst_behind_tool_ms worst_any_ms" for switch-ins of PID's threads; the
 # holder of a delay is whoever switched out last on that CPU.
@@ -163,7 +127,7 @@ conditions() { # load
 
 col() { awk -v c="$1" '{ print $c }' "$2"; }
 for load in $loads; do
-  [[ $load == busy ]] && { stress-ng --cpu 0 --timeout 7200s --quiet >/dev/null 2>&1 & hogs_pid=$!; sleep 1; }
+  [[ $load == busy ]] && start_hogs
   conditions "$load"
   printf '%-7s %-26s %-22s %-9s %-7s %-7s %-8s %-21s %-9s %s\n' threads \
     "first pass wall/CPU ms" "warm pass CPU/faults" "unwind ms" "stopped" "RSS MB" "run CPU" \

@@ -73,43 +73,9 @@ need_pkg perf linux-perf
 unset DEBUGINFOD_URLS
 [[ -z $keep ]] || mkdir -p "$keep"
 
-work=$(mktemp -d)
-target_pid="" target_fd="" hogs_pid=""
-stop_target() {
-  [[ -n $target_fd ]] && { exec {target_fd}>&-; target_fd=""; }
-  if [[ -n $target_pid ]]; then
-    local i
-    for ((i = 0; i < 200; i++)); do kill -0 "$target_pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL "$target_pid" 2>/dev/null || true
-    wait "$target_pid" 2>/dev/null || true
-    target_pid=""
-  fi
-}
-stop_hogs() {
-  [[ -n $hogs_pid ]] || return 0
-  kill -TERM "$hogs_pid" 2>/dev/null || true
-  wait "$hogs_pid" 2>/dev/null || true
-  hogs_pid=""
-}
-cleanup() { stop_target; stop_hogs; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-start_target() { # threads
-  local fifo=$work/stdin.fifo out=$work/target.out i
-  rm -f "$fifo" "$out"
-  mkfifo "$fifo"
-  "$target_bin" --threads "$1" --depth 8 --spin 0 <"$fifo" >"$out" 2>&1 &
-  target_pid=$!
-  exec {target_fd}>"$fifo"
-  for ((i = 0; i < 12000; i++)); do
-    grep -q '^ready ' "$out" 2>/dev/null && break
-    kill -0 "$target_pid" 2>/dev/null || { cat "$out" >&2; echo "sched_delay_bench: target died" >&2; exit 1; }
-    sleep 0.01
-  done
-  grep -q "^ready $target_pid\$" "$out" || { echo "sched_delay_bench: target not ready" >&2; exit 1; }
-  sleep 1
-}
+depth=8  # the target's call depth
+# shellcheck source=pass_target.sh
+source "$(dirname "$0")/pass_target.sh"
 
 # The delays of PID's threads in a `perf sched timehist` file, as "BEHIND_MAX BEHIND_P99 BEHIND_N
 # ANY_MAX ANY_P99" (ms). Each timehist line is a switch-out: the task that ran, its wait, its
@@ -185,7 +151,7 @@ conditions() { # load
 }
 
 for load in $loads; do
-  [[ $load == busy ]] && { stress-ng --cpu 0 --timeout 7200s --quiet >/dev/null 2>&1 & hogs_pid=$!; sleep 1; }
+  [[ $load == busy ]] && start_hogs
   conditions "$load"
   printf '%-7s %-8s %-30s %-17s %-17s %s\n' threads mode "behind hearth max/p99 ms (n)" \
     "any max/p99 ms" "floor max/p99 ms" "run s"
