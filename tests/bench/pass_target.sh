@@ -1,10 +1,10 @@
 # Sourced by the benchmarks of the capture pass (capture_pass_bench.sh, sched_delay_bench.sh):
 # the bench target (stack_target) with N sleeping workers, its stdin a fifo kept open so that it
-# lives until stop_target (it exits when its stdin closes), and the busy runs' CPU hogs. The
-# caller sets target_bin (the program) and depth, then runs these; on exit, cleanup stops both
-# and removes the scratch directory $work.
+# lives until stop_target (it exits when its stdin closes). The caller sources bench_lib.sh
+# first (start_hogs, stop_hogs) and sets target_bin (the program) and depth; on exit, cleanup
+# stops the target and the hogs and removes the scratch directory $work.
 work=$(mktemp -d)
-target_pid="" target_fd="" hogs_pid=""
+target_pid="" target_fd=""
 stop_target() {
   [[ -n $target_fd ]] && { exec {target_fd}>&-; target_fd=""; }
   if [[ -n $target_pid ]]; then
@@ -14,17 +14,6 @@ stop_target() {
     wait "$target_pid" 2>/dev/null || true
     target_pid=""
   fi
-}
-start_hogs() { # a CPU hog per vCPU
-  stress-ng --cpu 0 --timeout 7200s --quiet >/dev/null 2>&1 &
-  hogs_pid=$!
-  sleep 1
-}
-stop_hogs() {
-  [[ -n $hogs_pid ]] || return 0
-  kill -TERM "$hogs_pid" 2>/dev/null || true
-  wait "$hogs_pid" 2>/dev/null || true
-  hogs_pid=""
 }
 cleanup() { stop_target; stop_hogs; rm -rf "$work"; }
 trap cleanup EXIT

@@ -57,6 +57,7 @@ unset DEBUGINFOD_URLS # no tool fetches debug info over the network
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  stop_hogs
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -108,13 +109,7 @@ printf 'procset_bench: %d processes (a parent and %d single-threaded children), 
   "${#all[@]}" "$children" "$runs" "$(nproc)" "$method"
 printf '%-6s %-16s %10s %10s %10s\n' load tool "wall s" "CPU s" "CPU %"
 for load in $loads; do
-  hog=""
-  if [[ $load == busy ]]; then
-    stress-ng --cpu 0 --timeout 3600s >/dev/null 2>&1 &
-    hog=$!
-    pids+=("$hog")
-    sleep 2
-  fi
+  [[ $load == busy ]] && start_hogs
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   : >"$work/$load.tsv"
   for ((i = 0; i < runs; i++)); do
@@ -134,5 +129,5 @@ for load in $loads; do
   done
   echo "$load: one-shot said: $(cat "$work/oneshot.line")"
   echo "$load: load average before $before, after $after"
-  if [[ -n $hog ]]; then kill "$hog" 2>/dev/null || true; wait "$hog" 2>/dev/null || true; fi
+  stop_hogs
 done

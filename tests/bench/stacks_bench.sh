@@ -155,18 +155,6 @@ stop_target() {
     target_pid=""
   fi
 }
-hogs_pid=""
-start_hogs() { # a CPU hog on every CPU, at normal priority: a busy production host
-  stress-ng --cpu 0 --timeout 3600s --quiet >/dev/null 2>&1 &
-  hogs_pid=$!
-  sleep 1
-}
-stop_hogs() {
-  [[ -n $hogs_pid ]] || return 0
-  kill -TERM "$hogs_pid" 2>/dev/null || true
-  wait "$hogs_pid" 2>/dev/null || true
-  hogs_pid=""
-}
 cleanup() {
   stop_target
   stop_hogs

@@ -46,6 +46,7 @@ source "$(dirname "$0")/bench_lib.sh"
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  stop_hogs
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -73,13 +74,7 @@ printf 'startup_bench: %d threads (+3), %d runs per tool and load, unpinned, %s,
 [[ -n $compare ]] && echo "startup_bench: compare-cold/-warm: $compare"
 printf '%-6s %-12s %10s %10s\n' load tool "wall s" "CPU s"
 for load in $loads; do
-  hog=""
-  if [[ $load == busy ]]; then
-    stress-ng --cpu 0 --timeout 3600s >/dev/null 2>&1 &
-    hog=$!
-    pids+=("$hog")
-    sleep 2
-  fi
+  [[ $load == busy ]] && start_hogs
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   warm=$work/warm-$load
   "$hearth" stacks -p "$tpid" -n 1 -o /dev/null --symbol-cache "$warm" 2>/dev/null  # fills it
@@ -103,5 +98,5 @@ for load in $loads; do
       "$(awk -v t=$tool '$1 == t {print $3}' "$work/$load.tsv" | median)"
   done
   echo "$load: load average before $before, after $after"
-  if [[ -n $hog ]]; then kill "$hog" 2>/dev/null || true; wait "$hog" 2>/dev/null || true; fi
+  stop_hogs
 done
