@@ -13,6 +13,12 @@ namespace {
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+std::atomic<bool> g_reload{false};
+
+void on_reload_signal(int) {
+  g_reload.store(true);
+}
+
 void on_shutdown_signal(int sig) {
   int expected = 0;
   g_signal.compare_exchange_strong(expected, sig);
@@ -33,6 +39,18 @@ void install_shutdown_handlers() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   HEARTH_CHECK(::sigaction(SIGPIPE, &ignore, nullptr) == 0);
+}
+
+void install_reload_handler() {
+  struct sigaction action = {};
+  action.sa_handler = on_reload_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // every SIGHUP asks again: no SA_RESETHAND
+  HEARTH_CHECK(::sigaction(SIGHUP, &action, nullptr) == 0);
+}
+
+bool reload_requested() {
+  return g_reload.exchange(false);
 }
 
 bool shutdown_requested() {

@@ -12,6 +12,11 @@ namespace hearth {
 // Installs the handlers process-wide. Call once, early in main, before attaching.
 void install_shutdown_handlers();
 
+// For a service (`hearth watch`): after install_shutdown_handlers(), SIGHUP asks to re-read the
+// configuration instead of ending the run (reload_requested() says so, once per request).
+void install_reload_handler();
+bool reload_requested();
+
 // True once one of the signals arrived. Async-signal-safe, thread-safe, never blocks.
 bool shutdown_requested();
 

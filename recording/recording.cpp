@@ -148,17 +148,7 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
   if (sampler->summary().thread_samples == 0) {  // no round, or the target was already gone
     return out->failed(ended_because.empty() ? "no stack taken" : ended_because);
   }
-  stacks::AggregateOptions ao;
-  ao.process_roots = sampler->several();  // roots carry the process (README "The root frame")
-  ao.title_frames = a.title;
-  auto write = [&]() -> Result<void> {
-    stacks::StackCounts counts;
-    sampler->aggregate(&counts, ao);
-    RETURN_IF_ERROR(write_file_atomically((fs::path(a.output) / report::kStacksFolded).string(),
-                                          counts.to_folded()));
-    return write_file_atomically((fs::path(a.output) / report::kStacksSamples).string(),
-                                 timed_samples::format(sampler->timed(ao)));
-  };
+  auto write = [&]() -> Result<void> { return write_stacks(*sampler, a.output, a.title); };
   Result<void> written;
   if (!sampler->holds_target()) {
     written = write();
@@ -173,32 +163,9 @@ void run_stacks_collector(const Options& a, Window* w, std::atomic<uint64_t>* sa
     if (sampler->holds_target()) (void)sampler->detach();
   }
   if (!written) return out->failed(written.error().message);
-  const stacks::SamplerSummary s = sampler->summary();
   if (a.sampler_summary) out->summary = a.sampler_summary(*sampler);
-  out->ok();
+  stacks_figures(*sampler, a.frequency, out);
   if (!ended_because.empty()) out->figures["message"] = "stopped early: " + ended_because;
-  out->figures["samples"] = s.rounds;
-  out->figures["frequency_hz"] = a.frequency;
-  out->figures["threads"] = s.threads_seen;
-  out->figures["stacks"] = s.thread_samples;
-  out->figures["truncated_stacks"] = s.truncated;
-  out->figures["skipped_threads"] = s.skipped;
-  out->figures["stall_median_ms"] = round3(median_of(s.round_stall_ms));
-  out->figures["stall_max_ms"] = round3(max_of(s.round_stall_ms));
-  out->figures["stall_per_thread_median_us"] = std::round(median_of(s.thread_stall_us));
-  out->figures["method"] = std::string(sampler->method());
-  if (!sampler->fallback_reason().empty()) out->figures["fallback"] = sampler->fallback_reason();
-  out->figures["copied_without_stop"] = s.copied;
-  out->figures["unchanged"] = s.reused;
-  out->figures["stopped"] = s.stopped;
-  if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
-  if (s.taken_alone > 0) out->figures["threads_taken_alone"] = s.taken_alone;
-  if (!s.alone_threads.empty()) out->figures["alone_thread_names"] = s.alone_threads;
-  if (sampler->several()) {
-    out->figures["processes"] = sampler->processes();
-    out->figures["processes_joined"] = sampler->joined();
-    out->figures["processes_exited"] = sampler->exited();
-  }
 }
 
 // ---- sched ----
@@ -258,19 +225,8 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
 // The MMV files to read: those named, or those in PCP's directory whose writer is one of PIDS.
 Result<std::vector<mmv::Source>> mmv_sources(const Options& a, const std::vector<pid_t>& pids) {
   if (!a.mmv.empty()) return mmv::resolve_sources(a.mmv, mmv::default_mmv_dir());
-  std::vector<mmv::Source> found;
   std::string dir = mmv::default_mmv_dir();
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    auto f = mmv::MmvFile::open(e.path().string());
-    if (!f) continue;
-    if ((f->layout().flags & mmv::kFlagProcess) &&
-        std::find(pids.begin(), pids.end(), static_cast<pid_t>(f->layout().pid)) != pids.end())
-      found.push_back({e.path().string(), false});
-  }
-  std::sort(found.begin(), found.end(),
-            [](const mmv::Source& x, const mmv::Source& y) { return x.path < y.path; });
+  std::vector<mmv::Source> found = mmv::sources_written_by(dir, pids);
   if (found.empty()) {
     std::string whose = pids.size() == 1 ? "pid " + std::to_string(pids.front())
                                          : "the " + std::to_string(pids.size()) + " processes";
@@ -378,6 +334,45 @@ Result<std::vector<pid_t>> selected_processes(const proc::ProcessSelection& sele
   return pids;
 }
 
+Result<void> write_stacks(stacks::ProcessSet& set, const std::string& dir, bool title) {
+  stacks::AggregateOptions ao;
+  ao.process_roots = set.several();  // roots carry the process (README "The root frame")
+  ao.title_frames = title;
+  stacks::StackCounts counts;
+  set.aggregate(&counts, ao);
+  RETURN_IF_ERROR(
+      write_file_atomically((fs::path(dir) / report::kStacksFolded).string(), counts.to_folded()));
+  return write_file_atomically((fs::path(dir) / report::kStacksSamples).string(),
+                               timed_samples::format(set.timed(ao)));
+}
+
+void stacks_figures(const stacks::ProcessSet& set, double frequency, Outcome* out) {
+  const stacks::SamplerSummary s = set.summary();
+  out->ok();
+  out->figures["samples"] = s.rounds;
+  out->figures["frequency_hz"] = frequency;
+  out->figures["threads"] = s.threads_seen;
+  out->figures["stacks"] = s.thread_samples;
+  out->figures["truncated_stacks"] = s.truncated;
+  out->figures["skipped_threads"] = s.skipped;
+  out->figures["stall_median_ms"] = round3(median_of(s.round_stall_ms));
+  out->figures["stall_max_ms"] = round3(max_of(s.round_stall_ms));
+  out->figures["stall_per_thread_median_us"] = std::round(median_of(s.thread_stall_us));
+  out->figures["method"] = std::string(set.method());
+  if (!set.fallback_reason().empty()) out->figures["fallback"] = set.fallback_reason();
+  out->figures["copied_without_stop"] = s.copied;
+  out->figures["unchanged"] = s.reused;
+  out->figures["stopped"] = s.stopped;
+  if (!s.skipped_threads.empty()) out->figures["skipped_thread_names"] = s.skipped_threads;
+  if (s.taken_alone > 0) out->figures["threads_taken_alone"] = s.taken_alone;
+  if (!s.alone_threads.empty()) out->figures["alone_thread_names"] = s.alone_threads;
+  if (set.several()) {
+    out->figures["processes"] = set.processes();
+    out->figures["processes_joined"] = set.joined();
+    out->figures["processes_exited"] = set.exited();
+  }
+}
+
 Recording record(const Options& a, const Progress& progress, const WindowEnded& window_ended) {
   Recording rec;
   json& meta = rec.meta;
@@ -424,7 +419,9 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   Outcome& mmv_out = rec.mmv;
   std::optional<sched::StopCost> stop_cost;
   std::vector<std::thread> threads;
-  if (a.no_stacks)
+  if (a.stacks_by_caller) {
+    // rec.stacks is the caller's
+  } else if (a.no_stacks)
     stacks_out.skipped("turned off (--no-stacks)");
   else
     threads.emplace_back(guarded, &stacks_out,
@@ -477,7 +474,7 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   // The sampler's stops as the target's threads felt them: only when both ran over the window
   // (without the sampler, any stopped time is another tracer's).
   std::optional<report::SamplingCost>& cost = rec.cost;
-  if (stop_cost && stacks_out.ran()) {
+  if (stop_cost && (stacks_out.ran() || a.stacks_by_caller)) {
     cost = report::SamplingCost{.window_pct = stop_cost->share * 100,
                                 .stop_median_us = stop_cost->median_stop_ns / 1e3,
                                 .threads = stop_cost->threads,

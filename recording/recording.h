@@ -40,6 +40,10 @@ struct Options {
   double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
+  // The caller samples the stacks itself over the window (`hearth watch`'s sampler, which
+  // goes on after it): no stacks collector runs, and the Recording's `stacks` is left for the
+  // caller to fill (stacks_figures), the sampling cost computed as when the collector runs.
+  bool stacks_by_caller = false;
   bool wakeups = false;   // the scheduler also records every wakeup
   double intervals = 60;  // s at the window's end whose scheduler intervals are all kept
   std::vector<std::string> command_line;  // for report.json
@@ -78,6 +82,12 @@ using WindowEnded = std::function<void(bool interrupted, bool target_exited)>;
 // The processes OPTIONS select at the start (descendants included with children), ascending;
 // fails (errnum ENOENT) when none is selected.
 Result<std::vector<pid_t>> selected_processes(const proc::ProcessSelection& selection);
+
+// The stack sampler's files in DIR (stacks.folded, stacks.samples.txt) from SET's rounds so far
+// (TITLE: each process's title as a frame), and its figures for report.json (FREQUENCY as
+// sampled), as record() writes them: for a caller that runs its own sampler (`hearth watch`).
+Result<void> write_stacks(stacks::ProcessSet& set, const std::string& dir, bool title);
+void stacks_figures(const stacks::ProcessSet& set, double frequency, Outcome* out);
 
 // Runs the collectors over one window. A collector's failure (or an exception on its thread)
 // is its Outcome's; the recording itself always completes.

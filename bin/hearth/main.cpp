@@ -18,6 +18,7 @@
 #include "bin/hearth/cmd_serve.h"
 #include "bin/hearth/cmd_stacks.h"
 #include "bin/hearth/cmd_timeline.h"
+#include "bin/hearth/cmd_watch.h"
 #include "bin/hearth/sampler_cli.h"
 #include "common/version.h"
 
@@ -210,6 +211,41 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
 }
 
+void add_watch_command(CLI::App& app, WatchArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "watch",
+      "Watch processes at a low rate; when a rule holds, write a report of the minutes before "
+      "and the seconds after (a flight recorder)");
+  add_selection_options(c, a, Growing::kDuringTheRun);
+  c->add_option("-o,--output", a->output, "Directory the reports are written in (created if missing)");
+  c->add_option("--rule", a->rules, "A rule, e.g. 'cpu > 90% over 10s' (repeatable; README, \"Rules\")");
+  c->add_option("--rules", a->rule_files, "A file of rules, one per line (re-read on SIGHUP)");
+  c->add_flag("--check", a->check, "Check the rules, print them as the watcher reads them, and exit");
+  c->add_option("--ring", a->ring, "Seconds of samples kept before a trigger")->capture_default_str();
+  c->add_option("--rate", a->rate, "Stack samples per second while watching")->capture_default_str();
+  c->add_option("-F,--frequency", a->frequency, "Stack samples per second while recording")
+      ->capture_default_str();
+  c->add_option("--after", a->after, "Seconds recorded after a trigger")->capture_default_str();
+  c->add_option("--cooldown", a->cooldown, "Seconds after a report before the next")
+      ->capture_default_str();
+  c->add_option("--per-hour", a->per_hour, "Most reports in any hour")->capture_default_str();
+  c->add_option("--max-reports", a->max_reports, "End after this many reports (0: never)")
+      ->capture_default_str();
+  c->add_option("--disk-budget", a->disk_budget_mb,
+                "MB the reports in the directory may take; the oldest are removed first")
+      ->capture_default_str();
+  c->add_option("--method", a->method,
+                "bpf (no thread stopped but those on a CPU) or ptrace (every thread stopped at "
+                "every sample: only when asked)")
+      ->capture_default_str();
+  c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
+  c->add_option("--mmv", a->mmv,
+                "MMV files, names or directories for mmv: rules and reports (default: the files "
+                "whose writer is a watched process)");
+  c->add_option("--pcp-host", a->pcp_host, "pmcd serving pcp: rules")->capture_default_str();
+  c->add_flag("--no-sched", a->no_sched, "Reports record no scheduler trace");
+}
+
 void add_report_command(CLI::App& app, ReportArgs* a) {
   CLI::App* c = app.add_subcommand(
       "report", "Render a report directory again (pictures and index.html) from its files");
@@ -379,6 +415,9 @@ int main(int argc, char** argv) {
   hearth::cli::add_replay_command(app, &replay);
   hearth::cli::TimelineArgs timeline;
   hearth::cli::add_timeline_command(app, &timeline);
+  hearth::cli::WatchArgs watch;
+  hearth::cli::add_watch_command(app, &watch);
+  watch.command_line.assign(argv, argv + argc);
   hearth::cli::ServeArgs serve;
   hearth::cli::add_serve_command(app, &serve);
   try {
@@ -404,6 +443,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("timeline")) return hearth::cli::run_timeline(timeline);
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
     if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
+    if (app.got_subcommand("watch")) return hearth::cli::run_watch(watch);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;

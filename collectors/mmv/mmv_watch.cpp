@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -111,6 +112,22 @@ Result<std::vector<Source>> resolve_sources(const std::vector<std::string>& args
 }
 
 Watcher::Watcher(std::vector<Source> sources) : sources_(std::move(sources)) {}
+
+std::vector<Source> sources_written_by(const std::string& dir, const std::vector<pid_t>& pids) {
+  std::vector<Source> found;
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    auto f = MmvFile::open(e.path().string());
+    if (!f) continue;
+    if ((f->layout().flags & kFlagProcess) &&
+        std::find(pids.begin(), pids.end(), static_cast<pid_t>(f->layout().pid)) != pids.end())
+      found.push_back({e.path().string(), false});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const Source& x, const Source& y) { return x.path < y.path; });
+  return found;
+}
 
 std::set<std::string> source_files(const std::vector<Source>& sources) {
   std::set<std::string> files;

@@ -7,6 +7,8 @@
 // as lost (troubles()). The other files go on.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,6 +40,9 @@ Result<std::vector<Source>> resolve_sources(const std::vector<std::string>& args
 // The files SOURCES name now: each file, and each directory's regular files not starting with
 // '.' (what Watcher::poll reads).
 std::set<std::string> source_files(const std::vector<Source>& sources);
+
+// The MMV files in DIR whose writer (the PROCESS flag's pid) is one of PIDS, by path.
+std::vector<Source> sources_written_by(const std::string& dir, const std::vector<pid_t>& pids);
 
 // One file from its opening until it is replaced or disappears.
 struct Series {

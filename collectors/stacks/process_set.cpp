@@ -382,8 +382,53 @@ std::string ProcessSet::method() const {
 const std::string& ProcessSet::fallback_reason() const {
   return fallback_;
 }
+void ProcessSet::forget_before(uint64_t time_ns) {
+  size_t most = 0;
+  for (auto& m : members_) most = std::max(most, m->sampler.forget_before(time_ns));
+  // The set's passes are one per round of the set: as many off their front as the process
+  // that lost the most rounds (every live one on the capture has one per pass).
+  auto drop_front = [](auto& v, size_t n) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size())));
+  };
+  drop_front(pass_ms_, most);
+  drop_front(pass_cpu_ms_, most);
+  drop_front(pass_faults_, most);
+  // Processes gone for longer than the span kept: nothing of them is left to write (a watcher
+  // following a service across restarts would otherwise keep every past process's symbols).
+  if (several_ && members_.size() > 1) {
+    dropped_ += std::erase_if(members_, [](const std::unique_ptr<Member>& m) {
+      return !m->live && m->sampler.round_count() == 0;
+    });
+  }
+}
+
+Sampler::Matching ProcessSet::last_round_matching(std::string_view text) {
+  Sampler::Matching all;
+  for (auto& m : members_) {
+    if (!m->live) continue;
+    Sampler::Matching one = m->sampler.last_round_matching(text);
+    all.matching += one.matching;
+    all.samples += one.samples;
+  }
+  return all;
+}
+
+uint64_t ProcessSet::now_ns() const {
+  const auto epoch = options_.sampler.epoch.value_or(Clock::now());
+  return static_cast<uint64_t>(
+      std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - epoch).count()));
+}
+
+uint64_t ProcessSet::oldest_round_ns() const {
+  uint64_t oldest = now_ns();
+  for (const auto& m : members_) {
+    if (m->sampler.round_count() > 0) oldest = std::min(oldest, m->sampler.round_time_ns(0));
+  }
+  return oldest;
+}
+
 size_t ProcessSet::processes() const {
-  return members_.size();
+  return members_.size() + dropped_;
 }
 size_t ProcessSet::joined() const {
   return joined_;

@@ -71,6 +71,16 @@ class ProcessSet {
   // one process alone keeps its pid and name in the header, a set lists its processes.
   timed_samples::Samples timed(const AggregateOptions& options);
 
+  // Sampler::forget_before over every process (the set's own per-pass figures with them); a
+  // process that has exited and has no round left is dropped. Sample times: timed()'s.
+  void forget_before(uint64_t time_ns);
+  // Sampler::last_round_matching summed over the live processes' last rounds.
+  Sampler::Matching last_round_matching(std::string_view text);
+  // The sample time now (ns since the set's epoch: timed()'s time 0), and that of the oldest
+  // round held (now_ns() when none is).
+  uint64_t now_ns() const;
+  uint64_t oldest_round_ns() const;
+
   // Lines said since the last call, one per event: "process 1234 (postgres) exited after 37
   // samples", "process 1240 (postgres) joined at sample 12".
   std::vector<std::string> notices();
@@ -116,6 +126,7 @@ class ProcessSet {
   uint64_t rounds_ = 0;
   std::chrono::steady_clock::time_point first_round_, last_round_;  // the sampling window
   size_t joined_ = 0, exited_ = 0;
+  size_t dropped_ = 0;  // exited members forget_before() left with nothing
 };
 
 }  // namespace hearth::stacks

@@ -167,6 +167,17 @@ class Sampler {
   // kept by the caller between calls with one builder, so each stack is joined once.
   void add_timed_round(size_t round, const AggregateOptions& options,
                        timed_samples::Builder* builder, std::vector<uint32_t>* stack_ids);
+  // A flight recorder's ring (`hearth watch`): forgets the rounds taken before TIME_NS (sample
+  // time, as round_time_ns) and their per-round figures (SamplerSummary's stalls and capture
+  // costs; its totals stay the run's), so that memory holds a bounded span however long the run.
+  // Rounds already aggregate()d stay in the caller's counts. Returns how many were forgotten.
+  size_t forget_before(uint64_t time_ns);
+  // The last round's thread samples, and of those the ones whose stack has a frame containing
+  // TEXT (symbolized, as aggregate()'s frames: `stack:` rules). {0, 0} before the first round.
+  struct Matching {
+    size_t matching = 0, samples = 0;
+  };
+  Matching last_round_matching(std::string_view text);
   // Time 0 of the samples (the epoch) on CLOCK_MONOTONIC and CLOCK_REALTIME, ns.
   uint64_t epoch_mono_ns() const;
   uint64_t epoch_real_ns() const;

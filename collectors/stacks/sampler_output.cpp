@@ -198,6 +198,50 @@ std::vector<Sampler::RawRound> Sampler::raw_rounds(const AggregateOptions& optio
   return rounds;
 }
 
+size_t Sampler::forget_before(uint64_t time_ns) {
+  Impl& s = *impl_;
+  size_t k = 0, samples = 0;
+  while (k < s.rounds.size() && s.rounds[k].time_ns < time_ns) samples += s.rounds[k++].threads.size();
+  if (k == 0) return 0;
+  s.rounds.erase(s.rounds.begin(), s.rounds.begin() + static_cast<std::ptrdiff_t>(k));
+  s.aggregated = s.aggregated > k ? s.aggregated - k : 0;
+  s.tallied = s.tallied > k ? s.tallied - k : 0;
+  std::erase_if(s.exec_rounds, [k](size_t r) { return r < k; });
+  for (size_t& r : s.exec_rounds) r -= k;
+  // Per-round figures, oldest first: the same number of rounds off their front (a capture's
+  // costs are per pass; per-thread stalls per thread sample, so approximately theirs).
+  auto drop_front = [](auto& v, size_t n) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size())));
+  };
+  drop_front(s.summary.round_stall_ms, k);
+  drop_front(s.summary.capture_ms, k);
+  drop_front(s.summary.capture_cpu_ms, k);
+  drop_front(s.summary.capture_faults, k);
+  drop_front(s.summary.thread_stall_us, samples);
+  return k;
+}
+
+Sampler::Matching Sampler::last_round_matching(std::string_view text) {
+  Impl& s = *impl_;
+  Matching m;
+  if (s.rounds.empty()) return m;
+  std::unordered_map<uint32_t, bool> seen;  // stack id -> has a matching frame
+  for (const Impl::ThreadSample& t : s.rounds.back().threads) {
+    ++m.samples;
+    auto [it, added] = seen.try_emplace(t.stack, false);
+    if (added) {
+      for (const std::string& f : s.frames_of(t.stack)) {
+        if (f.find(text) != std::string::npos) {
+          it->second = true;
+          break;
+        }
+      }
+    }
+    m.matching += it->second;
+  }
+  return m;
+}
+
 size_t Sampler::round_count() const {
   return impl_->rounds.size();
 }

@@ -155,8 +155,8 @@ void when_section(const RenderOptions& o, const std::string& target, Page* page,
 }
 
 // The time view (when.html) over the pictures written above, linked from the heatmap's section.
-void when_page_section(const RenderOptions& o, const std::string& target, Page* page,
-                       RenderResult* result) {
+void when_page_section(const RenderOptions& o, const std::string& target, const std::string& at,
+                       Page* page, RenderResult* result) {
   const WhenOptions w = when_options(page->time, target);
   if (w.pictures.empty()) return;
   if (auto r = write_file_atomically(path_in(o.dir, kWhenHtml), when_page(w)); !r) {
@@ -165,7 +165,7 @@ void when_page_section(const RenderOptions& o, const std::string& target, Page* 
   }
   result->pictures.push_back(kWhenHtml);
   for (Section& s : page->sections) {
-    if (s.id == "when") s.body = when_link_html() + s.body;
+    if (s.id == "when") s.body = when_link_html(at) + s.body;
   }
 }
 
@@ -342,6 +342,20 @@ std::string get_string(const json& doc, const char* key) {
   return it != doc.end() && !it->is_null() ? json_scalar(*it) : std::string();
 }
 
+// `hearth watch`'s report opens the time view at its trigger: "#at=T&t=FROM,TO" (the instant,
+// and the range from a minute before it to the samples' end at most a minute after); "" for
+// any other report.
+std::string trigger_fragment(const json& meta) {
+  auto t = meta.find("trigger");
+  if (t == meta.end() || !t->is_object()) return "";
+  auto at_s = t->find("at_s");
+  if (at_s == t->end() || !at_s->is_number()) return "";
+  const double at = at_s->get<double>();
+  if (!std::isfinite(at) || at < 0) return "";
+  return "#at=" + fixed(at, 3) + "&t=" + fixed(std::max(0.0, at - 60), 3) + "," +
+         fixed(at + 60, 3);
+}
+
 std::string summary_html(const json& meta, std::string* title, std::string* window) {
   std::string target = "?";
   if (auto t = meta.find("target"); t != meta.end() && t->is_object()) {
@@ -365,6 +379,19 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
   row("host", get_string(meta, "host"));
   row("kernel", get_string(meta, "kernel"));
   row("started", get_string(meta, "started"));
+  // `hearth watch`'s report: the rule that fired, its value, when.
+  if (auto t = meta.find("trigger"); t != meta.end() && t->is_object()) {
+    std::string v = get_string(*t, "text");
+    if (auto value = t->find("value"); value != t->end() && value->is_number()) {
+      char was[48];
+      std::snprintf(was, sizeof was, " (was %.4g)", value->get<double>());
+      v += was;
+    }
+    if (std::string at = get_string(*t, "at"); !at.empty()) v += " at " + at;
+    if (auto at_s = t->find("at_s"); at_s != t->end() && at_s->is_number())
+      v += ", " + fixed(at_s->get<double>(), 1) + " s into the samples";
+    row("rule fired", v);
+  }
   if (auto w = meta.find("window_s"); w != meta.end() && w->is_number()) {
     *window = fixed(w->get<double>(), 1) + " s";
     std::string v = *window;
@@ -523,7 +550,7 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   when_section(o, target, &page, &result);
   sched_section(o, by, &page, &result, &threads);
   metrics_section(o, &page, &result);
-  when_page_section(o, target, &page, &result);
+  when_page_section(o, target, trigger_fragment(meta), &page, &result);
   threads_section(threads, window, by, &page, &result);
   // The comparison is what a reader with a baseline came for: first, after the summary.
 

@@ -106,9 +106,12 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
   return o;
 }
 
-std::string when_link_html() {
-  return std::string("<p class=\"links when\"><a href=\"") + kWhenHtml +
-         "\"><strong>open the time view</strong></a>: the heatmap, the timeline and the metric "
+std::string when_link_html(const std::string& fragment) {
+  std::string href = std::string(kWhenHtml);
+  for (char c : fragment) href += c == '&' ? std::string("&amp;") : std::string(1, c);
+  return std::string("<p class=\"links when\"><a href=\"") + href +
+         "\"><strong>open the time view</strong></a>" +
+         (fragment.empty() ? "" : " at the trigger") + ": the heatmap, the timeline and the metric "
          "charts on one time axis (a range or an instant selected in one is selected in all, "
          "with the range's flamegraph and the moment view)</p>\n";
 }

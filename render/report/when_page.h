@@ -47,7 +47,8 @@ struct TimePictures {
 // to link: the view needs the heatmap and one more time picture on its axis.
 WhenOptions when_options(const TimePictures& found, const std::string& target);
 
-// The index page's paragraph linking to the time view.
-std::string when_link_html();
+// The index page's paragraph linking to the time view; FRAGMENT ("#at=…&t=…", or "") the state
+// it opens at.
+std::string when_link_html(const std::string& fragment = "");
 
 }  // namespace hearth::report

@@ -1,0 +1,209 @@
+// `hearth watch` end to end: a calm target that starts contending on a lock when signalled,
+// watched with a `stack:` rule. Exactly one report (the cooldown holds back the next), whose
+// samples before the trigger show the calm and those after it the lock; SIGTERM ends the watcher
+// cleanly, SIGKILL leaves the target running and untraced; SIGHUP with a bad rules file keeps
+// the rules in force; bad rules are one line each.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/timed_samples.h"
+#include "tests/integration/hearth_cli.h"
+#include "tests/integration/target_process.h"
+
+namespace hearth::testing_support {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// The report directories hearth watch wrote under DIR (those holding a report.json).
+std::vector<fs::path> watch_reports(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (fs::exists(e.path() / "report.json")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
+bool wait_for_text(const std::string& file, const std::string& text) {
+  for (int i = 0; i < 900; ++i) {
+    if (slurp(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+int wait_exit(pid_t pid) {
+  for (int i = 0; i < 600; ++i) {  // 60 s, then a failure rather than a hung test
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(100ms);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ADD_FAILURE() << "hearth watch did not end";
+  return -1;
+}
+
+// Per round of SAMPLES: its time (s) and the share of its threads whose stack holds TEXT.
+std::vector<std::pair<double, double>> shares_holding(const timed_samples::Samples& s,
+                                                      const std::string& text) {
+  std::vector<std::pair<double, double>> out;
+  timed_samples::expand(s, [&](size_t round, std::span<const timed_samples::Sample> threads) {
+    size_t n = 0;
+    for (const timed_samples::Sample& t : threads) n += s.stacks[t.stack].find(text) != std::string::npos;
+    out.emplace_back(static_cast<double>(s.rounds[round].time_ns) / 1e9,
+                     threads.empty() ? 0.0 : static_cast<double>(n) / threads.size());
+  });
+  return out;
+}
+
+class WatchCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (the bpf capture)";
+    dir_ = fresh_dir("watch");
+    fs::create_directories(dir_);
+    target_ = Target::start("burst_target-nofp", {"--threads", "4"});
+    ASSERT_TRUE(target_);
+    err_ = (dir_ / "watch.err").string();
+  }
+  pid_t start_watch(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"watch", "-p", std::to_string(target_->pid()), "-o",
+                                     (dir_ / "reports").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return start_hearth(args, err_);
+  }
+  fs::path dir_;
+  std::string err_;
+  std::unique_ptr<Target> target_;
+};
+
+TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
+  pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "60",
+                         "--rate", "4", "--after", "2", "-F", "20", "--cooldown", "600"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  // Calm samples in the ring (the rate is 4 Hz: a few whatever the load), then the burst.
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_EQ(kill(target_->pid(), SIGUSR1), 0);
+  ASSERT_TRUE(wait_for_text(err_, "wrote ")) << slurp(err_);
+  // The lock goes on: the cooldown (600 s) holds back a second report.
+  std::this_thread::sleep_for(2s);
+  kill(h, SIGTERM);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  std::string err = slurp(err_);
+  EXPECT_NE(err.find("rule lock fired"), std::string::npos) << err;
+  EXPECT_NE(err.find("rule lock holds, no report: cooling down"), std::string::npos) << err;
+
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << err;
+  EXPECT_NE(reports[0].filename().string().find("-lock"), std::string::npos);
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  EXPECT_EQ(meta["trigger"]["rule"], "lock");
+  EXPECT_EQ(meta["trigger"]["text"], "lock = stack:'contend_on_lock' > 30%");
+  EXPECT_GT(meta["trigger"]["value"].get<double>(), 0.3);
+  const double at = meta["trigger"]["at_s"].get<double>();
+  EXPECT_EQ(meta["collectors"]["stacks"]["status"], "ok");
+  EXPECT_TRUE(fs::exists(reports[0] / "index.html"));
+
+  auto samples = timed_samples::read((reports[0] / "stacks.samples.txt").string());
+  ASSERT_TRUE(samples) << samples.error().message;
+  size_t before = 0, after_lock = 0;
+  for (const auto& [t, share] : shares_holding(*samples, "contend_on_lock")) {
+    if (t < at - 0.5) {  // the calm: before the signal (the trigger's own round may see it)
+      ++before;
+      EXPECT_EQ(share, 0.0) << "a calm round at " << t << " s shows the lock";
+    } else if (t > at && share > 0.3) {
+      ++after_lock;
+    }
+  }
+  EXPECT_GE(before, 1u) << "no sample from before the trigger";
+  EXPECT_GE(after_lock, 1u) << "no sample after the trigger shows the lock";
+  EXPECT_TRUE(released(target_->pid()));
+}
+
+// The ring keeps its span and no more: after seconds of calm at 20 Hz with a 1 s ring, the
+// report holds about a second from before the trigger.
+TEST_F(WatchCli, TheRingHoldsItsSpanOnly) {
+  pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "1",
+                         "--rate", "20", "--after", "1", "--max-reports", "1"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  std::this_thread::sleep_for(2500ms);
+  ASSERT_EQ(kill(target_->pid(), SIGUSR1), 0);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);  // --max-reports 1: it ends after the report
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  const double at = meta["trigger"]["at_s"].get<double>();
+  const double before = meta["collectors"]["stacks"]["before_trigger_s"].get<double>();
+  EXPECT_LE(before, 1.1);
+  auto samples = timed_samples::read((reports[0] / "stacks.samples.txt").string());
+  ASSERT_TRUE(samples) << samples.error().message;
+  ASSERT_FALSE(samples->rounds.empty());
+  const double first = static_cast<double>(samples->rounds.front().time_ns) / 1e9;
+  EXPECT_GE(first, at - 1.1) << "the report holds more than the ring's second";
+  EXPECT_LT(first, at) << "nothing from before the trigger";
+  EXPECT_GE(at, 2.5);  // the calm lasted 2.5 s: more than the ring holds
+}
+
+TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
+  pid_t h = start_watch({"--rule", "stack:'never_called_anywhere' > 50%", "--rate", "20"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  std::this_thread::sleep_for(500ms);
+  kill(h, SIGKILL);
+  waitpid(h, nullptr, 0);
+  std::string status = slurp("/proc/" + std::to_string(target_->pid()) + "/status");
+  EXPECT_NE(status.find("TracerPid:\t0\n"), std::string::npos) << status;
+  EXPECT_EQ(status.find("State:\tt"), std::string::npos) << status;
+  EXPECT_EQ(kill(target_->pid(), 0), 0);
+  EXPECT_TRUE(watch_reports(dir_ / "reports").empty());
+}
+
+TEST_F(WatchCli, SighupWithABadFileKeepsTheRulesInForce) {
+  const std::string rules = (dir_ / "rules").string();
+  { std::ofstream(rules) << "# the lock\nlock = stack:'contend_on_lock' > 30%\n"; }
+  pid_t h = start_watch({"--rules", rules});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  { std::ofstream(rules) << "lock = stack:'contend_on_lock' > 30%\nslow = cpu >> 3\n"; }
+  kill(h, SIGHUP);
+  ASSERT_TRUE(wait_for_text(err_, "rules not reloaded")) << slurp(err_);
+  { std::ofstream(rules) << "a = cpu > 50%\nb = stack:'x' > 1%\n"; }
+  kill(h, SIGHUP);
+  ASSERT_TRUE(wait_for_text(err_, "rules reloaded: 2 rules")) << slurp(err_);
+  kill(h, SIGTERM);
+  EXPECT_EQ(wait_exit(h), 0);
+  std::string err = slurp(err_);
+  EXPECT_NE(err.find(rules + ":2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("the 1 rules in force go on"), std::string::npos) << err;
+  EXPECT_TRUE(released(target_->pid()));
+}
+
+TEST_F(WatchCli, BadRulesAreOneLineEachAndNoValidRuleIsUsage) {
+  HearthRun r = run_hearth({"watch", "-p", std::to_string(target_->pid()), "-o",
+                            (dir_ / "reports").string(), "--rule", "cpu >", "--rule",
+                            "sched:snoozing > 5%"});
+  EXPECT_TRUE(exited_with(r, 2)) << r.err;
+  EXPECT_NE(r.err.find("--rule 1:1:6: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--rule 2:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no valid rule"), std::string::npos) << r.err;
+  EXPECT_TRUE(watch_reports(dir_ / "reports").empty());
+  HearthRun check = run_hearth({"watch", "--check", "--rule", "x = cpu>90% over 10s"});
+  EXPECT_TRUE(exited_with(check, 0)) << check.err;
+  EXPECT_EQ(check.out, "x = cpu > 90% over 10s\n");
+}
+
+}  // namespace
+}  // namespace hearth::testing_support

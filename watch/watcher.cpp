@@ -1,0 +1,502 @@
+#include "watch/watcher.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "collectors/stacks/process_set.h"
+#include "common/atomic_file.h"
+#include "common/clock.h"
+#include "common/file_io.h"
+#include "common/shutdown.h"
+#include "recording/recording.h"
+#include "render/report/report.h"
+#include "watch/mmv_signals.h"
+#include "watch/pcp_source.h"
+#include "watch/proc_signals.h"
+#include "watch/rule_state.h"
+#include "watch/rules.h"
+
+namespace hearth::watch {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+constexpr int64_t kEvaluationNs = 1'000'000'000;  // rules are evaluated once a second
+constexpr int kSilentEvaluations = 10;  // a rule without a value this long is said once
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string iso_utc(uint64_t real_ns) {
+  const time_t secs = static_cast<time_t>(real_ns / 1'000'000'000u);
+  tm utc{};
+  gmtime_r(&secs, &utc);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  char ms[8];
+  std::snprintf(ms, sizeof ms, ".%03uZ", static_cast<unsigned>(real_ns / 1'000'000u % 1000u));
+  return std::string(buf) + ms;
+}
+
+// The rules of every --rules file and --rule, parsed; errors one line each.
+RuleSet load_rules(const WatchOptions& o) {
+  RuleSet all;
+  auto take = [&all](RuleSet one) {
+    for (Rule& r : one.rules) all.rules.push_back(std::move(r));
+    for (std::string& e : one.errors) all.errors.push_back(std::move(e));
+  };
+  for (const std::string& file : o.rule_files) {
+    auto text = read_file(file);
+    if (!text) {
+      all.errors.push_back(file + ": " + text.error().message);
+      continue;
+    }
+    take(parse_rules(*text, file, all.rules.size() + 1));
+  }
+  for (size_t i = 0; i < o.rule_texts.size(); ++i) {
+    take(parse_rules(o.rule_texts[i], "--rule " + std::to_string(i + 1), all.rules.size() + 1));
+  }
+  return all;
+}
+
+// One rule being watched: its state over time, where its signal comes from, what was said.
+struct Watched {
+  RuleState state;
+  std::optional<size_t> pcp_index;  // pcp: its metric's index in the PcpSource's fetch
+  bool disabled = false;            // its signal cannot be read (said once)
+  int silent = 0;                   // evaluations in a row without a value
+  bool said_silent = false;
+  bool said_refused = false;  // held but the budget refused: said once per episode
+};
+
+// Every signal source the rules need, and the rules themselves.
+class Signals {
+ public:
+  Signals(const WatchOptions& o, const std::function<void(const std::string&)>& log)
+      : o_(o), log_(log), mmv_(o.mmv) {}
+
+  // Takes RULES in place of those watched (their states start again).
+  void set_rules(const std::vector<Rule>& rules) {
+    watched_.clear();
+    pcp_.reset();
+    pcp_tried_ = false;
+    for (const Rule& r : rules) {
+      Watched w{RuleState(r), std::nullopt, false, 0, false, false};
+      if (r.kind == SignalKind::pcp) {
+        if (!pcp_tried_) {
+          pcp_tried_ = true;
+          auto c = PcpSource::connect(o_.pcp_host);
+          if (c) {
+            pcp_.emplace(std::move(*c));
+          } else {
+            pcp_error_ = c.error().message;
+          }
+        }
+        if (!pcp_) {
+          say_left_out(r, pcp_error_);
+          w.disabled = true;
+        } else if (auto i = pcp_->add(r.metric, r.instance); !i) {
+          say_left_out(r, i.error().message);
+          w.disabled = true;
+        } else {
+          w.pcp_index = *i;
+        }
+      }
+      watched_.push_back(std::move(w));
+    }
+  }
+
+  // Reads every source at T_NS and feeds each rule; returns the first rule that holds now.
+  Watched* evaluate(stacks::ProcessSet& set, const std::vector<pid_t>& pids, int64_t t_ns) {
+    bool want_proc = false, want_mmv = false;
+    for (const Watched& w : watched_) {
+      const SignalKind k = w.state.rule().kind;
+      want_proc |= k == SignalKind::cpu || k == SignalKind::sched;
+      want_mmv |= k == SignalKind::mmv;
+    }
+    if (want_proc) proc_sample_ = proc_.read(pids, t_ns);
+    if (want_mmv) {
+      mmv_.read(pids, t_ns);
+      for (const std::string& p : mmv_.take_problems()) log_("mmv: " + p);
+    }
+    std::vector<std::vector<double>> pcp_values;
+    if (pcp_) {
+      if (auto v = pcp_->fetch(t_ns)) {
+        pcp_values = std::move(*v);
+      } else if (!pcp_failing_) {
+        pcp_failing_ = true;
+        log_("pcp: " + v.error().message);
+      }
+      if (!pcp_values.empty()) pcp_failing_ = false;
+    }
+    Watched* first = nullptr;
+    for (Watched& w : watched_) {
+      if (w.disabled) continue;
+      std::optional<double> v = value_of(w, set, pcp_values);
+      if (!v) {
+        if (++w.silent >= kSilentEvaluations && !w.said_silent) {
+          w.said_silent = true;
+          log_("rule " + w.state.rule().name + ": " + signal_text(w.state.rule()) +
+               " has had no value for " + std::to_string(kSilentEvaluations) + " s (" +
+               silence_reason(w.state.rule()) + "); still watching it");
+        }
+      } else {
+        w.silent = 0;
+      }
+      if (w.state.observe(t_ns, v) && !first) first = &w;
+      if (!w.state.holds()) w.said_refused = false;
+    }
+    return first;
+  }
+
+  std::vector<Watched>& watched() { return watched_; }
+  const std::vector<Watched>& watched() const { return watched_; }
+  const std::optional<ProcSample>& proc_sample() const { return proc_sample_; }
+
+ private:
+  std::optional<double> value_of(const Watched& w, stacks::ProcessSet& set,
+                                 const std::vector<std::vector<double>>& pcp_values) {
+    const Rule& r = w.state.rule();
+    switch (r.kind) {
+      case SignalKind::cpu:
+      case SignalKind::sched:
+        if (!proc_sample_) return std::nullopt;
+        return signal_value(r, *proc_sample_);
+      case SignalKind::stack: {
+        const stacks::Sampler::Matching m = set.last_round_matching(r.stack_text);
+        if (m.samples == 0) return std::nullopt;
+        return static_cast<double>(m.matching) / static_cast<double>(m.samples);
+      }
+      case SignalKind::mmv: {
+        auto values = mmv_.values(r.metric, r.instance);
+        if (!values) return std::nullopt;
+        return value_of_instances(r, *values);
+      }
+      case SignalKind::pcp:
+        if (!w.pcp_index || *w.pcp_index >= pcp_values.size()) return std::nullopt;
+        return value_of_instances(r, pcp_values[*w.pcp_index]);
+    }
+    return std::nullopt;
+  }
+
+  std::string silence_reason(const Rule& r) const {
+    switch (r.kind) {
+      case SignalKind::sched:
+        return r.thread_glob.empty() ? "no thread read yet"
+                                     : "no thread named like '" + r.thread_glob + "'";
+      case SignalKind::mmv:
+        return mmv_.files() == 0 ? "no MMV file of the watched processes"
+                                 : "no MMV file publishes " + r.metric;
+      case SignalKind::pcp:
+        return "pmcd gives no value";
+      case SignalKind::stack:
+        return "no stack sampled yet";
+      case SignalKind::cpu:
+        return "no process read yet";
+    }
+    return "";
+  }
+
+  void say_left_out(const Rule& r, const std::string& why) {
+    log_("rule " + r.name + " (" + r.where + "): " + why + "; left out, the other rules go on");
+  }
+
+  const WatchOptions& o_;
+  std::function<void(const std::string&)> log_;
+  std::vector<Watched> watched_;
+  std::optional<PcpSource> pcp_;
+  bool pcp_tried_ = false, pcp_failing_ = false;
+  std::string pcp_error_;
+  MmvSignals mmv_;
+  ProcSignals proc_;
+  std::optional<ProcSample> proc_sample_;
+};
+
+// A report being recorded: the scheduler and MMV collectors on their thread (recording::record,
+// AFTER seconds), while the watcher's own sampler goes on at full rate.
+struct Capture {
+  std::string dir, name;
+  json trigger;
+  uint64_t trigger_sample_ns = 0;  // the samples' time at the trigger
+  uint64_t first_sample_ns = 0;    // the ring's oldest sample then
+  std::thread thread;
+  std::atomic<bool> done{false};
+  recording::Recording rec;
+};
+
+class Watcher {
+ public:
+  explicit Watcher(const WatchOptions& o)
+      : o_(o), log_(o.log ? o.log : [](const std::string&) {}), signals_(o, log_),
+        gate_(o.budget) {}
+
+  int run();
+
+ private:
+  Result<void> open_set();
+  std::vector<pid_t> watched_pids() const;
+  void reload();
+  void start_capture(Watched& w, int64_t t_ns);
+  void finish_capture();
+  std::string status_line() const;
+
+  const WatchOptions& o_;
+  std::function<void(const std::string&)> log_;
+  Signals signals_;
+  TriggerGate gate_;
+  std::optional<stacks::ProcessSet> set_;
+  std::unique_ptr<Capture> capture_;
+  uint64_t reports_ = 0;
+};
+
+Result<void> Watcher::open_set() {
+  stacks::ProcessSetOptions po;
+  po.selection = o_.selection;
+  po.sampler.method = o_.method;
+  po.sampler.one_at_a_time = true;  // ptrace: repeated sampling stops one thread at a time
+  po.sampler.symbol_cache = o_.symbol_cache;
+  auto set = stacks::ProcessSet::open(po);
+  if (!set) return std::unexpected(set.error());
+  set_.emplace(std::move(*set));
+  return {};
+}
+
+std::vector<pid_t> Watcher::watched_pids() const {
+  return recording::selected_processes(o_.selection).value_or(std::vector<pid_t>());
+}
+
+void Watcher::reload() {
+  RuleSet rules = load_rules(o_);
+  if (!rules.errors.empty() || rules.rules.empty()) {
+    for (const std::string& e : rules.errors) log_(e);
+    log_("rules not reloaded: " +
+         std::string(rules.rules.empty() && rules.errors.empty() ? "no rule given"
+                                                                 : "the errors above") +
+         "; the " + std::to_string(signals_.watched().size()) + " rules in force go on");
+    return;
+  }
+  signals_.set_rules(rules.rules);
+  log_("rules reloaded: " + std::to_string(rules.rules.size()) + " rules");
+}
+
+void Watcher::start_capture(Watched& w, int64_t t_ns) {
+  const Rule& rule = w.state.rule();
+  const uint64_t real = realtime_ns();
+  auto c = std::make_unique<Capture>();
+  c->name = report_dir_name(static_cast<int64_t>(real), rule.name);
+  c->dir = (fs::path(o_.output) / c->name).string();
+  std::error_code ec;
+  if (fs::exists(c->dir, ec)) {  // two triggers in one second (no cooldown): a suffix
+    int n = 2;
+    while (fs::exists(c->dir + "-" + std::to_string(n), ec)) ++n;
+    c->name += "-" + std::to_string(n);
+    c->dir += "-" + std::to_string(n);
+  }
+  if (!fs::create_directory(c->dir, ec)) {
+    log_("rule " + rule.name + " fired, but " + c->dir + " cannot be created: " +
+         (ec ? ec.message() : "it exists"));
+    gate_.fired(t_ns);
+    return;
+  }
+  gate_.fired(t_ns);
+  c->trigger_sample_ns = set_->now_ns();
+  const double value = w.state.shown().value_or(0);
+  c->trigger = {{"rule", rule.name},
+                {"text", to_text(rule)},
+                {"signal", signal_text(rule)},
+                {"value", value},
+                {"at", iso_utc(real)},
+                {"at_s", static_cast<double>(c->trigger_sample_ns) / 1e9}};
+  log_("rule " + rule.name + " fired (" + signal_text(rule) + " was " + number_text(value) +
+       "): recording " + number_text(o_.after_s) + " s into " + c->dir);
+  recording::Options ro;
+  ro.selection = o_.selection;
+  ro.duration = o_.after_s;
+  ro.output = c->dir;
+  ro.frequency = o_.record_hz;
+  ro.method = o_.method;
+  ro.mmv = o_.mmv;
+  ro.no_sched = o_.no_sched;
+  ro.stacks_by_caller = true;
+  ro.command_line = o_.command_line;
+  ro.note = [this](const std::string& line) { log_(line); };
+  Capture* raw = c.get();
+  c->thread = std::thread([raw, ro] {
+    raw->rec = recording::record(ro);
+    raw->done = true;
+  });
+  capture_ = std::move(c);
+}
+
+void Watcher::finish_capture() {
+  Capture& c = *capture_;
+  c.thread.join();
+  recording::Recording& rec = c.rec;
+  if (auto r = recording::write_stacks(*set_, c.dir, false); !r) {
+    rec.stacks.failed(r.error().message);
+  } else {
+    recording::stacks_figures(*set_, o_.record_hz, &rec.stacks);
+    rec.stacks.figures["watch_frequency_hz"] = o_.rate_hz;
+    rec.stacks.figures["before_trigger_s"] =
+        std::round(static_cast<double>(c.trigger_sample_ns - c.first_sample_ns) / 1e6) / 1e3;
+  }
+  rec.meta["collectors"]["stacks"] = rec.stacks.figures;
+  rec.meta["trigger"] = c.trigger;
+  rec.meta["watch"] = {{"ring_s", o_.ring_s},
+                       {"rate_hz", o_.rate_hz},
+                       {"record_hz", o_.record_hz},
+                       {"after_s", o_.after_s}};
+  const std::string json_path = (fs::path(c.dir) / report::kReportJson).string();
+  if (auto r = write_file_atomically(json_path, rec.meta.dump(2) + "\n"); !r) {
+    log_(r.error().message);
+  } else {
+    report::RenderOptions ro;
+    ro.dir = c.dir;
+    auto rendered = report::render_report(ro);
+    if (!rendered) {
+      log_(rendered.error().message);
+    } else {
+      for (const std::string& p : rendered->problems) log_(p);
+      ++reports_;
+      log_("wrote " + report::index_path(c.dir) + " (" + std::to_string(rendered->pictures.size()) +
+           " pictures)");
+    }
+  }
+  for (const std::string& gone : enforce_disk_budget(o_.output, o_.budget.disk_bytes, c.name))
+    log_("removed the report " + gone + " (over the disk budget)");
+  capture_.reset();
+}
+
+std::string Watcher::status_line() const {
+  size_t holding = 0;
+  for (const Watched& w : signals_.watched()) holding += w.state.holds();
+  std::string line = std::to_string(signals_.watched().size()) + " rules (" +
+                     std::to_string(holding) + " holding), " +
+                     std::to_string(set_ ? set_->rounds() : 0) + " samples, " +
+                     std::to_string(reports_) + " reports";
+  if (capture_) line += "; recording " + capture_->name;
+  return line;
+}
+
+int Watcher::run() {
+  RuleSet rules = load_rules(o_);
+  for (const std::string& e : rules.errors) log_(e);
+  if (rules.rules.empty()) {
+    log_(rules.errors.empty() ? "no rule given (--rule EXPR or --rules FILE)"
+                              : "no valid rule: nothing to watch for");
+    return 2;
+  }
+  signals_.set_rules(rules.rules);
+  // A --comm selection may match nothing yet: the watcher waits for its process.
+  bool said_waiting = false;
+  while (!set_) {
+    auto opened = open_set();
+    if (opened) break;
+    if (!o_.selection.comm || opened.error().errnum != ESRCH) {
+      const bool no_bpf = o_.method == stacks::CaptureMethod::kBpf && opened.error().errnum != ESRCH;
+      log_(opened.error().message +
+           (no_bpf ? " (--method ptrace would stop every thread at every sample: say it to use it)"
+                   : ""));
+      return 1;
+    }
+    if (!said_waiting) log_(opened.error().message + "; waiting for one to start");
+    said_waiting = true;
+    for (int i = 0; i < 20 && !shutdown_requested(); ++i) sleep_ns(100'000'000);
+    if (shutdown_requested()) return 0;
+  }
+  log_("watching " + std::to_string(set_->processes()) + " process" +
+       (set_->processes() == 1 ? "" : "es") + " (" + set_->method() + "), " +
+       std::to_string(signals_.watched().size()) + " rules; reports into " + o_.output);
+
+  const int64_t ring_ns = static_cast<int64_t>(o_.ring_s * 1e9);
+  auto period_ns = [this] {
+    return static_cast<int64_t>(1e9 / (capture_ ? o_.record_hz : o_.rate_hz));
+  };
+  int64_t next_sample = static_cast<int64_t>(monotonic_ns());
+  int64_t next_eval = next_sample;
+  int status = 0;
+  while (true) {
+    if (reload_requested()) reload();
+    const bool stopping = shutdown_requested();
+    if (capture_ && capture_->done) finish_capture();
+    if (stopping && !capture_) break;
+    if (!capture_ && gate_.done()) break;
+    int64_t now = static_cast<int64_t>(monotonic_ns());
+    if (now >= next_sample) {
+      if (auto r = set_->sample(); !r) {
+        log_(r.error().message + "; nothing left to watch");
+        if (capture_) {
+          capture_->thread.join();
+          capture_->done = true;
+          finish_capture();
+        }
+        break;
+      }
+      next_sample = std::max(next_sample + period_ns(), now);
+      if (!capture_) {
+        const uint64_t t = set_->now_ns();
+        set_->forget_before(t > static_cast<uint64_t>(ring_ns) ? t - ring_ns : 0);
+      }
+    }
+    now = static_cast<int64_t>(monotonic_ns());
+    if (now >= next_eval) {
+      next_eval = std::max(next_eval + kEvaluationNs, now);
+      Watched* holding = signals_.evaluate(*set_, watched_pids(), now);
+      if (holding && !capture_ && !stopping) {
+        if (auto why = gate_.refused(now)) {
+          if (!holding->said_refused) {
+            holding->said_refused = true;
+            log_("rule " + holding->state.rule().name + " holds, no report: " + *why);
+          }
+        } else {
+          start_capture(*holding, now);
+          // The ring's oldest sample: what the report holds from before the trigger.
+          if (capture_) capture_->first_sample_ns = set_->oldest_round_ns();
+        }
+      }
+      if (o_.status) o_.status(status_line());
+    }
+    const int64_t wake = std::min(next_sample, next_eval);
+    now = static_cast<int64_t>(monotonic_ns());
+    if (wake > now) {
+      const auto nap = std::chrono::microseconds(std::min<int64_t>((wake - now) / 1000, 50'000));
+      if (auto r = set_->idle_for(nap); !r) {
+        log_(r.error().message);
+        status = 1;
+        break;
+      }
+    }
+  }
+  if (capture_) {  // ended by an error while recording: the report is still written
+    capture_->thread.join();
+    capture_->done = true;
+    finish_capture();
+  }
+  (void)set_->detach();
+  log_("stopped after " + std::to_string(reports_) + " report" + (reports_ == 1 ? "" : "s"));
+  return status;
+}
+
+}  // namespace
+
+int watch(const WatchOptions& options) {
+  Watcher w(options);
+  return w.run();
+}
+
+}  // namespace hearth::watch
