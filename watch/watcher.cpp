@@ -234,6 +234,8 @@ struct Capture {
   json trigger;
   uint64_t trigger_sample_ns = 0;  // the samples' time at the trigger
   uint64_t first_sample_ns = 0;    // the ring's oldest sample then
+  int64_t trigger_ns = 0;          // CLOCK_MONOTONIC: the evaluation that fired
+  int64_t first_full_ns = 0;       // CLOCK_MONOTONIC: the first full-rate sample's end
   std::thread thread;
   std::atomic<bool> done{false};
   recording::Recording rec;
@@ -351,6 +353,10 @@ void Watcher::finish_capture() {
     rec.stacks.failed(r.error().message);
   } else {
     recording::stacks_figures(*set_, o_.record_hz, &rec.stacks);
+    // The report's samples are those held (the ring and the window after); the other counts
+    // (stacks, copied, unchanged, stopped) are the watcher's since it started.
+    rec.stacks.figures["samples"] = set_->rounds_held();
+    rec.stacks.figures["counts_since_s"] = std::round(static_cast<double>(set_->now_ns()) / 1e6) / 1e3;
     rec.stacks.figures["watch_frequency_hz"] = o_.rate_hz;
     rec.stacks.figures["before_trigger_s"] =
         std::round(static_cast<double>(c.trigger_sample_ns - c.first_sample_ns) / 1e6) / 1e3;
@@ -361,6 +367,10 @@ void Watcher::finish_capture() {
                        {"rate_hz", o_.rate_hz},
                        {"record_hz", o_.record_hz},
                        {"after_s", o_.after_s}};
+  if (c.first_full_ns > 0) {  // from the evaluation that fired to the first full-rate sample
+    rec.meta["watch"]["trigger_to_first_sample_ms"] =
+        std::round(static_cast<double>(c.first_full_ns - c.trigger_ns) / 1e3) / 1e3;
+  }
   const std::string json_path = (fs::path(c.dir) / report::kReportJson).string();
   if (auto r = write_file_atomically(json_path, rec.meta.dump(2) + "\n"); !r) {
     log_(r.error().message);
@@ -448,6 +458,9 @@ int Watcher::run() {
         break;
       }
       next_sample = std::max(next_sample + period_ns(), now);
+      if (capture_ && capture_->first_full_ns == 0) {
+        capture_->first_full_ns = static_cast<int64_t>(monotonic_ns());
+      }
       if (!capture_) {
         const uint64_t t = set_->now_ns();
         set_->forget_before(t > static_cast<uint64_t>(ring_ns) ? t - ring_ns : 0);
@@ -465,8 +478,13 @@ int Watcher::run() {
           }
         } else {
           start_capture(*holding, now);
-          // The ring's oldest sample: what the report holds from before the trigger.
-          if (capture_) capture_->first_sample_ns = set_->oldest_round_ns();
+          // The ring's oldest sample: what the report holds from before the trigger. The first
+          // full-rate sample is taken at once.
+          if (capture_) {
+            capture_->first_sample_ns = set_->oldest_round_ns();
+            capture_->trigger_ns = now;
+            next_sample = now;
+          }
         }
       }
       if (o_.status) o_.status(status_line());

@@ -427,6 +427,12 @@ uint64_t ProcessSet::oldest_round_ns() const {
   return oldest;
 }
 
+size_t ProcessSet::rounds_held() const {
+  size_t most = 0;
+  for (const auto& m : members_) most = std::max(most, m->sampler.round_count());
+  return most;
+}
+
 size_t ProcessSet::processes() const {
   return members_.size() + dropped_;
 }

@@ -80,6 +80,8 @@ class ProcessSet {
   // round held (now_ns() when none is).
   uint64_t now_ns() const;
   uint64_t oldest_round_ns() const;
+  // Rounds held now (the most any process has): rounds() less those forget_before() dropped.
+  size_t rounds_held() const;
 
   // Lines said since the last call, one per event: "process 1234 (postgres) exited after 37
   // samples", "process 1240 (postgres) joined at sample 12".

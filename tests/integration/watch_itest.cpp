@@ -131,6 +131,9 @@ TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
     }
   }
   EXPECT_GE(before, 1u) << "no sample from before the trigger";
+  // The figures count the samples the report holds, and say how soon the full rate began.
+  EXPECT_EQ(meta["collectors"]["stacks"]["samples"].get<size_t>(), samples->rounds.size());
+  EXPECT_GE(meta["watch"]["trigger_to_first_sample_ms"].get<double>(), 0.0);
   EXPECT_GE(after_lock, 1u) << "no sample after the trigger shows the lock";
   EXPECT_TRUE(released(target_->pid()));
 }
