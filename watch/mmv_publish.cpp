@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -47,6 +46,7 @@ enum PubItem : int {
   kItemSamplingStopped,
   kItemRingSeconds,
   kItemRingBytes,
+  kItemRuleText,
 };
 constexpr int kPubRulesIndom = 1;
 constexpr int kPubThreadsIndom = 2;
@@ -80,6 +80,8 @@ const PubMetricSpec kPubMetrics[] = {
    "1 when the rule's condition held at its last evaluation, else 0"},
   {kItemRuleFired, "watch.rule.fired", MMV_TYPE_U64, MMV_SEM_COUNTER, kUnitsCount, kPubRulesIndom,
    "reports this rule triggered"},
+  {kItemRuleText, "watch.rule.text", MMV_TYPE_STRING, MMV_SEM_DISCRETE, kUnitsNone, kPubRulesIndom,
+   "the rule as written (cut to 254 bytes)"},
   {kItemThreadsRunning, "watch.threads.running", MMV_TYPE_DOUBLE, MMV_SEM_INSTANT, kUnitsNone,
    kPubThreadsIndom, "share of the group's thread time on a CPU over the last second (0..1)"},
   {kItemThreadsRunnable, "watch.threads.runnable", MMV_TYPE_DOUBLE, MMV_SEM_INSTANT, kUnitsNone,
@@ -135,34 +137,17 @@ int32_t publish_instance_id(const std::string& name, std::set<int32_t>* taken) {
   return id;
 }
 
-// {"rule":"TEXT"}'s value as JSON, cut (ending "...") to what an MMV label holds.
-std::string rule_label_value(const std::string& text) {
-  constexpr size_t kMax = MMV_LABELMAX - 1 - 4 - std::char_traits<char>::length("rule") - 2;
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size();) {
-    std::string piece;
-    const size_t n = utf8::sequence_length(text, i);
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (n == 0) {
-      piece = utf8::kReplacement;
-    } else if (c == '"' || c == '\\') {
-      piece = std::string("\\") + static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      piece = buf;
-    } else {
-      piece = text.substr(i, n);
-    }
-    i += n == 0 ? 1 : n;
-    const size_t room = kMax - 1 - (i < text.size() ? 3 : 0);  // the closing quote, "..."
-    if (out.size() + piece.size() > room) {
-      out += "...";
-      break;
-    }
-    out += piece;
+// TEXT cut to what an MMV string holds (254 bytes), whole UTF-8 characters, ending "...".
+std::string rule_text_value(const std::string& text) {
+  constexpr size_t kMax = MMV_STRINGMAX - 2;
+  if (text.size() <= kMax) return text;
+  size_t end = 0;
+  while (end < text.size()) {
+    const size_t n = utf8::char_bytes(text, end);
+    if (end + n > kMax - 3) break;
+    end += n;
   }
-  return out + "\"";
+  return text.substr(0, end) + "...";
 }
 
 // The pid of another live hearth that publishes PATH now, else 0.
@@ -192,7 +177,7 @@ struct MmvPublisher::Impl {
   std::string name, path;
   mmv_registry_t* registry = nullptr;
   void* addr = nullptr;  // the mapped file; null: nothing published
-  // Instance names and labels, alive as long as the registry points at them.
+  // Instance names, alive as long as the registry points at them.
   std::vector<std::string> rule_names, thread_names;
   // Values in the mapped file, by rule / thread instance (the last thread instance is "other").
   struct RuleValues {
@@ -263,13 +248,12 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
   // A cluster of its own from the name (pmdammv takes a file's cluster as given, 1..4095), so
   // the PMIDs stay the same across restarts and do not depend on the other MMV files.
   const int cluster = 1024 + static_cast<int>(publish_hash(name) % 3072);
-  const auto flags = static_cast<mmv_stats_flags_t>(MMV_FLAG_PROCESS | MMV_FLAG_SENTINEL);
+  const auto flags = static_cast<mmv_stats_flags_t>(MMV_FLAG_PROCESS);
   registry = mmv_stats_registry(name.c_str(), cluster, flags);
   HEARTH_CHECK(registry != nullptr);  // only out of memory
   // Every call below fails only on a broken argument of ours or out of memory.
   HEARTH_CHECK(mmv_stats_add_indom(registry, kPubRulesIndom, "hearth watch's rules",
-                                   "one instance per rule, by name; label \"rule\": its text") ==
-               0);
+                                   "one instance per rule, by name") == 0);
   HEARTH_CHECK(mmv_stats_add_indom(registry, kPubThreadsIndom, "the target's thread groups",
                                    "one instance per thread name; \"other\": the groups without "
                                    "an instance of their own") == 0);
@@ -277,10 +261,8 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
   // adding the instance (its search for the domain runs on past the match); a domain that is
   // not there (a bug of ours) shows as a lookup that fails below.
   std::set<int32_t> taken;
-  std::vector<int32_t> rule_ids;
   for (const std::string& r : rule_names) {
-    rule_ids.push_back(publish_instance_id(r, &taken));
-    mmv_stats_add_instance(registry, kPubRulesIndom, rule_ids.back(), r.c_str());
+    mmv_stats_add_instance(registry, kPubRulesIndom, publish_instance_id(r, &taken), r.c_str());
   }
   taken.clear();
   for (const std::string& t : thread_names) {
@@ -289,11 +271,6 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
   for (const PubMetricSpec& m : kPubMetrics) {
     HEARTH_CHECK(mmv_stats_add_metric(registry, m.name, m.item, m.type, m.sem, m.units, m.indom,
                                       m.help, nullptr) == 0);
-  }
-  // The rule's text where PCP's tools show it (pminfo -l); a text PCP refuses goes without.
-  for (size_t i = 0; i < rule_names.size(); ++i) {
-    mmv_stats_add_instance_label(registry, kPubRulesIndom, rule_ids[i], "rule",
-                                 rule_label_value(rule_list[i].text).c_str(), MMV_STRING_TYPE, 0);
   }
   addr = mmv_stats_start(registry);
   if (addr == nullptr) {
@@ -310,7 +287,11 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
   for (const std::string& r : rule_names) {
     rules.push_back({lookup("watch.rule.value", &r), lookup("watch.rule.known", &r),
                      lookup("watch.rule.holds", &r), lookup("watch.rule.fired", &r)});
-    set(rules.back().value, std::numeric_limits<double>::quiet_NaN());  // no value yet
+  }
+  for (size_t i = 0; i < rule_names.size(); ++i) {
+    const std::string text = rule_text_value(rule_list[i].text);
+    mmv_set_string(addr, lookup("watch.rule.text", &rule_names[i]), text.c_str(),
+                   static_cast<int>(text.size()));
   }
   threads.clear();
   thread_index.clear();
@@ -412,7 +393,7 @@ void MmvPublisher::rule(size_t index, std::optional<double> value, bool holds) {
   if (!impl_ || impl_->addr == nullptr) return;
   HEARTH_CHECK(index < impl_->rules.size());
   const Impl::RuleValues& r = impl_->rules[index];
-  impl_->set(r.value, value ? *value : std::numeric_limits<double>::quiet_NaN());
+  impl_->set(r.value, value ? *value : 0);
   impl_->set(r.known, value ? 1 : 0);
   impl_->set(r.holds, holds ? 1 : 0);
 }

@@ -1,16 +1,20 @@
 // `hearth watch`'s live figures as an MMV file (man 5 mmv), written with PCP's own libpcp_mmv,
 // so the host's pmcd + pmdammv serve them (then pmlogger, pmproxy, pmie, grafana-pcp) with no
 // daemon of ours. The metrics, as pminfo names them (NAME: the file's name, e.g. "hearth"):
-//   mmv.NAME.watch.rule.{value,known,holds,fired}          per rule (instances: rule names)
+//   mmv.NAME.watch.rule.{value,known,holds,fired,text}     per rule (instances: rule names)
 //   mmv.NAME.watch.threads.{running,runnable,blocked,count} per thread group (thread names)
 //   mmv.NAME.watch.{up,triggers,reports,reports.removed}
 //   mmv.NAME.watch.sampling.{cpu,stopped_us}, mmv.NAME.watch.ring.{seconds,bytes}
 // README "hearth watch: metrics published to PCP" documents each one.
 //
 // The file is $PCP_TMP_DIR/mmv/NAME (PCP_TMP_DIR as libpcp reads it: the environment, else
-// /etc/pcp.conf), with PCP's PROCESS flag (pmdammv serves it only while this process lives) and
-// SENTINEL flag (a rule with no value yet has none in PCP, not a 0). The layout is fixed at
-// start: new rules or thread names need a new file (restart()). The destructor removes it.
+// /etc/pcp.conf), with PCP's PROCESS flag: pmdammv serves it only while this process lives. The
+// layout is fixed at start: new rules or thread names need a new file (restart()). The
+// destructor removes it.
+// Two things PCP 6.0.3's pmdammv does not serve, so they are not used: the SENTINEL flag's
+// "no value" for a double (it shows NaN; a rule without a value has rule.known 0 instead), and
+// instance labels (libpcp_mmv writes them, pmdammv looks them up by another identity; the rule's
+// text is the string metric rule.text instead).
 // Not thread-safe: one thread (the watcher's) calls everything.
 #pragma once
 
@@ -26,7 +30,7 @@ namespace hearth::watch {
 
 struct PublishedRule {
   std::string name;  // the instance's name (1-255 bytes, unique among the rules)
-  std::string text;  // the rule as written: the instance's label "rule" (PCP: pminfo -l)
+  std::string text;  // the rule as written: rule.text (cut to 254 bytes)
 };
 
 // One thread group's last second, by the group's thread name.
@@ -71,7 +75,7 @@ class MmvPublisher {
                        const std::vector<std::string>& thread_names);
 
   // Rule INDEX (in start's order) at its last evaluation: the value it compared (nullopt: none
-  // yet; then rule.value has no value and rule.known is 0) and whether its condition held.
+  // yet: rule.value 0 and rule.known 0) and whether its condition held.
   void rule(size_t index, std::optional<double> value, bool holds);
   // Rule INDEX triggered a report: its `fired` and `triggers` count one more.
   void fired(size_t rule_index);

@@ -1,5 +1,5 @@
 // hearth watch's MMV file (watch/mmv_publish.h), written by libpcp_mmv, read back with hearth's
-// own MMV reader: names, instances, labels, values, restarts, removal.
+// own MMV reader: names, instances, values, rule texts, restarts, removal.
 #ifdef HEARTH_HAVE_PCP_MMV
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 namespace hearth::watch {
 namespace {
 
-// "metric" or "metric[instance]" -> value as a double ("absent" values left out).
+// "metric" or "metric[instance]" -> value as a double (strings: NaN).
 std::map<std::string, double> published_values(mmv::MmvFile& f) {
   mmv::Snapshot s;
   std::map<std::string, double> out;
@@ -40,15 +40,19 @@ std::vector<std::string> published_instances(const mmv::Layout& L, uint32_t seri
   return out;
 }
 
-// The instance label of instance NAME, as JSON.
-std::string published_label(const mmv::Layout& L, const std::string& name) {
-  for (const mmv::Instance& in : L.instances) {
-    if (in.name != name) continue;
-    for (const mmv::Label& l : L.labels) {
-      if (l.internal == in.internal && l.identity == L.indoms[in.indom].serial) return l.json;
+// rule.text of rule NAME.
+std::string published_text(mmv::MmvFile& f, const std::string& name) {
+  mmv::Snapshot s;
+  if (f.snapshot(&s) != mmv::SnapshotStatus::kOk) return "<no snapshot>";
+  const mmv::Layout& L = f.layout();
+  for (size_t i = 0; i < L.slots.size(); ++i) {
+    const mmv::Slot& slot = L.slots[i];
+    if (L.metrics[slot.metric].name == "watch.rule.text" && slot.instance >= 0 &&
+        L.instances[slot.instance].name == name) {
+      return s.samples[i].text;
     }
   }
-  return "";
+  return "<none>";
 }
 
 TEST(MmvPublish, NamesInstancesAndValuesAsPcpReadsThem) {
@@ -63,25 +67,26 @@ TEST(MmvPublish, NamesInstancesAndValuesAsPcpReadsThem) {
   ASSERT_TRUE(f) << f.error().message;
   const mmv::Layout& L = f->layout();
   EXPECT_EQ(L.pid, getpid());
-  EXPECT_EQ(L.flags, mmv::kFlagProcess | mmv::kFlagSentinel);
+  EXPECT_EQ(L.flags, mmv::kFlagProcess);
   std::vector<std::string> names;
   for (const mmv::Metric& m : L.metrics) names.push_back(m.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "watch.rule.value", "watch.rule.known", "watch.rule.holds",
-                       "watch.rule.fired", "watch.threads.running", "watch.threads.runnable",
-                       "watch.threads.blocked", "watch.threads.count", "watch.up", "watch.triggers",
-                       "watch.reports.written", "watch.reports.removed", "watch.sampling.cpu",
-                       "watch.sampling.stopped_us", "watch.ring.seconds", "watch.ring.bytes"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "watch.rule.value", "watch.rule.known", "watch.rule.holds", "watch.rule.fired",
+                "watch.rule.text", "watch.threads.running", "watch.threads.runnable",
+                "watch.threads.blocked", "watch.threads.count", "watch.up", "watch.triggers",
+                "watch.reports.written", "watch.reports.removed", "watch.sampling.cpu",
+                "watch.sampling.stopped_us", "watch.ring.seconds", "watch.ring.bytes"}));
   EXPECT_EQ(published_instances(L, 1), (std::vector<std::string>{"queue", "busy"}));
   EXPECT_EQ(published_instances(L, 2), (std::vector<std::string>{"http", "db", "other"}));
-  EXPECT_EQ(published_label(L, "busy"), "{\"rule\":\"cpu > 90%\"}");
-  EXPECT_EQ(mmv::units_text(L.metrics[13].units), "microsec");
+  EXPECT_EQ(published_text(*f, "busy"), "cpu > 90%");
+  EXPECT_EQ(mmv::units_text(L.metrics[14].units), "microsec");
   EXPECT_EQ(L.metrics[3].semantics, mmv::Semantics::kCounter);
 
-  // Before any figure: up, and no rule value (SENTINEL), not a 0.
+  // Before any figure: up, and no rule value known.
   auto v = published_values(*f);
   EXPECT_EQ(v["watch.up"], 1);
-  EXPECT_EQ(v.count("watch.rule.value[queue]"), 0u);
+  EXPECT_EQ(v["watch.rule.value[queue]"], 0);
   EXPECT_EQ(v["watch.rule.known[queue]"], 0);
 
   pub->rule(0, 142.5, true);
@@ -100,7 +105,7 @@ TEST(MmvPublish, NamesInstancesAndValuesAsPcpReadsThem) {
   EXPECT_EQ(v["watch.rule.known[queue]"], 1);
   EXPECT_EQ(v["watch.rule.holds[queue]"], 1);
   EXPECT_EQ(v["watch.rule.fired[queue]"], 2);
-  EXPECT_EQ(v.count("watch.rule.value[busy]"), 0u);
+  EXPECT_EQ(v["watch.rule.value[busy]"], 0);
   EXPECT_EQ(v["watch.rule.known[busy]"], 0);
   EXPECT_EQ(v["watch.rule.fired[busy]"], 0);
   EXPECT_EQ(v["watch.triggers"], 2);
@@ -160,7 +165,8 @@ TEST(MmvPublish, RestartGivesNewInstancesKeepsCountersAndEndRemovesTheFile) {
     EXPECT_EQ(v["watch.reports.written"], 1);
     EXPECT_EQ(v["watch.rule.fired[a]"], 1);  // carried by name
     EXPECT_EQ(v["watch.rule.fired[c]"], 0);
-    EXPECT_EQ(v.count("watch.rule.value[a]"), 0u) << "figures start unset";
+    EXPECT_EQ(v["watch.rule.known[a]"], 0) << "figures start unset";
+    EXPECT_EQ(published_text(*after, "c"), "cpu > 3%");
     pub->fired(0);  // index in the new order: c
     EXPECT_EQ(published_values(*after)["watch.rule.fired[c]"], 1);
 
@@ -195,20 +201,16 @@ TEST(MmvPublish, ThreadGroupsBeyondTheCapShareOther) {
   EXPECT_EQ(v["watch.threads.blocked[other]"], 0.5);
 }
 
-TEST(MmvPublish, RuleTextsAsLabelsAndBadInputAsOneLine) {
+TEST(MmvPublish, LongRuleTextsAreCutAndBadInputIsOneLine) {
   mmv::testing::pcp_mmv_dir();
-  const std::string long_text = "stack:'" + std::string(300, 'x') + "' > 30% over 5s";
-  auto pub = MmvPublisher::start(
-      "publabels", {{"quoted", "stack:\"lock\\wait\" > 1%\t"}, {"long", long_text}}, {});
+  // 250 bytes, then a 2-byte character: a cut at 251 bytes (254 with "...") would split it.
+  const std::string long_text = "stack:'" + std::string(243, 'x') + "\u00e9\u2026' > 30% over 5s";
+  auto pub = MmvPublisher::start("pubtexts", {{"long", long_text}, {"short", "cpu > 1%"}}, {});
   ASSERT_TRUE(pub) << pub.error().message;
   auto f = mmv::MmvFile::open(pub->path());
   ASSERT_TRUE(f) << f.error().message;
-  EXPECT_EQ(published_label(f->layout(), "quoted"),
-            "{\"rule\":\"stack:\\\"lock\\\\wait\\\" > 1%\\u0009\"}");
-  const std::string cut = published_label(f->layout(), "long");
-  EXPECT_EQ(cut.rfind("{\"rule\":\"stack:'xxx", 0), 0u) << cut;
-  EXPECT_NE(cut.find("x...\"}"), std::string::npos) << cut;
-  EXPECT_LT(cut.size(), 244u);
+  EXPECT_EQ(published_text(*f, "long"), "stack:'" + std::string(243, 'x') + "...");
+  EXPECT_EQ(published_text(*f, "short"), "cpu > 1%");
 
   for (const char* bad : {"", "9lives", "with-dash", "dot.ted"}) {
     auto r = MmvPublisher::start(bad, {}, {});
