@@ -1,0 +1,147 @@
+// hearth watch's figures (watch/mmv_publish.h) as PCP's own tools see them: a private pmcd with
+// the MMV PMDA (pmdammv, as a DSO) reading the test's MMV directory only (PCP_TMP_DIR in the
+// test's directory), queried with pminfo over its loopback port.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/integration/private_pmcd.h"
+#include "watch/mmv_publish.h"
+
+namespace hearth::watch {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::PrivatePmcd;
+
+constexpr const char* kPminfo = "/usr/bin/pminfo";
+constexpr const char* kPmdaMmv = "/var/lib/pcp/pmdas/mmv/pmda_mmv.so";
+
+class MmvPublishPcp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (pmcd's PMDAs run as root here)";
+    for (const char* tool : {PrivatePmcd::kPmcd, PrivatePmcd::kPmnsMerge, kPminfo, kPmdaMmv}) {
+      ASSERT_EQ(access(tool, R_OK), 0) << "no " << tool << " (Debian's pcp; bin/setup installs it)";
+    }
+    dir_ = ::testing::TempDir() + "/mmv-publish-pcp";
+    fs::create_directories(dir_ + "/tmp/mmv");
+    // This process (libpcp_mmv, through pmGetConfig, which reads the environment at each call)
+    // and pmcd's pmdammv both take the MMV directory from PCP_TMP_DIR.
+    if (const char* old = getenv("PCP_TMP_DIR")) old_tmp_dir_ = old;
+    setenv("PCP_TMP_DIR", (dir_ + "/tmp").c_str(), 1);
+    const std::string why = pmcd_.start(dir_ + "/pmcd", {{"mmv", 70, "mmv_init", kPmdaMmv}},
+                                        {"PCP_TMP_DIR=" + dir_ + "/tmp"});
+    ASSERT_EQ(why, "");
+  }
+
+  void TearDown() override {
+    if (old_tmp_dir_) {
+      setenv("PCP_TMP_DIR", old_tmp_dir_->c_str(), 1);
+    } else {
+      unsetenv("PCP_TMP_DIR");
+    }
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  // `pminfo -h 127.0.0.1:PORT ARGS...`'s output (stdout and stderr).
+  std::string pminfo(const std::vector<std::string>& args) {
+    const std::string out = dir_ + "/pminfo.out";
+    fs::remove(out);
+    std::vector<std::string> argv = {kPminfo, "-h", "127.0.0.1:" + std::to_string(pmcd_.port())};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const int rc = PrivatePmcd::run(argv, out);
+    return PrivatePmcd::slurp(out) + (rc == 0 ? "" : "[exit " + std::to_string(rc) + "]");
+  }
+
+  std::string dir_;
+  std::optional<std::string> old_tmp_dir_;
+  PrivatePmcd pmcd_;
+};
+
+TEST_F(MmvPublishPcp, PminfoShowsTheValuesAndTheirChanges) {
+  auto pub = MmvPublisher::start(
+      "hearth", {{"queue", "mmv:app.queue.depth > 100 for 2s"}, {"busy", "cpu > 90%"}},
+      {"http", "db"});
+  ASSERT_TRUE(pub) << pub.error().message;
+  ASSERT_EQ(pub->path(), dir_ + "/tmp/mmv/hearth");
+  pub->rule(0, 142.5, true);
+  pub->rule(1, std::nullopt, false);
+  pub->fired(0);
+  pub->threads({{"http", 4, 0.5, 0.25, 0}});
+  pub->watcher(0.004, 1234, 600, 5 << 20);
+
+  std::string out = pminfo({"-f", "mmv.hearth.watch.rule.value"});
+  EXPECT_NE(out.find("inst ["), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"queue\"] value 142.5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"busy\"] value 0\n"), std::string::npos) << out;
+  out = pminfo({"-f", "mmv.hearth.watch.rule.known", "mmv.hearth.watch.triggers",
+                "mmv.hearth.watch.up", "mmv.hearth.watch.threads.runnable",
+                "mmv.hearth.watch.sampling.stopped_us"});
+  EXPECT_NE(out.find(" or \"busy\"] value 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mmv.hearth.watch.triggers\n    value 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mmv.hearth.watch.up\n    value 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"http\"] value 0.25\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"other\"] value 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mmv.hearth.watch.sampling.stopped_us\n    value 1234\n"), std::string::npos)
+      << out;
+  // Units, semantics and help as PCP's tools show them; the rule's text.
+  out = pminfo({"-dT", "mmv.hearth.watch.sampling.stopped_us"});
+  EXPECT_NE(out.find("Semantics: counter  Units: microsec"), std::string::npos) << out;
+  EXPECT_NE(out.find("time the target's threads were kept stopped by hearth"), std::string::npos)
+      << out;
+  out = pminfo({"-f", "mmv.hearth.watch.rule.text"});
+  EXPECT_NE(out.find(" or \"busy\"] value \"cpu > 90%\"\n"), std::string::npos) << out;
+
+  // A value changes: pminfo's next fetch has it.
+  pub->rule(0, 7.25, false);
+  pub->rule(1, 95, true);
+  out = pminfo({"-f", "mmv.hearth.watch.rule.value"});
+  EXPECT_NE(out.find(" or \"queue\"] value 7.25\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"busy\"] value 95\n"), std::string::npos) << out;
+}
+
+TEST_F(MmvPublishPcp, RestartShowsTheNewInstancesAndTheEndRemovesThem) {
+  auto started = MmvPublisher::start("hearth", {{"queue", "mmv:app.queue.depth > 100"}}, {"http"});
+  ASSERT_TRUE(started) << started.error().message;
+  std::optional<MmvPublisher> pub(std::move(*started));
+  pub->rule(0, 1, false);
+  pub->fired(0);
+  std::string out = pminfo({"-f", "mmv.hearth.watch.rule.value"});
+  ASSERT_NE(out.find(" or \"queue\"] value 1\n"), std::string::npos) << out;
+
+  // SIGHUP's new rules (within the same second as the last request: pmdammv sees the new file
+  // by the old one's generation, not by the directory's mtime).
+  ASSERT_TRUE(pub->restart({{"load", "pcp:kernel.all.load > 8"}, {"queue", "mmv:q > 5"}},
+                           {"http", "worker"}));
+  pub->rule(0, 8.5, true);
+  pub->rule(1, 2, false);
+  out = pminfo({"-f", "mmv.hearth.watch.rule.value", "mmv.hearth.watch.rule.fired",
+                "mmv.hearth.watch.threads.count"});
+  EXPECT_NE(out.find(" or \"load\"] value 8.5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"queue\"] value 2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"worker\"] value 0\n"), std::string::npos) << out;
+  // The counter carried over the restart: no reset for pmlogger or pmie to misread.
+  const size_t fired = out.find("mmv.hearth.watch.rule.fired");
+  ASSERT_NE(fired, std::string::npos) << out;
+  EXPECT_NE(out.find(" or \"queue\"] value 1\n", fired), std::string::npos) << out;
+  out = pminfo({"-f", "mmv.hearth.watch.rule.text"});
+  EXPECT_NE(out.find(" or \"load\"] value \"pcp:kernel.all.load > 8\"\n"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("app.queue.depth"), std::string::npos) << out;
+
+  // The watcher ends: nothing of ours is left for pmcd to serve.
+  pub.reset();
+  EXPECT_FALSE(fs::exists(dir_ + "/tmp/mmv/hearth"));
+  out = pminfo({"-f", "mmv.hearth.watch.up"});
+  EXPECT_NE(out.find("Unknown metric name"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace hearth::watch
