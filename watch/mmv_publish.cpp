@@ -316,10 +316,11 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
 void MmvPublisher::Impl::close() {
   if (addr != nullptr) {
     set(up, 0);
-    // A reader that still maps the file (pmdammv does until its next request) must see that it
-    // was replaced: pmdammv otherwise notices a new file only when the directory's mtime, in
-    // whole seconds, changes, and a restart within one second would leave it serving the old
-    // one. Generation 0 is libpcp_mmv's "not ready": readers drop the file.
+    // Generation 0 is libpcp_mmv's "not ready": a reader that still maps the file (pmdammv
+    // until its next request, hearth's own MMV reader) drops it at once, whether or not it
+    // notices the directory change (pmdammv compares the directory's mtime in whole seconds, so
+    // a restart within the second it last looked leaves only this). The header is PCP's
+    // (mmv_dev.h).
     auto* hdr = static_cast<mmv_disk_header_t*>(addr);
     hdr->g1 = 0;
     hdr->g2 = 0;
