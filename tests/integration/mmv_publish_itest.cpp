@@ -2,8 +2,14 @@
 // the MMV PMDA (pmdammv, as a DSO) reading the test's MMV directory only (PCP_TMP_DIR in the
 // test's directory), queried with pminfo over its loopback port.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
 
 #include <filesystem>
 #include <optional>
@@ -20,17 +26,32 @@ namespace fs = std::filesystem;
 using testing_support::PrivatePmcd;
 
 constexpr const char* kPminfo = "/usr/bin/pminfo";
+constexpr const char* kPmie = "/usr/bin/pmie";
 constexpr const char* kPmdaMmv = "/var/lib/pcp/pmdas/mmv/pmda_mmv.so";
+
+// A child process of the test, ended (SIGNAL) and reaped however the test ends.
+struct ChildOfTest {
+  pid_t pid = 0;
+  int signal = SIGKILL;
+  ~ChildOfTest() {
+    if (pid > 0) {
+      kill(pid, signal);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
 
 class MmvPublishPcp : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (pmcd's PMDAs run as root here)";
-    for (const char* tool : {PrivatePmcd::kPmcd, PrivatePmcd::kPmnsMerge, kPminfo, kPmdaMmv}) {
+    for (const char* tool :
+         {PrivatePmcd::kPmcd, PrivatePmcd::kPmnsMerge, kPminfo, kPmie, kPmdaMmv}) {
       ASSERT_EQ(access(tool, R_OK), 0) << "no " << tool << " (Debian's pcp; bin/setup installs it)";
     }
     dir_ = ::testing::TempDir() + "/mmv-publish-pcp";
     fs::create_directories(dir_ + "/tmp/mmv");
+    fs::create_directories(dir_ + "/tmp/pmie");  // pmie's own statistics file
     // This process (libpcp_mmv, through pmGetConfig, which reads the environment at each call)
     // and pmcd's pmdammv both take the MMV directory from PCP_TMP_DIR.
     if (const char* old = getenv("PCP_TMP_DIR")) old_tmp_dir_ = old;
@@ -141,6 +162,85 @@ TEST_F(MmvPublishPcp, RestartShowsTheNewInstancesAndTheEndRemovesThem) {
   EXPECT_FALSE(fs::exists(dir_ + "/tmp/mmv/hearth"));
   out = pminfo({"-f", "mmv.hearth.watch.up"});
   EXPECT_NE(out.find("Unknown metric name"), std::string::npos) << out;
+}
+
+// README's recipe: pmie, PCP's inference engine, runs hearth-on-alert (README's script: `hearth
+// record` of the processes named, into a directory named by the time) when a rule over a metric
+// holds, here a metric of hearth watch's that the test moves.
+TEST_F(MmvPublishPcp, PmieStartsHearthRecordWhenAPublishedValueCrossesItsThreshold) {
+  auto pub = MmvPublisher::start("hearth", {{"queue", "mmv:app.queue.depth > 100"}}, {});
+  ASSERT_TRUE(pub) << pub.error().message;
+  pub->rule(0, 1, false);
+  // The application: sleep under a name of its own (its comm), for --comm to find it alone.
+  const std::string app = "hq" + std::to_string(getpid() % 1000000) + "app";
+  fs::copy_file("/bin/sleep", dir_ + "/" + app);
+  fs::permissions(dir_ + "/" + app, fs::perms::owner_all);
+  const ChildOfTest target{PrivatePmcd::spawn({dir_ + "/" + app, "300"}, dir_ + "/target.log")};
+  ASSERT_GT(target.pid, 0);
+  const std::string reports = dir_ + "/reports", log = dir_ + "/on-alert.log";
+  {
+    std::ofstream script(dir_ + "/hearth-on-alert");
+    script << "#!/bin/sh\n"
+           << "mkdir -p " << reports << "\n"
+           << "exec " << HEARTH_EXE << " record --comm \"$1\" -d \"${2:-30}\" -o \"" << reports
+           << "/$(date +%Y%m%d-%H%M%S)\" >>" << log << " 2>&1\n";
+  }
+  fs::permissions(dir_ + "/hearth-on-alert", fs::perms::owner_all);
+  {
+    std::ofstream conf(dir_ + "/pmie.conf");
+    conf << "delta = 1 sec;\n"
+         << "queue_deep = some_inst ( mmv.hearth.watch.rule.value #'queue' > 100 )\n"
+         << "    -> shell 10 min \"" << dir_ << "/hearth-on-alert " << app << " 1\";\n";
+  }
+  const std::string out = dir_ + "/pmie.out";
+  ChildOfTest pmie{
+      PrivatePmcd::spawn(
+          {kPmie, "-v", "-h", "127.0.0.1:" + std::to_string(pmcd_.port()), dir_ + "/pmie.conf"},
+          out),
+      SIGTERM};
+  ASSERT_GT(pmie.pid, 0);
+  // Waits for DONE while pmie runs, within a generous bound (what must happen, not a timing).
+  auto wait_for = [&](auto done) {
+    for (int i = 0; i < 1200 && !done(); ++i) {
+      if (waitpid(pmie.pid, nullptr, WNOHANG) == pmie.pid) {
+        pmie.pid = 0;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return done();
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto report_dirs = [&] {
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(reports, ec)) dirs.push_back(e.path());
+    return dirs;
+  };
+  // The rule evaluated false: no report.
+  ASSERT_TRUE(wait_for([&] { return PrivatePmcd::slurp(out).find("false") != std::string::npos; }))
+      << PrivatePmcd::slurp(out);
+  EXPECT_TRUE(report_dirs().empty());
+  // The value crosses the threshold: pmie runs the script, hearth record writes a report.
+  pub->rule(0, 142, true);
+  ASSERT_TRUE(wait_for([&] { return count(PrivatePmcd::slurp(log), "hearth record: wrote ") > 0; }))
+      << PrivatePmcd::slurp(out) << PrivatePmcd::slurp(log);
+  auto dirs = report_dirs();
+  ASSERT_EQ(dirs.size(), 1u) << PrivatePmcd::slurp(log);
+  EXPECT_TRUE(fs::exists(dirs[0] + "/index.html"));
+  EXPECT_NE(PrivatePmcd::slurp(dirs[0] + "/report.json").find("\"comm\": \"" + app + "\""),
+            std::string::npos)
+      << PrivatePmcd::slurp(dirs[0] + "/report.json");
+  // Once: the rule holds at the evaluations after it, the action's holdoff keeps it from
+  // running again.
+  EXPECT_TRUE(wait_for([&] { return count(PrivatePmcd::slurp(out), "true") >= 4; }))
+      << PrivatePmcd::slurp(out);
+  EXPECT_EQ(count(PrivatePmcd::slurp(log), "hearth record: wrote "), 1u) << PrivatePmcd::slurp(log);
+  EXPECT_EQ(report_dirs().size(), 1u);
 }
 
 }  // namespace
