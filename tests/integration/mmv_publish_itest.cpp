@@ -71,14 +71,19 @@ class MmvPublishPcp : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
-  // `pminfo -h 127.0.0.1:PORT ARGS...`'s output (stdout and stderr).
-  std::string pminfo(const std::vector<std::string>& args) {
-    const std::string out = dir_ + "/pminfo.out";
+  // ARGV's output (stdout and stderr), and its exit status when not 0.
+  std::string run_pcp_tool(const std::vector<std::string>& argv) {
+    const std::string out = dir_ + "/tool.out";
     fs::remove(out);
-    std::vector<std::string> argv = {kPminfo, "-h", "127.0.0.1:" + std::to_string(pmcd_.port())};
-    argv.insert(argv.end(), args.begin(), args.end());
     const int rc = PrivatePmcd::run(argv, out);
     return PrivatePmcd::slurp(out) + (rc == 0 ? "" : "[exit " + std::to_string(rc) + "]");
+  }
+
+  // `pminfo -h 127.0.0.1:PORT ARGS...`'s output.
+  std::string pminfo(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {kPminfo, "-h", "127.0.0.1:" + std::to_string(pmcd_.port())};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_pcp_tool(argv);
   }
 
   std::string dir_;
@@ -113,12 +118,27 @@ TEST_F(MmvPublishPcp, PminfoShowsTheValuesAndTheirChanges) {
   EXPECT_NE(out.find("mmv.hearth.watch.sampling.stopped_us\n    value 1234\n"), std::string::npos)
       << out;
   // Units, semantics and help as PCP's tools show them; the rule's text.
-  out = pminfo({"-dT", "mmv.hearth.watch.sampling.stopped_us"});
-  EXPECT_NE(out.find("Semantics: counter  Units: microsec"), std::string::npos) << out;
+  out = pminfo({"-dT", "mmv.hearth.watch"});
+  const size_t stopped = out.find("mmv.hearth.watch.sampling.stopped_us\n");
+  ASSERT_NE(stopped, std::string::npos) << out;
+  EXPECT_NE(out.find("Semantics: counter  Units: microsec", stopped), std::string::npos) << out;
+  for (const char* m :
+       {"rule.value", "rule.known", "rule.holds", "rule.fired", "rule.text", "threads.running",
+        "threads.runnable", "threads.blocked", "threads.count", "up", "triggers", "reports.written",
+        "reports.removed", "sampling.cpu", "ring.seconds", "ring.bytes"}) {
+    EXPECT_NE(out.find("mmv.hearth.watch." + std::string(m) + "\n"), std::string::npos) << m;
+  }
   EXPECT_NE(out.find("time the target's threads were kept stopped by hearth"), std::string::npos)
       << out;
   out = pminfo({"-f", "mmv.hearth.watch.rule.text"});
   EXPECT_NE(out.find(" or \"busy\"] value \"cpu > 90%\"\n"), std::string::npos) << out;
+
+  // pmval, as README shows it: one sample of every thread group.
+  out =
+      run_pcp_tool({"/usr/bin/pmval", "-s", "1", "-h", "127.0.0.1:" + std::to_string(pmcd_.port()),
+                    "mmv.hearth.watch.threads.runnable"});
+  EXPECT_NE(out.find(" http "), std::string::npos) << out;
+  EXPECT_NE(out.find("0.2500"), std::string::npos) << out;
 
   // A value changes: pminfo's next fetch has it.
   pub->rule(0, 7.25, false);
@@ -168,9 +188,6 @@ TEST_F(MmvPublishPcp, RestartShowsTheNewInstancesAndTheEndRemovesThem) {
 // record` of the processes named, into a directory named by the time) when a rule over a metric
 // holds, here a metric of hearth watch's that the test moves.
 TEST_F(MmvPublishPcp, PmieStartsHearthRecordWhenAPublishedValueCrossesItsThreshold) {
-  auto pub = MmvPublisher::start("hearth", {{"queue", "mmv:app.queue.depth > 100"}}, {});
-  ASSERT_TRUE(pub) << pub.error().message;
-  pub->rule(0, 1, false);
   // The application: sleep under a name of its own (its comm), for --comm to find it alone.
   const std::string app = "hq" + std::to_string(getpid() % 1000000) + "app";
   fs::copy_file("/bin/sleep", dir_ + "/" + app);
@@ -221,6 +238,13 @@ TEST_F(MmvPublishPcp, PmieStartsHearthRecordWhenAPublishedValueCrossesItsThresho
     for (const auto& e : fs::directory_iterator(reports, ec)) dirs.push_back(e.path());
     return dirs;
   };
+  // pmie runs first, as a host's does: hearth watch's metrics unknown until it starts.
+  ASSERT_TRUE(wait_for([&] {
+    return PrivatePmcd::slurp(out).find("unknown") != std::string::npos;
+  })) << PrivatePmcd::slurp(out);
+  auto pub = MmvPublisher::start("hearth", {{"queue", "mmv:app.queue.depth > 100"}}, {});
+  ASSERT_TRUE(pub) << pub.error().message;
+  pub->rule(0, 1, false);
   // The rule evaluated false: no report.
   ASSERT_TRUE(wait_for([&] { return PrivatePmcd::slurp(out).find("false") != std::string::npos; }))
       << PrivatePmcd::slurp(out);
