@@ -1,5 +1,6 @@
 #include "watch/watcher.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "common/shutdown.h"
 #include "recording/recording.h"
 #include "render/report/report.h"
+#include "watch/mmv_publish.h"
 #include "watch/mmv_signals.h"
 #include "watch/pcp_source.h"
 #include "watch/proc_signals.h"
@@ -51,6 +53,29 @@ std::string iso_utc(uint64_t real_ns) {
   char ms[8];
   std::snprintf(ms, sizeof ms, ".%03uZ", static_cast<unsigned>(real_ns / 1'000'000u % 1000u));
   return std::string(buf) + ms;
+}
+
+// CPU time this process has used (every thread), s.
+double own_cpu_s() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// This process's resident memory, bytes (0 when /proc cannot be read).
+uint64_t own_rss_bytes() {
+  auto statm = read_file("/proc/self/statm");
+  if (!statm) return 0;
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(statm->c_str(), "%llu %llu", &size, &resident) != 2) return 0;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::vector<PublishedRule> published(const std::vector<Rule>& rules) {
+  std::vector<PublishedRule> out;
+  for (const Rule& r : rules) out.push_back({r.name, to_text(r)});
+  return out;
 }
 
 // The rules of every --rules file and --rule, parsed; errors one line each.
@@ -261,10 +286,58 @@ class Watcher {
   std::function<void(const std::string&)> log_;
   Signals signals_;
   TriggerGate gate_;
+  void publish_start(const std::vector<Rule>& rules);
+  void publish_evaluation(int64_t now);
+
   std::optional<stacks::ProcessSet> set_;
   std::unique_ptr<Capture> capture_;
   uint64_t reports_ = 0;
+  std::optional<MmvPublisher> publisher_;
+  double cpu_at_ = 0;           // own_cpu_s() at the last evaluation
+  int64_t cpu_at_ns_ = 0;       // and when
+  uint64_t stopped_us_ = 0;     // the target's threads stopped by the sampler, in all
+  size_t stall_entries_ = 0;    // the sampler's per-thread stall figures already added
 };
+
+void Watcher::publish_start(const std::vector<Rule>& rules) {
+  if (o_.publish.empty()) return;
+  if (publisher_) {
+    if (auto r = publisher_->restart(published(rules), {}); !r) {
+      log_("PCP: the figures are no longer published: " + r.error().message);
+      publisher_.reset();
+    }
+    return;
+  }
+  auto p = MmvPublisher::start(o_.publish, published(rules), {});
+  if (!p) {
+    log_("PCP: the figures are not published: " + p.error().message);
+    return;
+  }
+  publisher_.emplace(std::move(*p));
+}
+
+void Watcher::publish_evaluation(int64_t now) {
+  // The sampler's stops since the last evaluation (per-thread stall figures appended since;
+  // forget_before() drops old ones from the front, so count from the end).
+  const stacks::SamplerSummary s = set_->summary();
+  const size_t n = s.thread_stall_us.size();
+  const size_t fresh = std::min(n, s.thread_samples >= stall_entries_ ? s.thread_samples - stall_entries_ : 0);
+  for (size_t i = n - fresh; i < n; ++i) stopped_us_ += static_cast<uint64_t>(s.thread_stall_us[i]);
+  stall_entries_ = s.thread_samples;
+  if (!publisher_) return;
+  const std::vector<Watched>& watched = signals_.watched();
+  for (size_t i = 0; i < watched.size(); ++i)
+    publisher_->rule(i, watched[i].state.shown(), watched[i].state.holds());
+  const double cpu = own_cpu_s();
+  const double share = cpu_at_ns_ > 0 && now > cpu_at_ns_
+                           ? (cpu - cpu_at_) / (static_cast<double>(now - cpu_at_ns_) / 1e9)
+                           : 0;
+  cpu_at_ = cpu;
+  cpu_at_ns_ = now;
+  const double ring_s =
+      static_cast<double>(set_->now_ns() - std::min(set_->now_ns(), set_->oldest_round_ns())) / 1e9;
+  publisher_->watcher(share, stopped_us_, ring_s, own_rss_bytes());
+}
 
 Result<void> Watcher::open_set() {
   stacks::ProcessSetOptions po;
@@ -293,6 +366,7 @@ void Watcher::reload() {
     return;
   }
   signals_.set_rules(rules.rules);
+  publish_start(rules.rules);
   log_("rules reloaded: " + std::to_string(rules.rules.size()) + " rules");
 }
 
@@ -316,6 +390,7 @@ void Watcher::start_capture(Watched& w, int64_t t_ns) {
     return;
   }
   gate_.fired(t_ns);
+  if (publisher_) publisher_->fired(static_cast<size_t>(&w - signals_.watched().data()));
   c->trigger_sample_ns = set_->now_ns();
   const double value = w.state.shown().value_or(0);
   c->trigger = {{"rule", rule.name},
@@ -383,12 +458,15 @@ void Watcher::finish_capture() {
     } else {
       for (const std::string& p : rendered->problems) log_(p);
       ++reports_;
+      if (publisher_) publisher_->report_written();
       log_("wrote " + report::index_path(c.dir) + " (" + std::to_string(rendered->pictures.size()) +
            " pictures)");
     }
   }
-  for (const std::string& gone : enforce_disk_budget(o_.output, o_.budget.disk_bytes, c.name))
+  for (const std::string& gone : enforce_disk_budget(o_.output, o_.budget.disk_bytes, c.name)) {
     log_("removed the report " + gone + " (over the disk budget)");
+    if (publisher_) publisher_->report_removed();
+  }
   capture_.reset();
 }
 
@@ -412,6 +490,7 @@ int Watcher::run() {
     return 2;
   }
   signals_.set_rules(rules.rules);
+  publish_start(rules.rules);
   // A --comm selection may match nothing yet: the watcher waits for its process.
   bool said_waiting = false;
   while (!set_) {
@@ -487,6 +566,7 @@ int Watcher::run() {
           }
         }
       }
+      publish_evaluation(now);
       if (o_.status) o_.status(status_line());
     }
     const int64_t wake = std::min(next_sample, next_eval);

@@ -39,6 +39,9 @@ struct WatchOptions {
   std::vector<std::string> mmv;  // --mmv: files/names/dirs; empty: the processes' own files
   std::string pcp_host = "local:";  // pmcd for `pcp:` rules
   bool no_sched = false;            // the report records no scheduler trace
+  // The MMV file the watcher's live figures go to (watch/mmv_publish.h: pmdammv serves them as
+  // mmv.NAME.watch.*); "": none.
+  std::string publish = "hearth_watch";
   std::vector<std::string> command_line;  // for report.json
   // One line per event (a trigger, a report, a rule left out, a reload); the caller prefixes.
   std::function<void(const std::string&)> log;

@@ -105,6 +105,7 @@ int run_watch(const WatchArgs& a) {
   o.mmv = a.mmv;
   o.pcp_host = a.pcp_host;
   o.no_sched = a.no_sched;
+  o.publish = a.no_publish ? "" : a.publish;
   o.command_line = a.command_line;
   const bool on_terminal = isatty(STDERR_FILENO);
   std::atomic<bool> status_shown{false};

@@ -29,6 +29,8 @@ struct WatchArgs : SelectionArgs {
   std::vector<std::string> mmv;
   std::string pcp_host = "local:";
   bool no_sched = false;
+  std::string publish = "hearth_watch";  // MMV file of the live figures
+  bool no_publish = false;
   std::vector<std::string> command_line;
 };
 

@@ -244,6 +244,11 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
                 "whose writer is a watched process)");
   c->add_option("--pcp-host", a->pcp_host, "pmcd serving pcp: rules")->capture_default_str();
   c->add_flag("--no-sched", a->no_sched, "Reports record no scheduler trace");
+  c->add_option("--publish", a->publish,
+                "Name of the MMV file the live figures go to (PCP's pmdammv serves them as "
+                "mmv.NAME.watch.*)")
+      ->capture_default_str();
+  c->add_flag("--no-publish", a->no_publish, "Publish no live figures");
 }
 
 void add_report_command(CLI::App& app, ReportArgs* a) {

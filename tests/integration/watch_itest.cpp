@@ -18,7 +18,9 @@
 
 #include "formats/timed_samples.h"
 #include "tests/integration/hearth_cli.h"
+#include "tests/integration/private_pmcd.h"
 #include "tests/integration/target_process.h"
+#include "watch/mmv_publish.h"
 
 namespace hearth::testing_support {
 namespace {
@@ -206,6 +208,86 @@ TEST_F(WatchCli, BadRulesAreOneLineEachAndNoValidRuleIsUsage) {
   HearthRun check = run_hearth({"watch", "--check", "--rule", "x = cpu>90% over 10s"});
   EXPECT_TRUE(exited_with(check, 0)) << check.err;
   EXPECT_EQ(check.out, "x = cpu > 90% over 10s\n");
+}
+
+
+// With PCP: a private pmcd serving MMV files (pmdammv) from the test's directory. The test
+// publishes a metric of its own there and moves it; hearth watch's `pcp:` rule on it fires,
+// and the watcher's own figures reach pminfo.
+class WatchPcp : public WatchCli {
+ protected:
+  void SetUp() override {
+    WatchCli::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    ASSERT_EQ(access(kWatchPmdaMmv, R_OK), 0) << "no " << kWatchPmdaMmv << " (Debian's pcp)";
+    fs::create_directories(dir_ / "tmp/mmv");
+    if (const char* old = getenv("PCP_TMP_DIR")) old_tmp_dir_ = old;
+    // This process (the test's MMV file) and hearth (its figures) inherit it; pmdammv too.
+    setenv("PCP_TMP_DIR", (dir_ / "tmp").c_str(), 1);
+    ASSERT_EQ(pmcd_.start((dir_ / "pmcd").string(), {{"mmv", 70, "mmv_init", kWatchPmdaMmv}},
+                          {"PCP_TMP_DIR=" + (dir_ / "tmp").string()}),
+              "");
+  }
+  void TearDown() override {
+    if (old_tmp_dir_) {
+      setenv("PCP_TMP_DIR", old_tmp_dir_->c_str(), 1);
+    } else {
+      unsetenv("PCP_TMP_DIR");
+    }
+  }
+  std::string pminfo(const std::string& metric) {
+    const std::string out = (dir_ / "pminfo.out").string();
+    fs::remove(out);  // run() appends
+    PrivatePmcd::run({"/usr/bin/pminfo", "-h", host(), "-f", metric}, out);
+    return slurp(out);
+  }
+  std::string host() const { return "127.0.0.1:" + std::to_string(pmcd_.port()); }
+  static constexpr const char* kWatchPmdaMmv = "/var/lib/pcp/pmdas/mmv/pmda_mmv.so";
+  std::optional<std::string> old_tmp_dir_;
+  PrivatePmcd pmcd_;
+};
+
+TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
+  // The "application": one metric, mmv.moved.watch.rule.value[depth], at 1 for now.
+  auto app = watch::MmvPublisher::start("moved", {{"depth", "depth"}}, {});
+  ASSERT_TRUE(app) << app.error().message;
+  app->rule(0, 1.0, false);
+  pid_t h = start_watch({"--rule", "deep = pcp:mmv.moved.watch.rule.value[depth] > 50",
+                         "--pcp-host", host(), "--publish", "test_watch", "--after", "1",
+                         "--max-reports", "1"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  // The watcher's figures: its rule, known, not holding.
+  std::string out;
+  for (int i = 0; i < 100; ++i) {  // until its first evaluation is published (bounded)
+    out = pminfo("mmv.test_watch.watch.rule.known");
+    if (out.find(" or \"deep\"] value 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(out.find(" or \"deep\"] value 1\n"), std::string::npos) << out << slurp(err_);
+  out = pminfo("mmv.test_watch.watch.rule.holds");
+  EXPECT_NE(out.find(" or \"deep\"] value 0\n"), std::string::npos) << out;
+  app->rule(0, 120.0, true);  // the metric moves
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  EXPECT_EQ(meta["trigger"]["rule"], "deep");
+  EXPECT_EQ(meta["trigger"]["value"].get<double>(), 120.0);
+  // The watcher has ended: its file is gone, and with it its metrics.
+  out = pminfo("mmv.test_watch.watch.up");
+  EXPECT_NE(out.find("Unknown metric name"), std::string::npos) << out << slurp(err_);
+}
+
+TEST_F(WatchPcp, AnUnknownMetricIsOneLineAndTheOtherRulesGoOn) {
+  pid_t h = start_watch({"--pcp-host", host(), "--rule", "nosuch = pcp:kernel.all.nosuch > 1",
+                         "--rule", "lock = stack:'contend_on_lock' > 30%", "--no-publish"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  kill(h, SIGTERM);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  const std::string err = slurp(err_);
+  EXPECT_NE(err.find("rule nosuch (--rule 1:1): "), std::string::npos) << err;
+  EXPECT_NE(err.find("left out, the other rules go on"), std::string::npos) << err;
+  EXPECT_NE(err.find("watching 1 process (bpf), 2 rules"), std::string::npos) << err;
 }
 
 }  // namespace
