@@ -1,12 +1,17 @@
 #include "watch/mmv_signals.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
 
+#include <deque>
+
 #include "collectors/mmv/mmv_file.h"
 #include "collectors/mmv/mmv_watch.h"
+#include "common/clock.h"
+#include "formats/series_tsv.h"
 
 namespace hearth::watch {
 
@@ -21,6 +26,7 @@ struct Value {
 
 struct OpenFile {
   mmv::MmvFile file;
+  uint64_t series = 0;  // its id in the series TSV
   mmv::Snapshot snap;
   // Counters: the raw value and time of the last read, by slot.
   std::unordered_map<size_t, std::pair<double, int64_t>> last;
@@ -34,7 +40,35 @@ struct MmvSignals::Impl {
   std::vector<Value> values;
   std::set<std::string> bad;  // paths said to be unreadable (once each, until read again)
   std::vector<std::string> problems;
+  // The series TSV: every file opened is a series (declared once); each read's rows, kept.
+  std::string declarations;
+  uint64_t next_series = 1;
+  std::deque<std::pair<uint64_t, std::string>> rows;  // (CLOCK_REALTIME ns, its rows' lines)
+  size_t row_count = 0;
 };
+
+namespace {
+
+std::string indom_field(uint32_t indom) {
+  return indom == 0 || indom == 0xffffffffu ? std::string() : std::to_string(indom);
+}
+
+// The series TSV's declaration of OF (named NAME, at PATH) and its metrics.
+std::string declare(const OpenFile& of, const std::string& name, const std::string& path) {
+  const mmv::Layout& L = of.file.layout();
+  std::string out;
+  series::append_series(&out, {of.series, name,
+                               {{"version", std::to_string(L.version)},
+                                {"pid", std::to_string(L.pid)},
+                                {"path", path}}});
+  for (const mmv::Metric& m : L.metrics) {
+    series::append_metric(&out, {of.series, m.name, m.type, m.semantics, mmv::units_text(m.units),
+                                 indom_field(m.indom), m.short_help});
+  }
+  return out;
+}
+
+}  // namespace
 
 MmvSignals::MmvSignals(std::vector<std::string> named) : impl_(std::make_unique<Impl>()) {
   impl_->named = std::move(named);
@@ -66,7 +100,11 @@ void MmvSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
         continue;
       }
       s.bad.erase(path);
-      it = s.open.emplace(path, std::make_unique<OpenFile>(OpenFile{std::move(*f), {}, {}})).first;
+      it = s.open.emplace(path, std::make_unique<OpenFile>(OpenFile{std::move(*f), s.next_series++,
+                                                                    {}, {}}))
+               .first;
+      s.declarations +=
+          declare(*it->second, std::filesystem::path(path).filename().string(), path);
     }
     OpenFile& of = *it->second;
     const mmv::SnapshotStatus st = of.file.snapshot(&of.snap);
@@ -77,6 +115,20 @@ void MmvSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
     if (st != mmv::SnapshotStatus::kOk) continue;
     const mmv::Layout& layout = of.file.layout();
     const std::string name = std::filesystem::path(path).filename().string();
+    std::string lines;
+    for (size_t i = 0; i < layout.slots.size() && i < of.snap.samples.size(); ++i) {
+      const mmv::Sample& sample = of.snap.samples[i];
+      if (!sample.present) continue;
+      const mmv::Slot& slot = layout.slots[i];
+      const mmv::Metric& m = layout.metrics[slot.metric];
+      std::string_view instance =
+          slot.instance >= 0 ? std::string_view(layout.instances[static_cast<size_t>(slot.instance)].name)
+                             : std::string_view();
+      series::append_row(&lines, of.snap.time_ns, of.series, m.name, instance,
+                         m.type == mmv::Type::kString ? sample.text : mmv::format_value(m, sample));
+      ++s.row_count;
+    }
+    if (!lines.empty()) s.rows.emplace_back(of.snap.time_ns, std::move(lines));
     for (size_t i = 0; i < layout.slots.size() && i < of.snap.samples.size(); ++i) {
       const mmv::Slot& slot = layout.slots[i];
       const mmv::Metric& m = layout.metrics[slot.metric];
@@ -113,6 +165,28 @@ std::optional<std::vector<double>> MmvSignals::values(const std::string& metric,
   }
   if (!found || out.empty()) return std::nullopt;
   return out;
+}
+
+void MmvSignals::forget_before(uint64_t real_ns) {
+  Impl& s = *impl_;
+  while (!s.rows.empty() && s.rows.front().first < real_ns) {
+    s.row_count -= static_cast<size_t>(std::count(s.rows.front().second.begin(),
+                                                  s.rows.front().second.end(), '\n'));
+    s.rows.pop_front();
+  }
+}
+
+std::string MmvSignals::series_tsv(uint64_t interval_ns) const {
+  const Impl& s = *impl_;
+  std::string out;
+  series::append_header(&out, interval_ns, "realtime");
+  out += s.declarations;
+  for (const auto& [t, lines] : s.rows) out += lines;
+  return out;
+}
+
+size_t MmvSignals::rows() const {
+  return impl_->row_count;
 }
 
 size_t MmvSignals::files() const {

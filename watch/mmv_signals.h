@@ -1,6 +1,8 @@
 // The `mmv:` signals of `hearth watch`: the watched processes' MMV metrics, read straight from
 // their memory-mapped files (collectors/mmv) at each evaluation, as `hearth mmv` reads them: no
-// PCP daemon needed. A counter's value is its rate per second since the last read.
+// PCP daemon needed. A counter's value is its rate per second since the last read. Every read
+// is also kept, as the MMV series TSV's rows (formats/series_tsv.h), until forget_before(): the
+// metrics of a report from before its trigger.
 #pragma once
 
 #include <sys/types.h>
@@ -33,6 +35,13 @@ class MmvSignals {
   // (or a counter at its first read).
   std::optional<std::vector<double>> values(const std::string& metric,
                                             const std::string& instance) const;
+
+  // The reads kept: those at or after REAL_NS (CLOCK_REALTIME) stay.
+  void forget_before(uint64_t real_ns);
+  // The reads kept as an MMV series TSV (clock realtime, INTERVAL_NS between reads), every file
+  // read since the watcher started declared; rows() of them. Empty rows: nothing was read.
+  std::string series_tsv(uint64_t interval_ns) const;
+  size_t rows() const;
 
   // The files read at the last read, and one line per file that could not be read.
   size_t files() const;
