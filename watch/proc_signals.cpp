@@ -1,0 +1,353 @@
+#include "watch/proc_signals.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+#include <utility>
+
+#include "common/text_fields.h"
+#include "common/unique_fd.h"
+
+namespace hearth::watch {
+namespace {
+
+// A stat line is ~300 bytes (52 numeric fields and a comm of at most 64 bytes), schedstat ~40.
+constexpr size_t kFileBytes = 4096;
+// The longest a sleeping thread's stat goes unread (ns): see ProcSignals::read.
+constexpr int64_t kStatRefreshNs = 5'000'000'000;
+
+// Owns a DIR* (and the descriptor under it).
+class TaskDir {
+ public:
+  explicit TaskDir(DIR* dir) : dir_(dir) {}
+  TaskDir(const TaskDir&) = delete;
+  TaskDir& operator=(const TaskDir&) = delete;
+  ~TaskDir() {
+    if (dir_ != nullptr) ::closedir(dir_);
+  }
+  DIR* get() const { return dir_; }
+
+ private:
+  DIR* dir_;
+};
+
+// The bytes of one small /proc file into BUF (CAP bytes), or -1 with errno set. With *KEPT
+// open, one pread at offset 0 (a /proc seq file reads afresh from 0); else one open of
+// DIRFD/NAME, one read, and the descriptor kept in *KEPT when KEEP, closed otherwise. The
+// whole text comes with the first read when the buffer holds it.
+ssize_t read_small_file(int dirfd, const char* name, UniqueFd* kept, bool keep, char* buf,
+                        size_t cap) {
+  ssize_t n;
+  if (kept->valid()) {
+    do n = ::pread(kept->get(), buf, cap, 0);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+  int fd;
+  do fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return -1;
+  UniqueFd owner(fd);
+  do n = ::read(fd, buf, cap);
+  while (n < 0 && errno == EINTR);
+  const int e = errno;
+  if (n >= 0 && keep) *kept = std::move(owner);
+  errno = e;
+  return n;
+}
+
+// ENOENT / ESRCH: the thread (or process) ended between the listing and the read.
+bool gone(int errnum) {
+  return errnum == ENOENT || errnum == ESRCH;
+}
+
+// DIRFD/TID/FILE (DIRFD: /proc/PID/task; KEPT, KEEP: read_small_file's) read into BUFFER and parsed
+// by PARSE (its result views into BUFFER). nullopt when the thread is gone (ENOENT, ESRCH: it ended
+// after the listing), or with *ERROR set, one line, when the file cannot be read or parsed.
+template <typename Parse>
+auto read_thread_file(int dirfd, pid_t pid, pid_t tid, const char* file, UniqueFd* kept, bool keep,
+                      std::string* buffer, Parse parse, std::string* error)
+    -> std::optional<typename decltype(parse(std::string_view()))::value_type> {
+  char name[40];
+  std::snprintf(name, sizeof name, "%d/%s", static_cast<int>(tid), file);
+  const ssize_t n = read_small_file(dirfd, name, kept, keep, buffer->data(), buffer->size());
+  const int e = errno;
+  if (n < 0 && gone(e)) return std::nullopt;
+  auto path = [&] { return "/proc/" + std::to_string(pid) + "/task/" + name; };
+  if (n < 0) {
+    *error = "cannot read " + path() + ": " + std::strerror(e);
+    return std::nullopt;
+  }
+  auto parsed = parse(std::string_view(buffer->data(), static_cast<size_t>(n)));
+  if (!parsed) {
+    *error = path() + ": " + parsed.error().message;
+    return std::nullopt;
+  }
+  return *parsed;
+}
+
+// Where the off-CPU rest of an interval goes, by the state seen at one end.
+enum class OffKind { unknown, sleeping, blocked };
+
+OffKind off_kind(char state) {
+  if (state == 'S' || state == 'I') return OffKind::sleeping;
+  if (state == 'D') return OffKind::blocked;
+  return OffKind::unknown;
+}
+
+double share_of(const ThreadShares& t, SchedState s) {
+  switch (s) {
+    case SchedState::running:
+      return t.running;
+    case SchedState::runnable:
+      return t.runnable;
+    case SchedState::sleeping:
+      return t.sleeping;
+    case SchedState::blocked:
+      return t.blocked;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<StatLine> parse_stat_line(std::string_view text) {
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return fail("malformed stat line: no (comm)");
+  }
+  StatLine line;
+  if (open < 2 || text[open - 1] != ' ') return fail("malformed stat line: no id before (comm)");
+  const std::string_view id = text.substr(0, open - 1);
+  auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), line.tid);
+  if (ec != std::errc() || end != id.data() + id.size() || line.tid <= 0) {
+    return fail("malformed stat line: bad id");
+  }
+  line.comm = text.substr(open + 1, close - open - 1);
+  // ") S 1 …": a blank, one letter, then a blank or the end.
+  const size_t at = close + 2;
+  if (at >= text.size() || text[close + 1] != ' ') return fail("malformed stat line: no state");
+  const char state = text[at];
+  const bool letter = (state >= 'A' && state <= 'Z') || (state >= 'a' && state <= 'z');
+  if (!letter || (at + 1 < text.size() && text[at + 1] != ' ' && text[at + 1] != '\n')) {
+    return fail("malformed stat line: bad state");
+  }
+  line.state = state;
+  return line;
+}
+
+Result<SchedStat> parse_schedstat(std::string_view text) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  SchedStat s;
+  uint64_t* fields[] = {&s.run_ns, &s.wait_ns, &s.slices};
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t blank = i < 2 ? text.find(' ') : text.size();
+    if (blank == std::string_view::npos || !text::parse_u64(text.substr(0, blank), fields[i])) {
+      return fail("malformed schedstat line: expected three numbers");
+    }
+    text.remove_prefix(i < 2 ? blank + 1 : blank);
+  }
+  return s;
+}
+
+Split split_interval(int64_t interval_ns, uint64_t run_ns, uint64_t wait_ns, char before,
+                     char now) {
+  Split s;
+  if (interval_ns <= 0) return s;
+  const double total = std::max(static_cast<double>(interval_ns),
+                                static_cast<double>(run_ns) + static_cast<double>(wait_ns));
+  s.running = static_cast<double>(run_ns) / total;
+  s.runnable = static_cast<double>(wait_ns) / total;
+  const double off = std::max(0.0, 1.0 - s.running - s.runnable);
+  // The approximation (header): the rest goes by the state at the two ends; an end that is
+  // neither S nor D (R, T, t, …) says nothing and takes the other end's kind; with neither,
+  // sleeping, the commonest way to be off a CPU.
+  OffKind a = off_kind(before), b = off_kind(now);
+  if (a == OffKind::unknown) a = b;
+  if (b == OffKind::unknown) b = a;
+  if (a == OffKind::unknown) a = b = OffKind::sleeping;
+  const double half = off / 2;
+  s.sleeping = (a == OffKind::sleeping ? half : 0) + (b == OffKind::sleeping ? half : 0);
+  s.blocked = (a == OffKind::blocked ? half : 0) + (b == OffKind::blocked ? half : 0);
+  return s;
+}
+
+ProcSignals::ProcSignals() {
+  rlimit limit{};
+  const size_t soft = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                          ? static_cast<size_t>(limit.rlim_cur)
+                          : 1024;
+  max_open_files_ = soft / 2;
+}
+
+bool state_matches(SchedState s, char state) {
+  switch (s) {
+    case SchedState::running:
+    case SchedState::runnable:
+      return state == 'R';
+    case SchedState::sleeping:
+      return state == 'S' || state == 'I';
+    case SchedState::blocked:
+      return state == 'D';
+  }
+  return false;
+}
+
+ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
+  ProcSample out;
+  out.t_ns = t_ns;
+  out.first = !last_t_ns_;
+  const int64_t interval_ns = last_t_ns_ ? t_ns - *last_t_ns_ : 0;
+  out.interval_s = interval_ns > 0 ? static_cast<double>(interval_ns) / 1e9 : 0;
+  buffer_.resize(kFileBytes);
+  next_.clear();
+  std::unordered_set<pid_t> pids_now;
+  uint64_t cpu_ns = 0;
+  size_t opened = 0, held = 0;  // descriptors newly kept; kept in all, at the end
+  char name[32];
+  for (const pid_t pid : pids) {
+    if (!pids_now.insert(pid).second) continue;  // named twice
+    std::snprintf(name, sizeof name, "/proc/%d/task", static_cast<int>(pid));
+    TaskDir dir(::opendir(name));
+    if (dir.get() == nullptr) {
+      const int e = errno;
+      out.errors.push_back(std::string("cannot read ") + name + ": " + std::strerror(e));
+      continue;
+    }
+    tids_.clear();
+    for (;;) {
+      const dirent* entry = ::readdir(dir.get());
+      if (entry == nullptr) break;  // the end, or the process ended mid-listing: what was read
+      pid_t tid = 0;
+      const char* d = entry->d_name;
+      auto [end, ec] = std::from_chars(d, d + std::char_traits<char>::length(d), tid);
+      if (ec == std::errc() && *end == '\0' && tid > 0) tids_.push_back(tid);
+    }
+    std::sort(tids_.begin(), tids_.end());
+    const int dirfd = ::dirfd(dir.get());
+    const bool pid_known = pids_seen_.contains(pid);
+    bool reported = false;
+    for (const pid_t tid : tids_) {
+      const auto prev = seen_.find(tid);
+      Seen now;
+      if (prev != seen_.end()) {
+        now.stat_fd = std::move(prev->second.stat_fd);
+        now.sched_fd = std::move(prev->second.sched_fd);
+      }
+      // Descriptors for a thread that has none, while two more stay within the budget.
+      const bool keep = !now.stat_fd.valid() && held_fds_ + opened + 2 <= max_open_files_;
+      std::string error;
+      const auto sched = read_thread_file(dirfd, pid, tid, "schedstat", &now.sched_fd, keep,
+                                          &buffer_, parse_schedstat, &error);
+      if (!sched) {
+        if (!error.empty() && !reported) out.errors.push_back(std::move(error));
+        reported = reported || !error.empty();
+        continue;
+      }
+      now.run_ns = sched->run_ns;
+      now.wait_ns = sched->wait_ns;
+      now.slices = sched->slices;
+      // A thread asleep at the last read that has not been on a CPU since is asleep in the same
+      // state still (leaving it takes running), under the same name: its stat is not read
+      // again (it costs 2.5 times its schedstat), but for one refresh every kStatRefreshNs,
+      // since a thread woken and still queued for its first slice is R already.
+      const Seen* was = prev == seen_.end() ? nullptr : &prev->second;
+      const bool unchanged = was != nullptr && was->run_ns == now.run_ns &&
+                             was->wait_ns == now.wait_ns && was->slices == now.slices &&
+                             off_kind(was->state) != OffKind::unknown &&
+                             t_ns - was->stat_t_ns < kStatRefreshNs;
+      if (unchanged) {
+        now.name = was->name;
+        now.state = was->state;
+        now.stat_t_ns = was->stat_t_ns;
+      } else {
+        const auto stat = read_thread_file(dirfd, pid, tid, "stat", &now.stat_fd, keep, &buffer_,
+                                           parse_stat_line, &error);
+        if (!stat) {
+          if (!error.empty() && !reported) out.errors.push_back(std::move(error));
+          reported = reported || !error.empty();
+          continue;
+        }
+        now.name.assign(stat->comm);
+        now.state = stat->state;
+        now.stat_t_ns = t_ns;
+      }
+      if (keep) opened += now.stat_fd.valid() + now.sched_fd.valid();
+      ThreadShares t;
+      t.tid = tid;
+      t.pid = pid;
+      t.name = now.name;
+      t.state = now.state;
+      now.state_since_ns = t_ns;
+      // Counters that went back: another thread under a reused id, counted as new.
+      const bool same = prev != seen_.end() && sched->run_ns >= prev->second.run_ns &&
+                        sched->wait_ns >= prev->second.wait_ns;
+      if (same && interval_ns > 0) {
+        const Seen& was = prev->second;
+        const uint64_t ran = now.run_ns - was.run_ns;
+        cpu_ns += ran;
+        const Split s =
+            split_interval(interval_ns, ran, now.wait_ns - was.wait_ns, was.state, now.state);
+        t.running = s.running;
+        t.runnable = s.runnable;
+        t.sleeping = s.sleeping;
+        t.blocked = s.blocked;
+        t.span_s = out.interval_s;
+        // Off a CPU, a streak survives only if the thread has not run since (it left the state
+        // to run); in R, running is the state.
+        const bool ran_since = ran > 0 || now.slices != was.slices;
+        if (now.state == was.state && (now.state == 'R' || !ran_since)) {
+          now.state_since_ns = was.state_since_ns;
+        }
+      } else if (!same && !out.first && pid_known && interval_ns > 0) {
+        cpu_ns += now.run_ns;  // born in the interval: all its CPU is the interval's
+      }
+      t.in_state_s = static_cast<double>(t_ns - now.state_since_ns) / 1e9;
+      held += now.stat_fd.valid() + now.sched_fd.valid();
+      next_[tid] = std::move(now);
+      out.threads.push_back(std::move(t));
+    }
+  }
+  std::swap(seen_, next_);
+  next_.clear();  // the threads gone: their descriptors closed now
+  held_fds_ = held;
+  pids_seen_ = std::move(pids_now);
+  last_t_ns_ = t_ns;
+  out.cpu = interval_ns > 0 ? static_cast<double>(cpu_ns) / static_cast<double>(interval_ns) : 0;
+  return out;
+}
+
+std::optional<double> signal_value(const Rule& rule, const ProcSample& sample) {
+  if (sample.first || sample.interval_s <= 0) return std::nullopt;
+  if (rule.kind == SignalKind::cpu) return sample.cpu;
+  if (rule.kind != SignalKind::sched) return std::nullopt;
+  const char* glob = rule.thread_glob.empty() ? nullptr : rule.thread_glob.c_str();
+  bool matched = false;
+  double weight = 0, sum = 0, longest = 0;
+  for (const ThreadShares& t : sample.threads) {
+    if (glob != nullptr && ::fnmatch(glob, t.name.c_str(), 0) != 0) continue;
+    matched = true;
+    if (rule.measure == Measure::duration) {
+      if (state_matches(rule.state, t.state)) longest = std::max(longest, t.in_state_s);
+    } else if (t.span_s > 0) {
+      weight += t.span_s;
+      sum += share_of(t, rule.state) * t.span_s;
+    }
+  }
+  if (!matched) return std::nullopt;
+  if (rule.measure == Measure::duration) return longest;
+  if (weight <= 0) return std::nullopt;
+  return sum / weight;
+}
+
+}  // namespace hearth::watch
