@@ -169,10 +169,17 @@ Split split_interval(int64_t interval_ns, uint64_t run_ns, uint64_t wait_ns, cha
   s.running = static_cast<double>(run_ns) / total;
   s.runnable = static_cast<double>(wait_ns) / total;
   const double off = std::max(0.0, 1.0 - s.running - s.runnable);
-  // The approximation (header): the rest goes by the state at the two ends; an end that is
-  // neither S nor D (R, T, t, …) says nothing and takes the other end's kind; with neither,
-  // sleeping, the commonest way to be off a CPU.
+  // The approximation (header): the rest goes by the state at the two ends. S (I) and D say
+  // where it went; R at the end, after an R (or another state) at the start, says it is
+  // queued now, a wait the kernel counts only once it gets a CPU; R at the start and the
+  // other states (T, t, …) say nothing. With nothing said, sleeping: the commonest way to be
+  // off a CPU.
   OffKind a = off_kind(before), b = off_kind(now);
+  if (a == OffKind::unknown && b == OffKind::unknown && now == 'R') {
+    s.queued = off;
+    s.runnable += off;
+    return s;
+  }
   if (a == OffKind::unknown) a = b;
   if (b == OffKind::unknown) b = a;
   if (a == OffKind::unknown) a = b = OffKind::sleeping;
@@ -290,14 +297,17 @@ ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
       t.state = now.state;
       now.state_since_ns = t_ns;
       // Counters that went back: another thread under a reused id, counted as new.
-      const bool same = prev != seen_.end() && sched->run_ns >= prev->second.run_ns &&
-                        sched->wait_ns >= prev->second.wait_ns;
+      const bool same = was != nullptr && now.run_ns >= was->run_ns && now.wait_ns >= was->wait_ns;
       if (same && interval_ns > 0) {
-        const Seen& was = prev->second;
-        const uint64_t ran = now.run_ns - was.run_ns;
+        const uint64_t ran = now.run_ns - was->run_ns;
         cpu_ns += ran;
+        // The wait counted as runnable already (queued at the last read) comes with this
+        // interval's wait: it is not counted twice.
+        const uint64_t waited = now.wait_ns - was->wait_ns;
         const Split s =
-            split_interval(interval_ns, ran, now.wait_ns - was.wait_ns, was.state, now.state);
+            split_interval(interval_ns, ran, waited > was->queued_ns ? waited - was->queued_ns : 0,
+                           was->state, now.state);
+        now.queued_ns = static_cast<uint64_t>(s.queued * static_cast<double>(interval_ns));
         t.running = s.running;
         t.runnable = s.runnable;
         t.sleeping = s.sleeping;
@@ -305,9 +315,9 @@ ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
         t.span_s = out.interval_s;
         // Off a CPU, a streak survives only if the thread has not run since (it left the state
         // to run); in R, running is the state.
-        const bool ran_since = ran > 0 || now.slices != was.slices;
-        if (now.state == was.state && (now.state == 'R' || !ran_since)) {
-          now.state_since_ns = was.state_since_ns;
+        const bool ran_since = ran > 0 || now.slices != was->slices;
+        if (now.state == was->state && (now.state == 'R' || !ran_since)) {
+          now.state_since_ns = was->state_since_ns;
         }
       } else if (!same && !out.first && pid_known && interval_ns > 0) {
         cpu_ns += now.run_ns;  // born in the interval: all its CPU is the interval's

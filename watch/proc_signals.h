@@ -7,10 +7,15 @@
 // own totals, exact). Between two reads:
 //   - running  = the run ns added / the interval;
 //   - runnable = the runqueue-wait ns added / the interval;
-//   - the rest of the interval (off a CPU and off a runqueue) is split by the state seen at the
-//     two reads: both S (or I) → sleeping; both D → blocked; one of each → half each; one end S
-//     or D and the other neither (R, T, t, …) → all to that one; neither → sleeping. An
-//     APPROXIMATION: a thread that went S → D → S between two reads shows as all sleeping.
+//   - the rest of the interval (off a CPU and not counted as waiting) is split by the state
+//     seen at the two reads: both S (or I) → sleeping; both D → blocked; one of each → half
+//     each; one end S or D and the other neither (R, T, t, …) → all to that one; R at the end
+//     and neither S nor D at the start → runnable (the kernel adds a wait to schedstat only
+//     when the thread gets its CPU: a thread queued at the read has waited longer than the
+//     file says; that guess is taken off the next interval's wait); anything else →
+//     sleeping. An APPROXIMATION: a thread that went S → D → S between two reads shows as all
+//     sleeping, a stopped one (T) as sleeping, and one that slept between two reads that
+//     caught it in R as runnable.
 // Threads are counted from their first read (no shares then); a thread gone at a read is
 // dropped. Process CPU is the sum of the threads' run ns added over the interval, plus the run
 // ns of a thread first seen in a process already read (it was born in the interval); the last
@@ -85,6 +90,7 @@ class ProcSignals {
     char state = '?';
     int64_t state_since_ns = 0;
     int64_t stat_t_ns = 0;       // when its stat was last read
+    uint64_t queued_ns = 0;      // counted as runnable before the kernel counted it (Split::queued)
     UniqueFd stat_fd, sched_fd;  // its files, kept open (within the budget) or not (-1)
   };
   size_t max_open_files_ = 0;
@@ -127,6 +133,7 @@ Result<SchedStat> parse_schedstat(std::string_view text);
 
 struct Split {
   double running = 0, runnable = 0, sleeping = 0, blocked = 0;
+  double queued = 0;  // of runnable, the part guessed (R at the end: a wait not counted yet)
 };
 // The shares of an interval of INTERVAL_NS in which a thread ran RUN_NS and waited WAIT_NS,
 // seen in state BEFORE at its start and NOW at its end (the rule above). When run + wait

@@ -3,7 +3,9 @@
 // Asserts only what a loaded machine does not change: a spinning thread is on a CPU or queued
 // for one, a waiting thread is asleep; no timing is asserted.
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -50,11 +52,25 @@ class TestThreads {
       stop_cv_.wait(lock, [this] { return stop_.load(); });  // a futex wait, asleep
     });
   }
+  // One long nanosleep, which stop() ends with a signal (SIGURG, to a handler that does
+  // nothing, installed while nappers run), so the thread stays asleep however long the test
+  // takes on a loaded machine.
   void nap(const char* name) {
+    if (nappers_.empty()) {
+      struct sigaction wake {};
+      wake.sa_handler = [](int) {};
+      sigemptyset(&wake.sa_mask);
+      sigaction(SIGURG, &wake, &old_urg_);
+    }
     start(name, [this] {
       arrived();
-      while (!stop_.load()) std::this_thread::sleep_for(500ms);  // nanosleep
+      while (!stop_.load()) {
+        timespec nap{60, 0};
+        nanosleep(&nap, nullptr);
+      }
+      ++nappers_done_;
     });
+    nappers_.push_back(threads_.back().native_handle());
   }
   // Until every thread started has reached its loop or its wait.
   void await_all() {
@@ -67,8 +83,15 @@ class TestThreads {
       stop_ = true;
     }
     stop_cv_.notify_all();
+    // A signal can land between a napper's check and its nanosleep: sent again until all end.
+    while (nappers_done_.load() < nappers_.size()) {
+      for (const pthread_t napper : nappers_) pthread_kill(napper, SIGURG);
+      std::this_thread::sleep_for(1ms);
+    }
     for (std::thread& t : threads_) t.join();
     threads_.clear();
+    if (!nappers_.empty()) sigaction(SIGURG, &old_urg_, nullptr);
+    nappers_.clear();
   }
 
  private:
@@ -88,6 +111,9 @@ class TestThreads {
   std::condition_variable arrived_cv_, stop_cv_;
   size_t arrived_ = 0;
   std::vector<std::thread> threads_;
+  std::vector<pthread_t> nappers_;
+  std::atomic<size_t> nappers_done_{0};
+  struct sigaction old_urg_ {};
 };
 
 const ThreadShares* thread_named(const ProcSample& s, std::string_view name) {
@@ -130,7 +156,7 @@ TEST(ProcSignals, SpinnerRunsAndSleepersSleep) {
   threads.wait("sleeper-2");
   threads.nap("napper");
   threads.await_all();
-  await_asleep({"sleeper-1", "sleeper-2"});
+  await_asleep({"sleeper-1", "sleeper-2", "napper"});
 
   ProcSignals signals;
   const ProcSample first = signals.read({getpid()}, now_ns());
