@@ -302,12 +302,15 @@ ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
         const uint64_t ran = now.run_ns - was->run_ns;
         cpu_ns += ran;
         // The wait counted as runnable already (queued at the last read) comes with this
-        // interval's wait: it is not counted twice.
+        // interval's wait once the thread has had a CPU (the kernel adds the wait and a slice
+        // together): it is not counted twice. Still without a CPU, it waits on.
         const uint64_t waited = now.wait_ns - was->wait_ns;
+        const bool had_cpu = now.slices != was->slices;
         const Split s =
             split_interval(interval_ns, ran, waited > was->queued_ns ? waited - was->queued_ns : 0,
                            was->state, now.state);
-        now.queued_ns = static_cast<uint64_t>(s.queued * static_cast<double>(interval_ns));
+        now.queued_ns = (had_cpu ? 0 : was->queued_ns) +
+                        static_cast<uint64_t>(s.queued * static_cast<double>(interval_ns));
         t.running = s.running;
         t.runnable = s.runnable;
         t.sleeping = s.sleeping;
@@ -315,8 +318,7 @@ ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
         t.span_s = out.interval_s;
         // Off a CPU, a streak survives only if the thread has not run since (it left the state
         // to run); in R, running is the state.
-        const bool ran_since = ran > 0 || now.slices != was->slices;
-        if (now.state == was->state && (now.state == 'R' || !ran_since)) {
+        if (now.state == was->state && (now.state == 'R' || (ran == 0 && !had_cpu))) {
           now.state_since_ns = was->state_since_ns;
         }
       } else if (!same && !out.first && pid_known && interval_ns > 0) {

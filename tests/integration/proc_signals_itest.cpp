@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -149,7 +150,15 @@ void await_asleep(const std::vector<std::string>& names) {
   }
 }
 
-TEST(ProcSignals, SpinnerRunsAndSleepersSleep) {
+// Open descriptors of this process.
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// SIGNALS: a ProcSignals keeping its files open for all threads, or for none.
+void spinner_and_sleepers(ProcSignals& signals) {
   TestThreads threads;
   threads.spin("spinner");
   threads.wait("sleeper-1");
@@ -158,7 +167,6 @@ TEST(ProcSignals, SpinnerRunsAndSleepersSleep) {
   threads.await_all();
   await_asleep({"sleeper-1", "sleeper-2", "napper"});
 
-  ProcSignals signals;
   const ProcSample first = signals.read({getpid()}, now_ns());
   EXPECT_TRUE(first.first);
   EXPECT_TRUE(first.errors.empty()) << first.errors[0];
@@ -210,6 +218,38 @@ TEST(ProcSignals, SpinnerRunsAndSleepersSleep) {
   const auto cpu = signal_value(signal_rule("cpu > 50%"), s);
   ASSERT_TRUE(cpu);
   EXPECT_EQ(*cpu, s.cpu);
+}
+
+TEST(ProcSignals, SpinnerRunsAndSleepersSleep) {
+  ProcSignals signals;
+  spinner_and_sleepers(signals);
+}
+
+// With no descriptor kept between reads (a budget of 0), each file is opened, read, closed:
+// the same figures, and no descriptor left open.
+TEST(ProcSignals, SpinnerRunsAndSleepersSleepWithoutKeptFiles) {
+  const size_t before = open_fds();
+  ProcSignals signals(0);
+  spinner_and_sleepers(signals);
+  EXPECT_EQ(open_fds(), before);
+}
+
+// Files kept within the budget only, and all closed with their ProcSignals.
+TEST(ProcSignals, KeptFilesStayWithinTheBudget) {
+  const size_t before = open_fds();
+  {
+    TestThreads threads;
+    for (int i = 0; i < 6; ++i) threads.wait("budget");
+    threads.await_all();
+    ProcSignals signals(5);
+    for (int i = 0; i < 3; ++i) {
+      const ProcSample s = signals.read({getpid()}, now_ns());
+      EXPECT_GE(s.threads.size(), 7u);
+      // Two files of two threads kept: 4 of the 5.
+      EXPECT_EQ(open_fds(), before + 4);
+    }
+  }
+  EXPECT_EQ(open_fds(), before);
 }
 
 // A thread that starts between two reads is counted from its first read; one that ended is
