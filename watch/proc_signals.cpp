@@ -11,7 +11,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <unordered_set>
 #include <utility>
 
 #include "common/text_fields.h"
@@ -143,6 +142,21 @@ Result<StatLine> parse_stat_line(std::string_view text) {
     return fail("malformed stat line: bad state");
   }
   line.state = state;
+  // Field 20, the process's thread count: 17 fields on.
+  std::string_view rest = text.substr(at + 1);
+  for (int field = 4; field < 20; ++field) {
+    const size_t blank = rest.find(' ', 1);
+    if (rest.empty() || rest[0] != ' ' || blank == std::string_view::npos) {
+      return fail("malformed stat line: fewer than 20 fields");
+    }
+    rest.remove_prefix(blank);
+  }
+  rest.remove_prefix(1);
+  rest = rest.substr(0, rest.find_first_of(" \n"));
+  auto [tend, tec] = std::from_chars(rest.data(), rest.data() + rest.size(), line.threads);
+  if (tec != std::errc() || tend != rest.data() + rest.size() || line.threads < 1) {
+    return fail("malformed stat line: bad thread count");
+  }
   return line;
 }
 
@@ -210,132 +224,179 @@ bool state_matches(SchedState s, char state) {
   return false;
 }
 
+// What one read() carries from thread to thread.
+struct ProcSignals::Pass {
+  ProcSample* out;
+  int64_t t_ns = 0, interval_ns = 0;
+  uint64_t cpu_ns = 0;          // run ns added over the interval, all threads
+  size_t opened = 0, held = 0;  // descriptors newly kept; kept in all, at the end
+  pid_t pid = 0;
+  int dirfd = -1;          // /proc/PID/task
+  bool pid_known = false;  // the process was read last time
+  bool reported = false;   // an error of this process given already (one line each)
+  long threads = -1;       // the process's thread count, from its leader's stat
+};
+
+ProcSignals::Outcome ProcSignals::read_thread(Pass& pass, pid_t tid) {
+  const pid_t pid = pass.pid;
+  const auto prev = seen_.find(tid);
+  Seen now;
+  if (prev != seen_.end()) {
+    now.stat_fd = std::move(prev->second.stat_fd);
+    now.sched_fd = std::move(prev->second.sched_fd);
+  }
+  auto failed = [&](std::string& error) {
+    if (error.empty()) return Outcome::gone;
+    if (!pass.reported) pass.out->errors.push_back(std::move(error));
+    pass.reported = true;
+    return Outcome::failed;
+  };
+  // Descriptors for a thread that has none, while two more stay within the budget.
+  const bool keep = !now.stat_fd.valid() && held_fds_ + pass.opened + 2 <= max_open_files_;
+  std::string error;
+  const auto sched = read_thread_file(pass.dirfd, pid, tid, "schedstat", &now.sched_fd, keep,
+                                      &buffer_, parse_schedstat, &error);
+  if (!sched) return failed(error);
+  now.run_ns = sched->run_ns;
+  now.wait_ns = sched->wait_ns;
+  now.slices = sched->slices;
+  // A thread asleep at the last read that has not been on a CPU since is asleep in the same
+  // state still (leaving it takes running), under the same name: its stat is not read again
+  // (it costs 2.5 times its schedstat), but for one refresh every kStatRefreshNs, since a
+  // thread woken and still queued for its first slice is R already. The leader's is always
+  // read: it holds the process's thread count.
+  const Seen* was = prev == seen_.end() ? nullptr : &prev->second;
+  const bool unchanged = tid != pid && was != nullptr && was->run_ns == now.run_ns &&
+                         was->wait_ns == now.wait_ns && was->slices == now.slices &&
+                         off_kind(was->state) != OffKind::unknown &&
+                         pass.t_ns - was->stat_t_ns < kStatRefreshNs;
+  if (unchanged) {
+    now.name = was->name;
+    now.state = was->state;
+    now.stat_t_ns = was->stat_t_ns;
+  } else {
+    const auto stat = read_thread_file(pass.dirfd, pid, tid, "stat", &now.stat_fd, keep, &buffer_,
+                                       parse_stat_line, &error);
+    if (!stat) return failed(error);
+    now.name.assign(stat->comm);
+    now.state = stat->state;
+    now.stat_t_ns = pass.t_ns;
+    if (tid == pid) pass.threads = stat->threads;
+  }
+  if (keep) pass.opened += now.stat_fd.valid() + now.sched_fd.valid();
+  ThreadShares t;
+  t.tid = tid;
+  t.pid = pid;
+  t.name = now.name;
+  t.state = now.state;
+  now.state_since_ns = pass.t_ns;
+  // Counters that went back: another thread under a reused id, counted as new.
+  const bool same = was != nullptr && now.run_ns >= was->run_ns && now.wait_ns >= was->wait_ns;
+  if (same && pass.interval_ns > 0) {
+    const uint64_t ran = now.run_ns - was->run_ns;
+    pass.cpu_ns += ran;
+    // The wait counted as runnable already (queued at the last read) comes with this
+    // interval's wait once the thread has had a CPU (the kernel adds the wait and a slice
+    // together): it is not counted twice. Still without a CPU, it waits on.
+    const uint64_t waited = now.wait_ns - was->wait_ns;
+    const bool had_cpu = now.slices != was->slices;
+    const Split s =
+        split_interval(pass.interval_ns, ran, waited > was->queued_ns ? waited - was->queued_ns : 0,
+                       was->state, now.state);
+    now.queued_ns = (had_cpu ? 0 : was->queued_ns) +
+                    static_cast<uint64_t>(s.queued * static_cast<double>(pass.interval_ns));
+    t.running = s.running;
+    t.runnable = s.runnable;
+    t.sleeping = s.sleeping;
+    t.blocked = s.blocked;
+    t.span_s = pass.out->interval_s;
+    // Off a CPU, a streak survives only if the thread has not run since (it left the state to
+    // run); in R, running is the state.
+    if (now.state == was->state && (now.state == 'R' || (ran == 0 && !had_cpu))) {
+      now.state_since_ns = was->state_since_ns;
+    }
+  } else if (!same && !pass.out->first && pass.pid_known && pass.interval_ns > 0) {
+    pass.cpu_ns += now.run_ns;  // born in the interval: all its CPU is the interval's
+  }
+  t.in_state_s = static_cast<double>(pass.t_ns - now.state_since_ns) / 1e9;
+  pass.held += now.stat_fd.valid() + now.sched_fd.valid();
+  next_[tid] = std::move(now);
+  pass.out->threads.push_back(std::move(t));
+  return Outcome::read;
+}
+
 ProcSample ProcSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
   ProcSample out;
   out.t_ns = t_ns;
   out.first = !last_t_ns_;
-  const int64_t interval_ns = last_t_ns_ ? t_ns - *last_t_ns_ : 0;
-  out.interval_s = interval_ns > 0 ? static_cast<double>(interval_ns) / 1e9 : 0;
+  Pass pass;
+  pass.out = &out;
+  pass.t_ns = t_ns;
+  pass.interval_ns = last_t_ns_ ? t_ns - *last_t_ns_ : 0;
+  out.interval_s = pass.interval_ns > 0 ? static_cast<double>(pass.interval_ns) / 1e9 : 0;
   buffer_.resize(kFileBytes);
   next_.clear();
-  std::unordered_set<pid_t> pids_now;
-  uint64_t cpu_ns = 0;
-  size_t opened = 0, held = 0;  // descriptors newly kept; kept in all, at the end
+  tids_next_.clear();
   char name[32];
   for (const pid_t pid : pids) {
-    if (!pids_now.insert(pid).second) continue;  // named twice
+    if (tids_next_.contains(pid)) continue;  // named twice
+    std::vector<pid_t>& alive = tids_next_[pid];
     std::snprintf(name, sizeof name, "/proc/%d/task", static_cast<int>(pid));
     TaskDir dir(::opendir(name));
     if (dir.get() == nullptr) {
       const int e = errno;
       out.errors.push_back(std::string("cannot read ") + name + ": " + std::strerror(e));
+      tids_next_.erase(pid);  // not read: its threads, when it comes back, are not born now
       continue;
     }
-    tids_.clear();
-    for (;;) {
-      const dirent* entry = ::readdir(dir.get());
-      if (entry == nullptr) break;  // the end, or the process ended mid-listing: what was read
-      pid_t tid = 0;
-      const char* d = entry->d_name;
-      auto [end, ec] = std::from_chars(d, d + std::char_traits<char>::length(d), tid);
-      if (ec == std::errc() && *end == '\0' && tid > 0) tids_.push_back(tid);
+    const size_t first_thread = out.threads.size();
+    pass.pid = pid;
+    pass.dirfd = ::dirfd(dir.get());
+    pass.reported = false;
+    pass.threads = -1;
+    const auto known = tids_of_.find(pid);
+    pass.pid_known = known != tids_of_.end();
+    // The threads of the last read, the leader first (its stat has the thread count). The
+    // directory is listed only when one of them is gone or the count is not theirs: listing
+    // costs a third of a read.
+    bool lost = !pass.pid_known;
+    if (pass.pid_known) {
+      for (const pid_t tid : known->second) {
+        const Outcome o = read_thread(pass, tid);
+        if (o == Outcome::read) alive.push_back(tid);
+        lost = lost || o == Outcome::gone;
+      }
     }
-    std::sort(tids_.begin(), tids_.end());
-    const int dirfd = ::dirfd(dir.get());
-    const bool pid_known = pids_seen_.contains(pid);
-    bool reported = false;
-    for (const pid_t tid : tids_) {
-      const auto prev = seen_.find(tid);
-      Seen now;
-      if (prev != seen_.end()) {
-        now.stat_fd = std::move(prev->second.stat_fd);
-        now.sched_fd = std::move(prev->second.sched_fd);
+    if (lost || pass.threads < 0 || static_cast<size_t>(pass.threads) != alive.size()) {
+      tids_.clear();
+      for (;;) {
+        const dirent* entry = ::readdir(dir.get());
+        if (entry == nullptr) break;  // the end, or the process ended mid-listing: what was read
+        pid_t tid = 0;
+        const char* d = entry->d_name;
+        auto [end, ec] = std::from_chars(d, d + std::char_traits<char>::length(d), tid);
+        if (ec == std::errc() && *end == '\0' && tid > 0) tids_.push_back(tid);
       }
-      // Descriptors for a thread that has none, while two more stay within the budget.
-      const bool keep = !now.stat_fd.valid() && held_fds_ + opened + 2 <= max_open_files_;
-      std::string error;
-      const auto sched = read_thread_file(dirfd, pid, tid, "schedstat", &now.sched_fd, keep,
-                                          &buffer_, parse_schedstat, &error);
-      if (!sched) {
-        if (!error.empty() && !reported) out.errors.push_back(std::move(error));
-        reported = reported || !error.empty();
-        continue;
+      // The leader first, then the others by id.
+      std::sort(tids_.begin(), tids_.end(),
+                [pid](pid_t a, pid_t b) { return (a == pid) != (b == pid) ? a == pid : a < b; });
+      for (const pid_t tid : tids_) {
+        if (!next_.contains(tid) && read_thread(pass, tid) == Outcome::read) alive.push_back(tid);
       }
-      now.run_ns = sched->run_ns;
-      now.wait_ns = sched->wait_ns;
-      now.slices = sched->slices;
-      // A thread asleep at the last read that has not been on a CPU since is asleep in the same
-      // state still (leaving it takes running), under the same name: its stat is not read
-      // again (it costs 2.5 times its schedstat), but for one refresh every kStatRefreshNs,
-      // since a thread woken and still queued for its first slice is R already.
-      const Seen* was = prev == seen_.end() ? nullptr : &prev->second;
-      const bool unchanged = was != nullptr && was->run_ns == now.run_ns &&
-                             was->wait_ns == now.wait_ns && was->slices == now.slices &&
-                             off_kind(was->state) != OffKind::unknown &&
-                             t_ns - was->stat_t_ns < kStatRefreshNs;
-      if (unchanged) {
-        now.name = was->name;
-        now.state = was->state;
-        now.stat_t_ns = was->stat_t_ns;
-      } else {
-        const auto stat = read_thread_file(dirfd, pid, tid, "stat", &now.stat_fd, keep, &buffer_,
-                                           parse_stat_line, &error);
-        if (!stat) {
-          if (!error.empty() && !reported) out.errors.push_back(std::move(error));
-          reported = reported || !error.empty();
-          continue;
-        }
-        now.name.assign(stat->comm);
-        now.state = stat->state;
-        now.stat_t_ns = t_ns;
-      }
-      if (keep) opened += now.stat_fd.valid() + now.sched_fd.valid();
-      ThreadShares t;
-      t.tid = tid;
-      t.pid = pid;
-      t.name = now.name;
-      t.state = now.state;
-      now.state_since_ns = t_ns;
-      // Counters that went back: another thread under a reused id, counted as new.
-      const bool same = was != nullptr && now.run_ns >= was->run_ns && now.wait_ns >= was->wait_ns;
-      if (same && interval_ns > 0) {
-        const uint64_t ran = now.run_ns - was->run_ns;
-        cpu_ns += ran;
-        // The wait counted as runnable already (queued at the last read) comes with this
-        // interval's wait once the thread has had a CPU (the kernel adds the wait and a slice
-        // together): it is not counted twice. Still without a CPU, it waits on.
-        const uint64_t waited = now.wait_ns - was->wait_ns;
-        const bool had_cpu = now.slices != was->slices;
-        const Split s =
-            split_interval(interval_ns, ran, waited > was->queued_ns ? waited - was->queued_ns : 0,
-                           was->state, now.state);
-        now.queued_ns = (had_cpu ? 0 : was->queued_ns) +
-                        static_cast<uint64_t>(s.queued * static_cast<double>(interval_ns));
-        t.running = s.running;
-        t.runnable = s.runnable;
-        t.sleeping = s.sleeping;
-        t.blocked = s.blocked;
-        t.span_s = out.interval_s;
-        // Off a CPU, a streak survives only if the thread has not run since (it left the state
-        // to run); in R, running is the state.
-        if (now.state == was->state && (now.state == 'R' || (ran == 0 && !had_cpu))) {
-          now.state_since_ns = was->state_since_ns;
-        }
-      } else if (!same && !out.first && pid_known && interval_ns > 0) {
-        cpu_ns += now.run_ns;  // born in the interval: all its CPU is the interval's
-      }
-      t.in_state_s = static_cast<double>(t_ns - now.state_since_ns) / 1e9;
-      held += now.stat_fd.valid() + now.sched_fd.valid();
-      next_[tid] = std::move(now);
-      out.threads.push_back(std::move(t));
     }
+    std::sort(out.threads.begin() + static_cast<std::ptrdiff_t>(first_thread), out.threads.end(),
+              [](const ThreadShares& a, const ThreadShares& b) { return a.tid < b.tid; });
+    std::sort(alive.begin(), alive.end(),
+              [pid](pid_t a, pid_t b) { return (a == pid) != (b == pid) ? a == pid : a < b; });
   }
   std::swap(seen_, next_);
   next_.clear();  // the threads gone: their descriptors closed now
-  held_fds_ = held;
-  pids_seen_ = std::move(pids_now);
+  std::swap(tids_of_, tids_next_);
+  held_fds_ = pass.held;
   last_t_ns_ = t_ns;
-  out.cpu = interval_ns > 0 ? static_cast<double>(cpu_ns) / static_cast<double>(interval_ns) : 0;
+  out.cpu = pass.interval_ns > 0
+                ? static_cast<double>(pass.cpu_ns) / static_cast<double>(pass.interval_ns)
+                : 0;
   return out;
 }
 

@@ -36,7 +36,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "common/result.h"
@@ -84,6 +83,11 @@ class ProcSignals {
   ProcSample read(const std::vector<pid_t>& pids, int64_t t_ns);
 
  private:
+  struct Pass;
+  enum class Outcome { read, gone, failed };
+  // Reads thread TID of PASS's process into PASS (its sample, next_).
+  Outcome read_thread(Pass& pass, pid_t tid);
+
   struct Seen {  // a thread at the previous read
     uint64_t run_ns = 0, wait_ns = 0, slices = 0;
     std::string name;
@@ -96,9 +100,10 @@ class ProcSignals {
   size_t max_open_files_ = 0;
   size_t held_fds_ = 0;                          // descriptors kept in seen_
   std::unordered_map<pid_t, Seen> seen_, next_;  // by tid
-  std::unordered_set<pid_t> pids_seen_;          // the processes read last time
+  // The threads read, by process: last time, and this time; the leader first, then by id.
+  std::unordered_map<pid_t, std::vector<pid_t>> tids_of_, tids_next_;
   std::optional<int64_t> last_t_ns_;
-  std::vector<pid_t> tids_;  // reused: one process's thread ids
+  std::vector<pid_t> tids_;  // reused: one process's thread ids, as listed
   std::string buffer_;       // reused: one file's bytes
 };
 
@@ -118,6 +123,7 @@ struct StatLine {
   pid_t tid = 0;
   std::string_view comm;  // inside the text: from the first '(' to the last ')', exclusive
   char state = '?';
+  long threads = 0;  // threads of its process (field 20)
 };
 // /proc/PID/task/TID/stat. comm may hold anything, ')' and blanks too ("a) b (c"): the state
 // is the field after the LAST ')'.

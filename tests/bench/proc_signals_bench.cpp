@@ -1,7 +1,8 @@
 // What one read of `hearth watch`'s cpu and sched: signals costs (watch/proc_signals.h): a
 // child process with N threads asleep in a futex wait, read RUNS times SPACING ms apart; prints
 // the reader's CPU time per read (CLOCK_THREAD_CPUTIME_ID: user + system, µs): median, mean
-// (with the stat refreshes, one read in 5 s) and worst, and the mean per thread.
+// (with the stat refreshes, one read in 5 s) and worst, and the mean per thread; each N twice:
+// files kept open between reads (the default) and opened and closed at every read.
 // Usage: proc_signals_bench [RUNS [SPACING_MS [N…]]] (default 30, 250, 100 1000).
 #include <pthread.h>
 #include <signal.h>
@@ -67,34 +68,38 @@ int main(int argc, char** argv) {
   for (int i = 3; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   if (sizes.empty()) sizes = {100, 1000};
   std::printf(
-      "threads\treads\tcpu_us_median\tcpu_us_mean\tcpu_us_max\tcpu_us_per_thread"
+      "threads\tfiles\treads\tcpu_us_median\tcpu_us_mean\tcpu_us_max\tcpu_us_per_thread"
       "\twall_us_median\n");
   for (const int n : sizes) {
-    const pid_t pid = start_target(n);
-    hearth::watch::ProcSignals signals;
-    std::vector<int64_t> cpu, wall;
-    size_t seen = 0;
-    for (int r = 0; r <= runs; ++r) {
-      const int64_t c0 = clock_of(CLOCK_THREAD_CPUTIME_ID), w0 = clock_of(CLOCK_MONOTONIC);
-      const auto sample = signals.read({pid}, w0);
-      const int64_t c1 = clock_of(CLOCK_THREAD_CPUTIME_ID), w1 = clock_of(CLOCK_MONOTONIC);
-      seen = sample.threads.size();
-      if (r > 0) {  // the first read fills the tables: not the steady cost
-        cpu.push_back(c1 - c0);
-        wall.push_back(w1 - w0);
+    for (const bool kept : {true, false}) {
+      const pid_t pid = start_target(n);
+      hearth::watch::ProcSignals signals =
+          kept ? hearth::watch::ProcSignals() : hearth::watch::ProcSignals(0);
+      std::vector<int64_t> cpu, wall;
+      size_t seen = 0;
+      for (int r = 0; r <= runs; ++r) {
+        const int64_t c0 = clock_of(CLOCK_THREAD_CPUTIME_ID), w0 = clock_of(CLOCK_MONOTONIC);
+        const auto sample = signals.read({pid}, w0);
+        const int64_t c1 = clock_of(CLOCK_THREAD_CPUTIME_ID), w1 = clock_of(CLOCK_MONOTONIC);
+        seen = sample.threads.size();
+        if (r > 0) {  // the first read fills the tables: not the steady cost
+          cpu.push_back(c1 - c0);
+          wall.push_back(w1 - w0);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(spacing_ms));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(spacing_ms));
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      std::sort(cpu.begin(), cpu.end());
+      std::sort(wall.begin(), wall.end());
+      double mean = 0;
+      for (const int64_t c : cpu) mean += static_cast<double>(c) / 1e3;
+      mean /= static_cast<double>(cpu.size());
+      std::printf("%zu\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.0f\n", seen, kept ? "kept" : "opened",
+                  runs, static_cast<double>(cpu[cpu.size() / 2]) / 1e3, mean,
+                  static_cast<double>(cpu.back()) / 1e3, mean / static_cast<double>(seen),
+                  static_cast<double>(wall[wall.size() / 2]) / 1e3);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    std::sort(cpu.begin(), cpu.end());
-    std::sort(wall.begin(), wall.end());
-    double mean = 0;
-    for (const int64_t c : cpu) mean += static_cast<double>(c) / 1e3;
-    mean /= static_cast<double>(cpu.size());
-    std::printf("%zu\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.0f\n", seen, runs, cpu[cpu.size() / 2] / 1e3,
-                mean, cpu.back() / 1e3, mean / static_cast<double>(seen),
-                wall[wall.size() / 2] / 1e3);
   }
   return 0;
 }

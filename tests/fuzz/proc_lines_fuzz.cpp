@@ -3,8 +3,8 @@
 //
 // Invariants checked (abort with context on failure):
 // - neither parser crashes, whatever the bytes;
-// - a stat line read has a positive id, a letter for its state, and its comm inside the text,
-//   right after the first '(' and before the last ')';
+// - a stat line read has a positive id and thread count, a letter for its state, and its comm
+//   inside the text, right after the first '(' and before the last ')';
 // - any bytes as a thread's name, in a well-formed line, read back as that name (a name may
 //   hold blanks, parentheses, newlines: the line is read from its last ')');
 // - a schedstat line read gives three numbers that print back to the same values;
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
 
   if (auto line = parse_stat_line(text)) {
-    if (line->tid <= 0) proc_lines_fail("id not positive", text);
+    if (line->tid <= 0 || line->threads <= 0) proc_lines_fail("id or count not positive", text);
     const char c = line->state;
     if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) proc_lines_fail("state", text);
     const char* begin = line->comm.data();
@@ -42,9 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       proc_lines_fail("comm not between the first '(' and the last ')'", text);
     }
   }
-  const std::string made = "42 (" + std::string(text) + ") S 1 2 3\n";
+  const std::string made =
+      "42 (" + std::string(text) + ") S 1 1 1 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 3 0 77\n";
   const auto named = parse_stat_line(made);
-  if (!named || named->comm != text || named->state != 'S' || named->tid != 42) {
+  if (!named || named->comm != text || named->state != 'S' || named->tid != 42 ||
+      named->threads != 3) {
     proc_lines_fail("a name did not read back", made);
   }
 

@@ -271,6 +271,23 @@ TEST(ProcSignals, ThreadsComeAndGo) {
   EXPECT_EQ(t->span_s, 0);
   EXPECT_EQ(t->running + t->runnable + t->sleeping + t->blocked, 0);
   EXPECT_EQ(signal_value(signal_rule("sched:sleeping(thread=late) > 50%"), s), std::nullopt);
+
+  // The same threads again (the directory not listed: none gone, the count theirs), then one
+  // more with none gone (the count changed): each read has every thread, in tid order.
+  const ProcSample same = signals.read({getpid()}, now_ns());
+  EXPECT_EQ(same.threads.size(), s.threads.size());
+  ASSERT_NE(thread_named(same, "late"), nullptr);
+  EXPECT_GT(thread_named(same, "late")->span_s, 0);
+  TestThreads later;
+  later.wait("later");
+  later.await_all();
+  const ProcSample more = signals.read({getpid()}, now_ns());
+  EXPECT_EQ(more.threads.size(), s.threads.size() + 1);
+  EXPECT_NE(thread_named(more, "later"), nullptr);
+  EXPECT_NE(thread_named(more, "late"), nullptr);
+  for (size_t i = 1; i < more.threads.size(); ++i) {
+    EXPECT_LT(more.threads[i - 1].tid, more.threads[i].tid);
+  }
 }
 
 // A process that is not there: one line naming it, and the others still read.

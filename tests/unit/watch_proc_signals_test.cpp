@@ -57,6 +57,7 @@ TEST(WatchProcLines, StatLineReadsIdNameAndState) {
   EXPECT_EQ(line->tid, 4250);
   EXPECT_EQ(line->comm, "worker-1");
   EXPECT_EQ(line->state, 'S');
+  EXPECT_EQ(line->threads, 7);
 }
 
 // A thread may name itself anything (prctl(PR_SET_NAME)): blanks and parentheses included.
@@ -70,6 +71,7 @@ TEST(WatchProcLines, StatLineSurvivesHostileNames) {
       EXPECT_EQ(line->comm, comm);
       EXPECT_EQ(line->state, state) << comm;
       EXPECT_EQ(line->tid, 4250);
+      EXPECT_EQ(line->threads, 7);
     }
   }
   EXPECT_EQ(std::string("fifteen-chars-x").size(), 15u);
@@ -82,10 +84,14 @@ TEST(WatchProcLines, StatLineRejectsWhatIsNotOne) {
         "0 (x) S 1"}) {
     EXPECT_FALSE(parse_stat_line(bad)) << bad;
   }
-  // The last field may end the text (no newline, nothing after the state).
-  auto line = parse_stat_line("7 (x) D");
-  ASSERT_TRUE(line);
+  // Up to field 20 (the thread count), which may end the text.
+  auto line = parse_stat_line("7 (x) D 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 5");
+  ASSERT_TRUE(line) << line.error().message;
   EXPECT_EQ(line->state, 'D');
+  EXPECT_EQ(line->threads, 5);
+  EXPECT_FALSE(parse_stat_line("7 (x) D 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"));
+  EXPECT_FALSE(parse_stat_line("7 (x) D 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 x"));
+  EXPECT_FALSE(parse_stat_line("7 (x) D 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 0"));
 }
 
 TEST(WatchProcLines, SchedstatReadsThreeNumbers) {
