@@ -109,63 +109,63 @@ TEST(WatchProcLines, SchedstatReadsThreeNumbers) {
   }
 }
 
-constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kSecondNs = 1'000'000'000;
 
 TEST(WatchProcSplit, OnCpuAndQueuedAreTheScheduler) {
-  const Split s = split_interval(kSecond, 700'000'000, 300'000'000, 'R', 'R');
+  const Split s = split_interval(kSecondNs, 700'000'000, 300'000'000, 'R', 'R');
   EXPECT_DOUBLE_EQ(s.running, 0.7);
   EXPECT_DOUBLE_EQ(s.runnable, 0.3);
   EXPECT_NEAR(s.sleeping + s.blocked, 0, 1e-12);
 }
 
 TEST(WatchProcSplit, TheRestGoesByTheStatesAtBothEnds) {
-  Split s = split_interval(kSecond, 100'000'000, 0, 'S', 'S');
+  Split s = split_interval(kSecondNs, 100'000'000, 0, 'S', 'S');
   EXPECT_DOUBLE_EQ(s.running, 0.1);
   EXPECT_NEAR(s.sleeping, 0.9, 1e-12);
   EXPECT_EQ(s.blocked, 0);
-  s = split_interval(kSecond, 0, 0, 'D', 'D');
+  s = split_interval(kSecondNs, 0, 0, 'D', 'D');
   EXPECT_EQ(s.blocked, 1);
   EXPECT_EQ(s.sleeping, 0);
-  s = split_interval(kSecond, 0, 0, 'S', 'D');  // one of each: half each
+  s = split_interval(kSecondNs, 0, 0, 'S', 'D');  // one of each: half each
   EXPECT_DOUBLE_EQ(s.sleeping, 0.5);
   EXPECT_DOUBLE_EQ(s.blocked, 0.5);
-  s = split_interval(kSecond, 0, 0, 'D', 'I');
+  s = split_interval(kSecondNs, 0, 0, 'D', 'I');
   EXPECT_DOUBLE_EQ(s.sleeping, 0.5);
   EXPECT_DOUBLE_EQ(s.blocked, 0.5);
-  s = split_interval(kSecond, 500'000'000, 0, 'R', 'D');  // R says nothing: all to D
+  s = split_interval(kSecondNs, 500'000'000, 0, 'R', 'D');  // R says nothing: all to D
   EXPECT_DOUBLE_EQ(s.blocked, 0.5);
   EXPECT_EQ(s.sleeping, 0);
-  s = split_interval(kSecond, 0, 0, 'T', 'T');  // neither end says: sleeping
+  s = split_interval(kSecondNs, 0, 0, 'T', 'T');  // neither end says: sleeping
   EXPECT_EQ(s.sleeping, 1);
-  s = split_interval(kSecond, 0, 0, 'R', 'Z');
+  s = split_interval(kSecondNs, 0, 0, 'R', 'Z');
   EXPECT_EQ(s.sleeping, 1);
   EXPECT_EQ(s.queued, 0);
   // R at the end says where the rest went only when the start does not: asleep at the start,
   // then woken, the rest is mostly the sleep.
-  s = split_interval(kSecond, 200'000'000, 0, 'S', 'R');
+  s = split_interval(kSecondNs, 200'000'000, 0, 'S', 'R');
   EXPECT_NEAR(s.sleeping, 0.8, 1e-12);
   EXPECT_EQ(s.runnable, 0);
-  s = split_interval(kSecond, 0, 0, 'D', 'R');
+  s = split_interval(kSecondNs, 0, 0, 'D', 'R');
   EXPECT_EQ(s.blocked, 1);
-  s = split_interval(kSecond, 0, 0, 'R', 'S');  // R at the start: its wait is counted already
+  s = split_interval(kSecondNs, 0, 0, 'R', 'S');  // R at the start: its wait is counted already
   EXPECT_EQ(s.sleeping, 1);
 }
 
 // Queued at the read (R) after no sleep seen: the rest is a wait the kernel has not counted yet
 // (it adds a wait to schedstat when the thread gets its CPU), runnable, and marked as guessed.
 TEST(WatchProcSplit, QueuedAtTheReadIsRunnable) {
-  Split s = split_interval(kSecond, 100'000'000, 300'000'000, 'R', 'R');
+  Split s = split_interval(kSecondNs, 100'000'000, 300'000'000, 'R', 'R');
   EXPECT_DOUBLE_EQ(s.running, 0.1);
   EXPECT_NEAR(s.runnable, 0.9, 1e-12);
   EXPECT_NEAR(s.queued, 0.6, 1e-12);
   EXPECT_EQ(s.sleeping + s.blocked, 0);
-  s = split_interval(kSecond, 0, 0, 't', 'R');
+  s = split_interval(kSecondNs, 0, 0, 't', 'R');
   EXPECT_EQ(s.runnable, 1);
 }
 
 TEST(WatchProcSplit, SharesNeverPassTheInterval) {
   // The reads' own timing can make run + wait a little longer than the interval.
-  const Split s = split_interval(kSecond, 900'000'000, 300'000'000, 'R', 'R');
+  const Split s = split_interval(kSecondNs, 900'000'000, 300'000'000, 'R', 'R');
   EXPECT_DOUBLE_EQ(s.running + s.runnable, 1);
   EXPECT_DOUBLE_EQ(s.running, 0.75);
   EXPECT_EQ(s.sleeping + s.blocked, 0);
