@@ -290,6 +290,7 @@ ProcSignals::Outcome ProcSignals::read_thread(Pass& pass, pid_t tid) {
   t.name = now.name;
   t.state = now.state;
   now.state_since_ns = pass.t_ns;
+  now.queued_since_ns = pass.t_ns;
   // Counters that went back: another thread under a reused id, counted as new.
   const bool same = was != nullptr && now.run_ns >= was->run_ns && now.wait_ns >= was->wait_ns;
   if (same && pass.interval_ns > 0) {
@@ -312,13 +313,16 @@ ProcSignals::Outcome ProcSignals::read_thread(Pass& pass, pid_t tid) {
     t.span_s = pass.out->interval_s;
     // Off a CPU, a streak survives only if the thread has not run since (it left the state to
     // run); in R, running is the state.
-    if (now.state == was->state && (now.state == 'R' || (ran == 0 && !had_cpu))) {
+    const bool no_cpu = ran == 0 && !had_cpu;
+    if (now.state == was->state && (now.state == 'R' || no_cpu)) {
       now.state_since_ns = was->state_since_ns;
     }
+    if (now.state == 'R' && was->state == 'R' && no_cpu) now.queued_since_ns = was->queued_since_ns;
   } else if (!same && !pass.out->first && pass.pid_known && pass.interval_ns > 0) {
     pass.cpu_ns += now.run_ns;  // born in the interval: all its CPU is the interval's
   }
   t.in_state_s = static_cast<double>(pass.t_ns - now.state_since_ns) / 1e9;
+  t.queued_s = static_cast<double>(pass.t_ns - now.queued_since_ns) / 1e9;
   pass.held += now.stat_fd.valid() + now.sched_fd.valid();
   next_[tid] = std::move(now);
   pass.out->threads.push_back(std::move(t));
@@ -411,7 +415,8 @@ std::optional<double> signal_value(const Rule& rule, const ProcSample& sample) {
     if (glob != nullptr && ::fnmatch(glob, t.name.c_str(), 0) != 0) continue;
     matched = true;
     if (rule.measure == Measure::duration) {
-      if (state_matches(rule.state, t.state)) longest = std::max(longest, t.in_state_s);
+      if (!state_matches(rule.state, t.state)) continue;
+      longest = std::max(longest, rule.state == SchedState::runnable ? t.queued_s : t.in_state_s);
     } else if (t.span_s > 0) {
       weight += t.span_s;
       sum += share_of(t, rule.state) * t.span_s;

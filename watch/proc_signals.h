@@ -60,6 +60,10 @@ struct ThreadShares {
   // in `state`; for a state off a CPU (S, D, …), since the first read after it last ran (its
   // run time and slice count unchanged since). 0 at the read that first sees it there.
   double in_state_s = 0;
+  // In R, how long it has been queued without getting a CPU (s): since the first of the
+  // consecutive reads that saw it in R with its run time and slice count unchanged since; 0
+  // when it is not in R or has had a CPU since the last read.
+  double queued_s = 0;
 };
 
 struct ProcSample {
@@ -97,7 +101,8 @@ class ProcSignals {
     std::string name;
     char state = '?';
     int64_t state_since_ns = 0;
-    int64_t stat_t_ns = 0;       // when its stat was last read
+    int64_t queued_since_ns = 0;  // in R without a CPU since (ThreadShares::queued_s)
+    int64_t stat_t_ns = 0;        // when its stat was last read
     uint64_t queued_ns = 0;      // counted as runnable before the kernel counted it (Split::queued)
     UniqueFd stat_fd, sched_fd;  // its files, kept open (within the budget) or not (-1)
   };
@@ -116,7 +121,8 @@ class ProcSignals {
 //   - sched: share: the fraction of the matching threads' time in STATE over the interval,
 //     weighted by each thread's span;
 //   - sched: duration: the longest in_state_s among the matching threads in STATE now (0 when
-//     none is). R stands for both running and runnable: /proc cannot tell them apart.
+//     none is); for runnable, the longest queued_s (/proc shows running and runnable both as
+//     R: a thread that has not had a CPU since the last read was queued all along).
 // Threads match when the rule names no glob, or fnmatch(3) matches the glob on their name.
 // nullopt at the first read, and when no thread matches (or none has shares yet).
 std::optional<double> signal_value(const Rule& rule, const ProcSample& sample);

@@ -201,7 +201,9 @@ void spinner_and_sleepers(ProcSignals& signals) {
                                 << " blocked " << t->blocked;
     EXPECT_NEAR(t->running + t->runnable + t->sleeping + t->blocked, 1, 1e-9) << name;
     EXPECT_EQ(t->state, 'S') << name;
+    EXPECT_EQ(t->queued_s, 0) << name;
   }
+  EXPECT_LE(spinner->queued_s, s.interval_s);
   // The futex sleepers have not run since the first read: their stretch in S spans both.
   const ThreadShares* sleeper = thread_named(s, "sleeper-1");
   EXPECT_GT(sleeper->in_state_s, 0);

@@ -203,7 +203,13 @@ TEST(WatchProcValue, DurationIsTheLongestInTheStateNow) {
   EXPECT_EQ(signal_value(proc_rule("sched:blocked(thread=db-*) > 1s"), s), 4);
   EXPECT_EQ(signal_value(proc_rule("sched:sleeping(thread=db-*) > 1s"), s), 9);
   EXPECT_EQ(signal_value(proc_rule("sched:running(thread=db-*) > 1s"), s), 0);  // none in R
-  EXPECT_EQ(signal_value(proc_rule("sched:runnable > 1s"), s), 3);  // R: running or runnable
+  EXPECT_EQ(signal_value(proc_rule("sched:runnable(thread=db-*) > 1s"), s), 0);
+  EXPECT_EQ(signal_value(proc_rule("sched:running > 1s"), s), 3);
+  // R without a CPU for that long: runnable; `web` has had one since the last read.
+  EXPECT_EQ(signal_value(proc_rule("sched:runnable > 1s"), s), 0);
+  ProcSample queued = s;
+  queued.threads[3].queued_s = 1.5;
+  EXPECT_EQ(signal_value(proc_rule("sched:runnable(thread=web) > 1s"), queued), 1.5);
   EXPECT_EQ(signal_value(proc_rule("sched:blocked(thread=x*) > 1s"), s), std::nullopt);
   EXPECT_EQ(signal_value(proc_rule("sched:blocked(thread='db-[13]') > 1s"), s), 2.5);
 }
