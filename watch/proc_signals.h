@@ -52,7 +52,10 @@ struct ThreadShares {
   pid_t tid = 0;
   pid_t pid = 0;
   std::string name;  // comm, at most 15 bytes
-  char state = '?';  // the state now, as /proc shows it (R S D I T t Z X P W K)
+  // The state now, as /proc shows it (R S D I T t Z X P W K); for a thread asleep that has not
+  // been on a CPU since, as its stat showed it up to 5 s ago (a thread woken and still queued
+  // for its first slice may be R already).
+  char state = '?';
   // Shares of the last interval (sum ~1); all 0 at the thread's first read.
   double running = 0, runnable = 0, sleeping = 0, blocked = 0;
   double span_s = 0;  // the interval the shares cover (s); 0 at the thread's first read
