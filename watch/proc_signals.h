@@ -25,10 +25,10 @@
 // Cost: per thread one pread of schedstat (its descriptor kept open, within a budget), its
 // stat only when it may have changed (it ran, or 5 s passed), and the task directory listed
 // only when the threads changed. tests/bench/proc_signals_bench.cpp (Release, 2 vCPUs,
-// unpinned, threads asleep in a futex, busy host: load 11-13, other sessions' compiles and
-// stress-ng --cpu 0): one read of a 100-thread process ~0.3 ms of CPU (mean over 30 reads,
-// stat refreshes included), of a 1,000-thread one 2.5-3.0 ms; ~3 µs per thread (with every
-// file opened and closed at each read: 8-9 µs). At 1 Hz: 0.03% and 0.3% of one core.
+// unpinned, threads asleep in a futex, busy host: load 8-13, other sessions' compiles and
+// stress-ng --cpu 0): one read of a 100-thread process 0.3-0.4 ms of CPU (mean over 20-30
+// reads, stat refreshes included), of a 1,000-thread one 2.5-3.7 ms; 3-4 µs per thread (with
+// every file opened and closed at each read: 8-10 µs). At 1 Hz: ~0.04% and ~0.3% of one core.
 //
 // Not thread-safe: one ProcSignals per watcher loop.
 #pragma once
