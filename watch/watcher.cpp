@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "collectors/stacks/process_set.h"
@@ -147,8 +149,12 @@ class Signals {
   }
 
   // Reads every source at T_NS and feeds each rule; returns the first rule that holds now.
-  Watched* evaluate(stacks::ProcessSet& set, const std::vector<pid_t>& pids, int64_t t_ns) {
-    bool want_proc = false, want_mmv = false;
+  // ALWAYS_PROC: read the processes' threads even without a cpu or sched: rule (their shares are
+  // published).
+  Watched* evaluate(stacks::ProcessSet& set, const std::vector<pid_t>& pids, int64_t t_ns,
+                    bool always_proc) {
+    // MMV: always (the reports' metrics from before their trigger come from these reads).
+    bool want_proc = always_proc, want_mmv = true;
     for (const Watched& w : watched_) {
       const SignalKind k = w.state.rule().kind;
       want_proc |= k == SignalKind::cpu || k == SignalKind::sched;
@@ -190,6 +196,7 @@ class Signals {
   }
 
   std::vector<Watched>& watched() { return watched_; }
+  MmvSignals& mmv() { return mmv_; }
   const std::vector<Watched>& watched() const { return watched_; }
   const std::optional<ProcSample>& proc_sample() const { return proc_sample_; }
 
@@ -288,6 +295,7 @@ class Watcher {
   TriggerGate gate_;
   void publish_start(const std::vector<Rule>& rules);
   void publish_evaluation(int64_t now);
+  void publish_threads(int64_t now);
 
   std::optional<stacks::ProcessSet> set_;
   std::unique_ptr<Capture> capture_;
@@ -297,12 +305,15 @@ class Watcher {
   int64_t cpu_at_ns_ = 0;       // and when
   uint64_t stopped_us_ = 0;     // the target's threads stopped by the sampler, in all
   size_t stall_entries_ = 0;    // the sampler's per-thread stall figures already added
+  std::set<std::string> published_threads_;  // thread names with an instance of their own
+  int64_t threads_restarted_ns_ = 0;         // the last restart for new thread names
 };
 
 void Watcher::publish_start(const std::vector<Rule>& rules) {
   if (o_.publish.empty()) return;
   if (publisher_) {
-    if (auto r = publisher_->restart(published(rules), {}); !r) {
+    const std::vector<std::string> names(published_threads_.begin(), published_threads_.end());
+    if (auto r = publisher_->restart(published(rules), names); !r) {
       log_("PCP: the figures are no longer published: " + r.error().message);
       publisher_.reset();
     }
@@ -337,6 +348,55 @@ void Watcher::publish_evaluation(int64_t now) {
   const double ring_s =
       static_cast<double>(set_->now_ns() - std::min(set_->now_ns(), set_->oldest_round_ns())) / 1e9;
   publisher_->watcher(share, stopped_us_, ring_s, own_rss_bytes());
+  publish_threads(now);
+}
+
+void Watcher::publish_threads(int64_t now) {
+  const std::optional<ProcSample>& sample = signals_.proc_sample();
+  if (!sample || sample->first) return;
+  // Per thread name: the threads' shares weighted by the span each covers.
+  struct Sum {
+    uint32_t threads = 0;
+    double span = 0, running = 0, runnable = 0, blocked = 0;
+  };
+  std::map<std::string, Sum> by_name;
+  for (const ThreadShares& t : sample->threads) {
+    Sum& g = by_name[t.name];
+    ++g.threads;
+    g.span += t.span_s;
+    g.running += t.running * t.span_s;
+    g.runnable += t.runnable * t.span_s;
+    g.blocked += t.blocked * t.span_s;
+  }
+  // A name not published yet: the file again with it (at most every 10 s; past the publisher's
+  // own limit the rest go to "other").
+  bool fresh = false;
+  for (const auto& [name, g] : by_name) {
+    if (!published_threads_.contains(name) &&
+        published_threads_.size() < MmvPublisher::kMaxThreadGroups) {
+      fresh = true;
+    }
+  }
+  if (fresh && now - threads_restarted_ns_ >= 10'000'000'000LL) {
+    threads_restarted_ns_ = now;
+    for (const auto& [name, g] : by_name) {
+      if (published_threads_.size() < MmvPublisher::kMaxThreadGroups) published_threads_.insert(name);
+    }
+    std::vector<Rule> rules;
+    for (const Watched& w : signals_.watched()) rules.push_back(w.state.rule());
+    const std::vector<std::string> names(published_threads_.begin(), published_threads_.end());
+    if (auto r = publisher_->restart(published(rules), names); !r) {
+      log_("PCP: the figures are no longer published: " + r.error().message);
+      publisher_.reset();
+      return;
+    }
+  }
+  std::vector<GroupShares> groups;
+  for (const auto& [name, g] : by_name) {
+    const double span = g.span > 0 ? g.span : 1;
+    groups.push_back({name, g.threads, g.running / span, g.runnable / span, g.blocked / span});
+  }
+  publisher_->threads(groups);
 }
 
 Result<void> Watcher::open_set() {
@@ -407,7 +467,7 @@ void Watcher::start_capture(Watched& w, int64_t t_ns) {
   ro.output = c->dir;
   ro.frequency = o_.record_hz;
   ro.method = o_.method;
-  ro.mmv = o_.mmv;
+  ro.no_mmv = true;  // the watcher's own reads, from before the trigger on (finish_capture)
   ro.no_sched = o_.no_sched;
   ro.stacks_by_caller = true;
   ro.command_line = o_.command_line;
@@ -437,6 +497,21 @@ void Watcher::finish_capture() {
         std::round(static_cast<double>(c.trigger_sample_ns - c.first_sample_ns) / 1e6) / 1e3;
   }
   rec.meta["collectors"]["stacks"] = rec.stacks.figures;
+  // The MMV metrics: the watcher's reads, the ring's and those since the trigger.
+  MmvSignals& mmv = signals_.mmv();
+  rec.mmv = recording::Outcome();  // record() was told not to read them
+  if (mmv.rows() == 0) {
+    rec.mmv.skipped(o_.mmv.empty() ? "no MMV file of the watched processes" : "no MMV file read");
+  } else if (auto r = write_file_atomically((fs::path(c.dir) / report::kMmvSeries).string(),
+                                            mmv.series_tsv(kEvaluationNs));
+             !r) {
+    rec.mmv.failed(r.error().message);
+  } else {
+    rec.mmv.ok();
+    rec.mmv.figures["rows"] = mmv.rows();
+    rec.mmv.figures["interval_s"] = 1;
+  }
+  rec.meta["collectors"]["mmv"] = rec.mmv.figures;
   rec.meta["trigger"] = c.trigger;
   rec.meta["watch"] = {{"ring_s", o_.ring_s},
                        {"rate_hz", o_.rate_hz},
@@ -543,12 +618,14 @@ int Watcher::run() {
       if (!capture_) {
         const uint64_t t = set_->now_ns();
         set_->forget_before(t > static_cast<uint64_t>(ring_ns) ? t - ring_ns : 0);
+        const uint64_t real = realtime_ns();
+        signals_.mmv().forget_before(real > static_cast<uint64_t>(ring_ns) ? real - ring_ns : 0);
       }
     }
     now = static_cast<int64_t>(monotonic_ns());
     if (now >= next_eval) {
       next_eval = std::max(next_eval + kEvaluationNs, now);
-      Watched* holding = signals_.evaluate(*set_, watched_pids(), now);
+      Watched* holding = signals_.evaluate(*set_, watched_pids(), now, publisher_.has_value());
       if (holding && !capture_ && !stopping) {
         if (auto why = gate_.refused(now)) {
           if (!holding->said_refused) {

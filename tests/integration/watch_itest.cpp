@@ -100,6 +100,8 @@ TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
   // Calm samples in the ring (the rate is 4 Hz: a few whatever the load), then the burst.
   std::this_thread::sleep_for(1500ms);
+  timespec signalled{};
+  clock_gettime(CLOCK_REALTIME, &signalled);
   ASSERT_EQ(kill(target_->pid(), SIGUSR1), 0);
   ASSERT_TRUE(wait_for_text(err_, "wrote ")) << slurp(err_);
   // The lock goes on: the cooldown (600 s) holds back a second report.
@@ -123,9 +125,16 @@ TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
 
   auto samples = timed_samples::read((reports[0] / "stacks.samples.txt").string());
   ASSERT_TRUE(samples) << samples.error().message;
+  // The signal on the samples' axis (their time 0 is samples->real_ns on CLOCK_REALTIME); the
+  // rule is evaluated once a second, so rounds between the signal and the trigger may show the
+  // lock already.
+  const double signal_at =
+      (static_cast<double>(signalled.tv_sec) * 1e9 + static_cast<double>(signalled.tv_nsec) -
+       static_cast<double>(samples->real_ns)) / 1e9;
+  EXPECT_LE(signal_at, at);
   size_t before = 0, after_lock = 0;
   for (const auto& [t, share] : shares_holding(*samples, "contend_on_lock")) {
-    if (t < at - 0.5) {  // the calm: before the signal (the trigger's own round may see it)
+    if (t < signal_at - 0.05) {  // the calm: before the signal
       ++before;
       EXPECT_EQ(share, 0.0) << "a calm round at " << t << " s shows the lock";
     } else if (t > at && share > 0.3) {
@@ -162,6 +171,21 @@ TEST_F(WatchCli, TheRingHoldsItsSpanOnly) {
   EXPECT_GE(first, at - 1.1) << "the report holds more than the ring's second";
   EXPECT_LT(first, at) << "nothing from before the trigger";
   EXPECT_GE(at, 2.5);  // the calm lasted 2.5 s: more than the ring holds
+}
+
+// The cpu and sched: signals from /proc: calm workers sleep, so a rule on their sleeping share
+// fires, after holding for its two seconds; a cpu rule that cannot hold does not.
+TEST_F(WatchCli, ASchedRuleFiresOnTheCalmWorkers) {
+  pid_t h = start_watch({"--rule", "busy = cpu > 300%", "--rule",
+                         "calm = sched:sleeping(thread=worker-*) > 50% for 2s", "--after", "1",
+                         "--max-reports", "1", "--no-publish"});
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  EXPECT_EQ(meta["trigger"]["rule"], "calm");
+  EXPECT_GT(meta["trigger"]["value"].get<double>(), 0.5);
+  EXPECT_LE(meta["trigger"]["value"].get<double>(), 1.0);
 }
 
 TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
@@ -266,6 +290,15 @@ TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
   EXPECT_NE(out.find(" or \"deep\"] value 1\n"), std::string::npos) << out << slurp(err_);
   out = pminfo("mmv.test_watch.watch.rule.holds");
   EXPECT_NE(out.find(" or \"deep\"] value 0\n"), std::string::npos) << out;
+  // The target's threads by name: worker-1 … (one thread each), from the second evaluation on.
+  for (int i = 0; i < 100; ++i) {  // bounded
+    out = pminfo("mmv.test_watch.watch.threads.count");
+    if (out.find(" or \"worker-2\"] value 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(out.find(" or \"worker-2\"] value 1\n"), std::string::npos) << out;
+  out = pminfo("mmv.test_watch.watch.threads.running");
+  EXPECT_NE(out.find(" or \"worker-1\"] value "), std::string::npos) << out;
   app->rule(0, 120.0, true);  // the metric moves
   EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
   std::vector<fs::path> reports = watch_reports(dir_ / "reports");
