@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/series_tsv.h"
 #include "formats/timed_samples.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/private_pmcd.h"
@@ -186,6 +187,44 @@ TEST_F(WatchCli, ASchedRuleFiresOnTheCalmWorkers) {
   EXPECT_EQ(meta["trigger"]["rule"], "calm");
   EXPECT_GT(meta["trigger"]["value"].get<double>(), 0.5);
   EXPECT_LE(meta["trigger"]["value"].get<double>(), 1.0);
+}
+
+// The sample workload's MMV metrics: the report holds them from before the trigger (the
+// watcher's own reads) and after it, in one series file the metrics chart draws.
+TEST_F(WatchCli, TheReportHoldsTheMetricsFromBeforeTheTrigger) {
+#ifndef HEARTH_SAMPLE_WORKLOAD
+  GTEST_SKIP() << "the sample workload is not built in this build";
+#else
+  const std::string mmv_dir = (dir_ / "mmv").string();
+  fs::create_directories(mmv_dir);
+  auto workload = Target::start(HEARTH_SAMPLE_WORKLOAD,
+                                {"--ready", "--mmv-dir", mmv_dir, "--burn-cores", "0.2"});
+  ASSERT_TRUE(workload);
+  const std::vector<std::string> args = {
+      "watch", "-p", std::to_string(workload->pid()), "-o", (dir_ / "reports").string(),
+      "--mmv", mmv_dir, "--rule", "q = mmv:http.queue.depth >= 0 for 3s", "--ring", "30",
+      "--after", "2", "--max-reports", "1", "--no-publish"};
+  pid_t h = start_hearth(args, err_);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  EXPECT_EQ(meta["collectors"]["mmv"]["status"], "ok") << meta["collectors"]["mmv"];
+  auto samples = timed_samples::read((reports[0] / "stacks.samples.txt").string());
+  ASSERT_TRUE(samples) << samples.error().message;
+  const double trigger_real_ns =
+      static_cast<double>(samples->real_ns) + meta["trigger"]["at_s"].get<double>() * 1e9;
+  auto series = series::read_series_tsv((reports[0] / "mmv.tsv").string());
+  ASSERT_TRUE(series) << series.error().message;
+  size_t before = 0, after = 0;
+  for (const series::Point& p : series->points) {
+    if (series->metrics[p.metric].name != "http.queue.depth") continue;
+    (static_cast<double>(p.time_ns) < trigger_real_ns ? before : after)++;
+  }
+  EXPECT_GE(before, 3u) << "the rule held for 3 s: at least three reads before it fired";
+  EXPECT_GE(after, 1u);
+  EXPECT_TRUE(fs::exists(reports[0] / "metrics.svg"));
+#endif
 }
 
 TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
