@@ -11,11 +11,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/integration/private_pmcd.h"
 #include "watch/pcp_source.h"
 
 namespace hearth::watch {
@@ -24,101 +24,29 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr const char* kPmcd = "/usr/lib/pcp/bin/pmcd";
-constexpr const char* kPmnsMerge = "/usr/lib/pcp/bin/pmnsmerge";
-constexpr const char* kPmns = "/var/lib/pcp/pmns";
-constexpr const char* kPmdas = "/var/lib/pcp/pmdas";
-
-// Runs ARGV with its output appended to LOG; with RUN_DIR, PCP's run directory (where pmcd
-// keeps its pid file) is that one, not the host's.
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log,
-            const std::string& run_dir = "") {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!run_dir.empty()) setenv("PCP_RUN_DIR", run_dir.c_str(), 1);
-    std::FILE* out = std::freopen(log.c_str(), "a", stdout);
-    if (out != nullptr) dup2(fileno(out), 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int run(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = spawn(argv, log);
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+constexpr const char* kLinuxPmda = "/var/lib/pcp/pmdas/linux/pmda_linux.so";
 
 class PcpSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (pmcd's PMDAs run as root here)";
-    for (const char* tool : {kPmcd, kPmnsMerge}) {
+    for (const char* tool : {testing_support::PrivatePmcd::kPmcd,
+                             testing_support::PrivatePmcd::kPmnsMerge}) {
       ASSERT_EQ(access(tool, X_OK), 0) << "no " << tool << " (Debian's pcp; bin/setup installs it)";
     }
     dir_ = ::testing::TempDir() + "/pcp";
-    fs::create_directories(dir_);
-    log_ = dir_ + "/tools.log";
-    ASSERT_EQ(run({kPmnsMerge, std::string(kPmns) + "/root_pmcd",
-                   std::string(kPmns) + "/root_linux", dir_ + "/root"},
-                  log_),
-              0)
-        << slurp(log_);
-    std::ofstream(dir_ + "/pmcd.conf")
-        << "pmcd\t2\tdso\tpmcd_init\t" << kPmdas << "/pmcd/pmda_pmcd.so\n"
-        << "linux\t60\tdso\tlinux_init\t" << kPmdas << "/linux/pmda_linux.so\n";
-    socket_ = dir_ + "/pmcd.socket";
-    // A loopback port of its own (pmcd always listens on one): another pmcd on it makes this one
-    // exit, and the next port is tried.
-    std::mt19937 rng(std::random_device{}());
-    for (int attempt = 0; attempt < 5 && pmcd_ <= 0; ++attempt) {
-      const int port = 42000 + static_cast<int>(rng() % 20000);
-      const pid_t pid = spawn({kPmcd, "-f", "-i", "127.0.0.1", "-p", std::to_string(port), "-n",
-                               dir_ + "/root", "-c", dir_ + "/pmcd.conf", "-s", socket_, "-l",
-                               dir_ + "/pmcd.log", "-x", dir_ + "/pmcd.err", "-U", "root"},
-                              log_, dir_);
-      ASSERT_GT(pid, 0);
-      // Ready when a client connects through its socket (a generous bound, not a timing).
-      for (int wait = 0; wait < 200; ++wait) {
-        int status = 0;
-        if (waitpid(pid, &status, WNOHANG) == pid) break;  // exited: a port taken; try another
-        if (fs::exists(socket_) && PcpSource::connect(host())) {
-          pmcd_ = pid;
-          break;
-        }
-        std::this_thread::sleep_for(50ms);
-      }
-      if (pmcd_ <= 0 && kill(pid, 0) == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    }
-    ASSERT_GT(pmcd_, 0) << "pmcd did not start: " << slurp(dir_ + "/pmcd.log") << slurp(log_);
+    ASSERT_EQ(pmcd_.start(dir_, {{"linux", 60, "linux_init", kLinuxPmda}}), "");
   }
 
   void TearDown() override {
-    if (pmcd_ > 0) {
-      kill(pmcd_, SIGTERM);
-      waitpid(pmcd_, nullptr, 0);
-    }
     std::error_code ec;
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
-  std::string host() const { return "unix:" + socket_; }
+  std::string host() const { return "unix:" + pmcd_.socket(); }
 
-  std::string dir_, log_, socket_;
-  pid_t pmcd_ = 0;
+  std::string dir_;
+  testing_support::PrivatePmcd pmcd_;
 };
 
 TEST_F(PcpSourceTest, MetricsInstancesAndCountersAsRules) {
