@@ -36,6 +36,7 @@ struct OpenFile {
 
 struct MmvSignals::Impl {
   std::vector<std::string> named;
+  std::vector<std::string> also;  // read whoever writes them
   std::map<std::string, std::unique_ptr<OpenFile>> open;  // by path
   std::vector<Value> values;
   std::set<std::string> bad;  // paths said to be unreadable (once each, until read again)
@@ -87,6 +88,9 @@ void MmvSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
     paths = mmv::source_files(*sources);
   } else if (s.bad.insert("--mmv").second) {
     s.problems.push_back(sources.error().message);
+  }
+  for (const std::string& p : s.also) {
+    if (std::filesystem::exists(p)) paths.insert(p);
   }
   std::erase_if(s.open, [&](const auto& kv) { return !paths.contains(kv.first); });
   s.values.clear();
@@ -165,6 +169,11 @@ std::optional<std::vector<double>> MmvSignals::values(const std::string& metric,
   }
   if (!found || out.empty()) return std::nullopt;
   return out;
+}
+
+void MmvSignals::also_read(const std::string& path) {
+  if (std::find(impl_->also.begin(), impl_->also.end(), path) == impl_->also.end())
+    impl_->also.push_back(path);
 }
 
 void MmvSignals::forget_before(uint64_t real_ns) {

@@ -26,6 +26,9 @@ class MmvSignals {
   MmvSignals& operator=(MmvSignals&&) noexcept;
   ~MmvSignals();
 
+  // PATH is read too, whoever writes it (the watcher's own published figures).
+  void also_read(const std::string& path);
+
   // Reads every file now. T_NS: the caller's clock (counters' rates).
   void read(const std::vector<pid_t>& pids, int64_t t_ns);
 

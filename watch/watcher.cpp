@@ -325,6 +325,8 @@ void Watcher::publish_start(const std::vector<Rule>& rules) {
     return;
   }
   publisher_.emplace(std::move(*p));
+  // Its figures (each rule's value, the threads' shares) go into the reports' metrics too.
+  signals_.mmv().also_read(publisher_->path());
 }
 
 void Watcher::publish_evaluation(int64_t now) {

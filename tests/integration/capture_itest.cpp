@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/bpf_support.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
 
@@ -26,6 +27,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::program_exists;
+using hearth::testing_support::programs_held;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::start_hearth;
@@ -42,38 +45,6 @@ std::map<std::string, std::string> stacks_by_thread(const std::string& folded) {
     out[l.substr(0, semi)] = l.substr(semi + 1, space - semi - 1);
   }
   return out;
-}
-
-// The ids of the BPF programs named NAME that process PID holds a file descriptor of (from
-// /proc/PID/fdinfo: "prog_id:"). Other processes' programs (another hearth a parallel test
-// runs) are not counted.
-std::vector<__u32> programs_held(pid_t pid, const std::string& name) {
-  std::vector<__u32> ids;
-  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string info = slurp(e.path().string());
-    const size_t at = info.find("prog_id:\t");
-    if (at == std::string::npos) continue;
-    const __u32 id = static_cast<__u32>(std::stoul(info.substr(at + 9)));
-    const int fd = bpf_prog_get_fd_by_id(id);
-    if (fd < 0) continue;
-    bpf_prog_info prog = {};
-    __u32 len = sizeof prog;
-    if (bpf_obj_get_info_by_fd(fd, &prog, &len) == 0 && name == prog.name &&
-        std::find(ids.begin(), ids.end(), id) == ids.end())
-      ids.push_back(id);
-    close(fd);
-  }
-  return ids;
-}
-
-// Whether the kernel still has the BPF program with this id.
-bool program_exists(__u32 id) {
-  const int fd = bpf_prog_get_fd_by_id(id);
-  if (fd < 0) return false;
-  close(fd);
-  return true;
 }
 
 class Capture : public testing::Test {

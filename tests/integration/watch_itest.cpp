@@ -18,6 +18,7 @@
 
 #include "formats/series_tsv.h"
 #include "formats/timed_samples.h"
+#include "tests/integration/bpf_support.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/private_pmcd.h"
 #include "tests/integration/target_process.h"
@@ -230,9 +231,18 @@ TEST_F(WatchCli, TheReportHoldsTheMetricsFromBeforeTheTrigger) {
 TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
   pid_t h = start_watch({"--rule", "stack:'never_called_anywhere' > 50%", "--rate", "20"});
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  const std::vector<__u32> held = programs_held(h, "hearth_capture");
+  ASSERT_EQ(held.size(), 1u) << "the watcher holds no capture program";
   std::this_thread::sleep_for(500ms);
   kill(h, SIGKILL);
   waitpid(h, nullptr, 0);
+  // The kernel frees the program with its last reference (our descriptors): at exit.
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !program_exists(held[0]);
+    if (!gone) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(gone) << "program " << held[0] << " still loaded after hearth watch was killed";
   std::string status = slurp("/proc/" + std::to_string(target_->pid()) + "/status");
   EXPECT_NE(status.find("TracerPid:\t0\n"), std::string::npos) << status;
   EXPECT_EQ(status.find("State:\tt"), std::string::npos) << status;
@@ -345,6 +355,16 @@ TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
   auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
   EXPECT_EQ(meta["trigger"]["rule"], "deep");
   EXPECT_EQ(meta["trigger"]["value"].get<double>(), 120.0);
+  // The watcher's own figures are in the report's metrics, from before the trigger on.
+  auto series = series::read_series_tsv((reports[0] / "mmv.tsv").string());
+  ASSERT_TRUE(series) << series.error().message;
+  size_t rule_values = 0;
+  for (const series::Point& p : series->points) {
+    const series::MetricInfo& m = series->metrics[p.metric];
+    if (m.name == "watch.rule.value" && series->series[m.series - 1].name == "test_watch")
+      ++rule_values;
+  }
+  EXPECT_GE(rule_values, 2u);
   // The watcher has ended: its file is gone, and with it its metrics.
   out = pminfo("mmv.test_watch.watch.up");
   EXPECT_NE(out.find("Unknown metric name"), std::string::npos) << out << slurp(err_);
