@@ -613,6 +613,7 @@ int Watcher::run() {
         }
         break;
       }
+      for (const std::string& n : set_->notices()) log_(n);  // processes joining, exiting
       next_sample = std::max(next_sample + period_ns(), now);
       if (capture_ && capture_->first_full_ns == 0) {
         capture_->first_full_ns = static_cast<int64_t>(monotonic_ns());

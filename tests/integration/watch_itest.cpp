@@ -228,6 +228,32 @@ TEST_F(WatchCli, TheReportHoldsTheMetricsFromBeforeTheTrigger) {
 #endif
 }
 
+// --comm follows a service across a restart: the process that starts after the first exited
+// joins, and its misbehaviour fires the rule.
+TEST_F(WatchCli, ACommSelectionFollowsARestart) {
+  const std::string tag = "watch-restart-" + std::to_string(getpid());
+  auto first = Target::start("burst_target-nofp", {"--threads", "2", "--tag", tag});
+  ASSERT_TRUE(first);
+  pid_t h = start_hearth({"watch", "--comm", "burst_target.*" + tag, "-o",
+                          (dir_ / "reports").string(), "--rule",
+                          "lock = stack:'contend_on_lock' > 30%", "--after", "1",
+                          "--max-reports", "1", "--no-publish"},
+                         err_);
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  const pid_t first_pid = first->pid();
+  first.reset();  // its stdin closes: it exits
+  ASSERT_TRUE(wait_for_text(err_, "process " + std::to_string(first_pid))) << slurp(err_);
+  auto second = Target::start("burst_target-nofp", {"--threads", "2", "--tag", tag});
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(wait_for_text(err_, "process " + std::to_string(second->pid()))) << slurp(err_);
+  ASSERT_EQ(kill(second->pid(), SIGUSR1), 0);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  const std::string json = slurp((reports[0] / "report.json").string());
+  EXPECT_NE(json.find("\"pid\": " + std::to_string(second->pid())), std::string::npos) << json;
+}
+
 TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
   pid_t h = start_watch({"--rule", "stack:'never_called_anywhere' > 50%", "--rate", "20"});
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);

@@ -1,12 +1,13 @@
 // A service that is calm until told otherwise, for `hearth watch`'s tests: the calm before a
 // trigger and the misbehaviour after it.
 //
-//   burst_target [--threads N]
+//   burst_target [--threads N] [--tag TEXT]
 //
 // N worker threads (default 4, named worker-1..N) sleep in calm_wait() (1 ms naps). On SIGUSR1
 // they all start contending on one mutex in contend_on_lock(): each takes it, spins ~200 µs
 // under it, lets it go, over and over; SIGUSR2 calms them again. Prints "ready PID" once every
-// worker runs under its name; exits when stdin closes.
+// worker runs under its name; exits when stdin closes. --tag is not used: it puts TEXT in the
+// command line, for a test that finds its own target by name (hearth watch --comm).
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
