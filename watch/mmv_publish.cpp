@@ -105,7 +105,7 @@ const PubMetricSpec kPubMetrics[] = {
   {kItemRingSeconds, "watch.ring.seconds", MMV_TYPE_DOUBLE, MMV_SEM_INSTANT, kUnitsSeconds,
    kPubNoIndom, "span of the history the ring holds"},
   {kItemRingBytes, "watch.ring.bytes", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsBytes, kPubNoIndom,
-   "memory the ring holds"},
+   "hearth's resident memory: the ring and the symbol tables"},
 };
 // clang-format on
 

@@ -413,8 +413,10 @@ Result<void> Watcher::open_set() {
   return {};
 }
 
+// The sampler's live processes: the selection as its last round found it (no /proc scan of
+// ours each second: a --comm selection on a host of many processes would pay for it).
 std::vector<pid_t> Watcher::watched_pids() const {
-  return recording::selected_processes(o_.selection).value_or(std::vector<pid_t>());
+  return set_->live_pids();
 }
 
 void Watcher::reload() {

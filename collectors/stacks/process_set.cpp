@@ -427,6 +427,14 @@ uint64_t ProcessSet::oldest_round_ns() const {
   return oldest;
 }
 
+std::vector<pid_t> ProcessSet::live_pids() const {
+  std::vector<pid_t> out;
+  for (const auto& m : members_) {
+    if (m->live) out.push_back(m->pid);
+  }
+  return out;
+}
+
 size_t ProcessSet::rounds_held() const {
   size_t most = 0;
   for (const auto& m : members_) most = std::max(most, m->sampler.round_count());

@@ -80,6 +80,8 @@ class ProcessSet {
   // round held (now_ns() when none is).
   uint64_t now_ns() const;
   uint64_t oldest_round_ns() const;
+  // The processes sampled now (those that have not exited), in the order they joined.
+  std::vector<pid_t> live_pids() const;
   // Rounds held now (the most any process has): rounds() less those forget_before() dropped.
   size_t rounds_held() const;
 
