@@ -13,12 +13,14 @@
 # in the stopped state (a tracer's stop, 't') is read from sched.states.tsv as a share of all
 # their time. Then the trigger path: a rule that holds once it has for 15 s, --ring 10 --after 3
 # --max-reports 1, --trigger-runs times: report.json's watch.trigger_to_first_sample_ms and
-# collectors.stacks.before_trigger_s against --ring.
+# collectors.stacks.before_trigger_s against --ring. With --ring-run SECONDS, last (no hogs):
+# one hearth watch --ring 600 for that long, its RSS each minute, so the memory of a full
+# 10-minute ring is measured (--ring-run 660) rather than extrapolated from the window's growth.
 # Unpinned, as production runs; --load "idle busy" (busy: stress-ng --cpu 0, a hog per vCPU).
 # Informational only: the exit status says whether the script ran, never whether a goal was met.
 #
 # usage: tests/bench/watch_bench.sh [--seconds 60] [--load "idle busy"] [--trigger-runs 3]
-#            [--skip-gdb] [--hearth PATH] [--workload PATH]
+#            [--ring-run SECONDS] [--skip-gdb] [--hearth PATH] [--workload PATH]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,20 +29,22 @@ workload=$root/build/samples/workload/hearth-sample-workload
 seconds=60
 loads="idle busy"
 trigger_runs=3
+ring_run=0
 skip_gdb=0
 while (($#)); do
   case $1 in
     --seconds) seconds=${2:?}; shift 2 ;;
     --load) loads=${2:?}; shift 2 ;;
     --trigger-runs) trigger_runs=${2:?}; shift 2 ;;
+    --ring-run) ring_run=${2:?}; shift 2 ;;
     --skip-gdb) skip_gdb=1; shift ;;
     --hearth) hearth=${2:?}; shift 2 ;;
     --workload) workload=${2:?}; shift 2 ;;
-    *) sed -n '20,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '22,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-[[ $seconds =~ ^[1-9][0-9]*$ && $trigger_runs =~ ^[0-9]+$ ]] ||
-  { echo "watch_bench: --seconds wants a positive integer, --trigger-runs 0 or more" >&2; exit 2; }
+[[ $seconds =~ ^[1-9][0-9]*$ && $trigger_runs =~ ^[0-9]+$ && $ring_run =~ ^[0-9]+$ ]] ||
+  { echo "watch_bench: --seconds wants a positive integer, --trigger-runs and --ring-run 0 or more" >&2; exit 2; }
 for l in $loads; do
   [[ $l == idle || $l == busy ]] || { echo "watch_bench: --load takes idle and busy" >&2; exit 2; }
 done
@@ -212,6 +216,34 @@ run_trigger() {
           (.trigger.at_s // "-")] | @tsv' "$r" | tr '\t' ' '
 }
 
+# The long run: hearth watch --ring 600 for RING_RUN seconds, its RSS each minute.
+run_ring() {
+  local name="watchbenchring$$"
+  "$hearth" watch -p "$wpid" -o "$work/ring" --rule "quiet = stack:'no_such_frame_anywhere' > 50%" \
+    --rate 1 --ring 600 --publish "$name" 2>"$work/ring.err" &
+  local h=$!
+  pids+=("$h")
+  wait_for_line "$work/ring.err" 'hearth watch: watching' 120 "$h" ||
+    { echo "watch_bench: hearth watch did not start:" >&2; cat "$work/ring.err" >&2; return 1; }
+  local a w0 t0 i curve=""
+  a=$(ticks "$h"); w0=$(written "$h"); t0=$EPOCHREALTIME
+  for ((i = 1; i <= ring_run; i++)); do
+    sleep 1
+    ((i % 60 == 0 || i == ring_run)) && curve+=" ${i}s:$(($(status_kb "$h" VmRSS) / 1024))"
+  done
+  local b w1 hwm t1
+  b=$(ticks "$h"); w1=$(written "$h"); hwm=$(status_kb "$h" VmHWM); t1=$EPOCHREALTIME
+  "$hearth" mmv "$name" -n 1 >"$work/ring.mmv" 2>&1 || true
+  kill -TERM "$h"
+  wait "$h" || true
+  echo "RSS MB after${curve}"
+  awk -v a="$a" -v b="$b" -v t="$hz_ticks" -v t0="$t0" -v t1="$t1" -v w0="$w0" -v w1="$w1" -v hwm="$hwm" 'BEGIN {
+    s = t1 - t0
+    printf "peak RSS (VmHWM) %.1f MB; CPU %.3f%% of one core and %.1f KB/min written over %.0f s\n",
+      hwm / 1024, 100 * (b - a) / t / s, (w1 - w0) / 1024 / (s / 60), s }'
+  awk -F'\t' '!/^#/ && $3 ~ /^watch\.(sampling\.stopped|ring)/ {printf "its MMV file: %s %s\n", $3, $NF}' "$work/ring.mmv"
+}
+
 median() { sort -n | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
 printf 'watch_bench: hearth-sample-workload (pid %d, %d threads), --seconds %d, %s vCPUs, unpinned, kernel %s, %s\n' \
@@ -257,6 +289,13 @@ for load in $loads; do
       "least before_trigger_s $(awk '$2 != "-" {print $2}' "$work/$load.triggers" | sort -n | head -1) (--ring 10)"
   fi
 done
+if ((ring_run)); then
+  echo
+  echo "== a full ring, measured: hearth watch --rate 1 --ring 600 for ${ring_run} s, idle (no hogs):" \
+    "load average before $(cut -d' ' -f1-3 /proc/loadavg)"
+  run_ring
+  echo "load average after $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 echo
 echo "goals (issue 31): hearth CPU <= 0.5% of one core; stopped <= 0.01% of the threads' time;"
 echo "  <= 50 MB for a 10-minute ring; <= 1 MB/min written while nothing fires;"
