@@ -145,6 +145,7 @@ run_hearth() {
   wait "$sched_pid" || true
   b=$(ticks "$h"); w1=$(written "$h"); rss1=$(status_kb "$h" VmRSS); hwm=$(status_kb "$h" VmHWM)
   t1=$EPOCHREALTIME
+  echo "$(($(status_kb "$h" RssAnon) / 1024)) $(($(status_kb "$h" RssFile) / 1024))" >"$work/$load.rss_split"
   "$hearth" mmv "$name" -n 1 >"$work/$load.watch.mmv" 2>&1 || true
   kill -TERM "$h"
   wait "$h" || true
@@ -233,10 +234,12 @@ run_ring() {
   done
   local b w1 hwm t1
   b=$(ticks "$h"); w1=$(written "$h"); hwm=$(status_kb "$h" VmHWM); t1=$EPOCHREALTIME
+  local anon file
+  anon=$(($(status_kb "$h" RssAnon) / 1024)); file=$(($(status_kb "$h" RssFile) / 1024))
   "$hearth" mmv "$name" -n 1 >"$work/ring.mmv" 2>&1 || true
   kill -TERM "$h"
   wait "$h" || true
-  echo "RSS MB after${curve}"
+  echo "RSS MB after${curve}; at the end ${anon} MB anonymous, ${file} MB file-backed"
   awk -v a="$a" -v b="$b" -v t="$hz_ticks" -v t0="$t0" -v t1="$t1" -v w0="$w0" -v w1="$w1" -v hwm="$hwm" 'BEGIN {
     s = t1 - t0
     printf "peak RSS (VmHWM) %.1f MB; CPU %.3f%% of one core and %.1f KB/min written over %.0f s\n",
@@ -279,7 +282,10 @@ for load in $loads; do
     g = (r1 - r0) / s * 60; if (g < 0) g = 0
     left = (600 - ws) / 60; if (left < 0) left = 0
     printf "hearth memory: RSS %.1f -> %.1f MB over the %d s window (%+.2f MB/min), watched %.0f s in all;\n", r0, r1, s, (r1 - r0) / s * 60, ws
-    printf "  a full 10-minute ring (--ring 600 at 1 Hz), extrapolated from that growth: %.1f MB\n", hm + g * left }'
+    printf "  a full 10-minute ring (--ring 600 at 1 Hz), extrapolated from that growth: %.1f MB\n", hm + g * left
+    printf "  (a one-off step inside the window inflates this: --ring-run 660 measures it)\n" }'
+  read -r anon file <"$work/$load.rss_split"
+  echo "  RSS at the end: ${anon} MB anonymous, ${file} MB file-backed (mapped binaries and debug info)"
   echo "hearth watch's own figures (its MMV file, at the window's end):"
   awk -F'\t' '!/^#/ && $3 ~ /^watch\.(sampling|ring)\./ {printf "  %s %s\n", $3, $NF}' "$work/$load.watch.mmv"
   if ((trigger_runs)); then
