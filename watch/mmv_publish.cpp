@@ -101,7 +101,8 @@ const PubMetricSpec kPubMetrics[] = {
   {kItemSamplingCpu, "watch.sampling.cpu", MMV_TYPE_DOUBLE, MMV_SEM_INSTANT, kUnitsNone, kPubNoIndom,
    "hearth's own CPU over the last second, a share of one core"},
   {kItemSamplingStopped, "watch.sampling.stopped_us", MMV_TYPE_U64, MMV_SEM_COUNTER, kUnitsMicros,
-   kPubNoIndom, "time the target's threads were kept stopped by hearth"},
+   kPubNoIndom, "time the target's threads were stopped by hearth, as hearth times it (stop "
+                "request to release: more than the scheduler sees)"},
   {kItemRingSeconds, "watch.ring.seconds", MMV_TYPE_DOUBLE, MMV_SEM_INSTANT, kUnitsSeconds,
    kPubNoIndom, "span of the history the ring holds"},
   {kItemRingBytes, "watch.ring.bytes", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsBytes, kPubNoIndom,

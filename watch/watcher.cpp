@@ -621,10 +621,14 @@ int Watcher::run() {
         capture_->first_full_ns = static_cast<int64_t>(monotonic_ns());
       }
       if (!capture_) {
+        // The ring holds RING seconds at least: one sample period more, so that a trigger
+        // between two samples still has the whole span before it.
+        const uint64_t keep = static_cast<uint64_t>(ring_ns + period_ns());
         const uint64_t t = set_->now_ns();
-        set_->forget_before(t > static_cast<uint64_t>(ring_ns) ? t - ring_ns : 0);
+        set_->forget_before(t > keep ? t - keep : 0);
         const uint64_t real = realtime_ns();
-        signals_.mmv().forget_before(real > static_cast<uint64_t>(ring_ns) ? real - ring_ns : 0);
+        const uint64_t keep_mmv = static_cast<uint64_t>(ring_ns + kEvaluationNs);
+        signals_.mmv().forget_before(real > keep_mmv ? real - keep_mmv : 0);
       }
     }
     now = static_cast<int64_t>(monotonic_ns());
