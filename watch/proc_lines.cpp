@@ -1,5 +1,6 @@
 // The /proc lines behind `hearth watch`'s cpu and sched: signals (watch/proc_signals.h):
 // a thread's stat and schedstat. Pure: text in, fields out.
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -60,6 +61,48 @@ Result<SchedStat> parse_schedstat(std::string_view text) {
     }
     text.remove_prefix(i < 2 ? blank + 1 : blank);
   }
+  return s;
+}
+
+namespace {
+
+// Where the off-CPU rest of an interval goes, by the state seen at one end.
+enum class OffKind { unknown, sleeping, blocked };
+
+OffKind off_kind(char state) {
+  if (state == 'S' || state == 'I') return OffKind::sleeping;
+  if (state == 'D') return OffKind::blocked;
+  return OffKind::unknown;
+}
+
+}  // namespace
+
+Split split_interval(int64_t interval_ns, uint64_t run_ns, uint64_t wait_ns, char before,
+                     char now) {
+  Split s;
+  if (interval_ns <= 0) return s;
+  const double total = std::max(static_cast<double>(interval_ns),
+                                static_cast<double>(run_ns) + static_cast<double>(wait_ns));
+  s.running = static_cast<double>(run_ns) / total;
+  s.runnable = static_cast<double>(wait_ns) / total;
+  const double off = std::max(0.0, 1.0 - s.running - s.runnable);
+  // The approximation (header): the rest goes by the state at the two ends. S (I) and D say
+  // where it went; R at the end, after an R (or another state) at the start, says it is
+  // queued now, a wait the kernel counts only once it gets a CPU; R at the start and the
+  // other states (T, t, …) say nothing. With nothing said, sleeping: the commonest way to be
+  // off a CPU.
+  OffKind a = off_kind(before), b = off_kind(now);
+  if (a == OffKind::unknown && b == OffKind::unknown && now == 'R') {
+    s.queued = off;
+    s.runnable += off;
+    return s;
+  }
+  if (a == OffKind::unknown) a = b;
+  if (b == OffKind::unknown) b = a;
+  if (a == OffKind::unknown) a = b = OffKind::sleeping;
+  const double half = off / 2;
+  s.sleeping = (a == OffKind::sleeping ? half : 0) + (b == OffKind::sleeping ? half : 0);
+  s.blocked = (a == OffKind::blocked ? half : 0) + (b == OffKind::blocked ? half : 0);
   return s;
 }
 

@@ -93,13 +93,9 @@ auto read_thread_file(int dirfd, pid_t pid, pid_t tid, const char* file, UniqueF
   return *parsed;
 }
 
-// Where the off-CPU rest of an interval goes, by the state seen at one end.
-enum class OffKind { unknown, sleeping, blocked };
-
-OffKind off_kind(char state) {
-  if (state == 'S' || state == 'I') return OffKind::sleeping;
-  if (state == 'D') return OffKind::blocked;
-  return OffKind::unknown;
+// A state off a CPU that split_interval() knows: S, I (sleeping) or D (blocked).
+bool asleep(char state) {
+  return state == 'S' || state == 'I' || state == 'D';
 }
 
 double share_of(const ThreadShares& t, SchedState s) {
@@ -117,35 +113,6 @@ double share_of(const ThreadShares& t, SchedState s) {
 }
 
 }  // namespace
-
-Split split_interval(int64_t interval_ns, uint64_t run_ns, uint64_t wait_ns, char before,
-                     char now) {
-  Split s;
-  if (interval_ns <= 0) return s;
-  const double total = std::max(static_cast<double>(interval_ns),
-                                static_cast<double>(run_ns) + static_cast<double>(wait_ns));
-  s.running = static_cast<double>(run_ns) / total;
-  s.runnable = static_cast<double>(wait_ns) / total;
-  const double off = std::max(0.0, 1.0 - s.running - s.runnable);
-  // The approximation (header): the rest goes by the state at the two ends. S (I) and D say
-  // where it went; R at the end, after an R (or another state) at the start, says it is
-  // queued now, a wait the kernel counts only once it gets a CPU; R at the start and the
-  // other states (T, t, …) say nothing. With nothing said, sleeping: the commonest way to be
-  // off a CPU.
-  OffKind a = off_kind(before), b = off_kind(now);
-  if (a == OffKind::unknown && b == OffKind::unknown && now == 'R') {
-    s.queued = off;
-    s.runnable += off;
-    return s;
-  }
-  if (a == OffKind::unknown) a = b;
-  if (b == OffKind::unknown) b = a;
-  if (a == OffKind::unknown) a = b = OffKind::sleeping;
-  const double half = off / 2;
-  s.sleeping = (a == OffKind::sleeping ? half : 0) + (b == OffKind::sleeping ? half : 0);
-  s.blocked = (a == OffKind::blocked ? half : 0) + (b == OffKind::blocked ? half : 0);
-  return s;
-}
 
 ProcSignals::ProcSignals() {
   rlimit limit{};
@@ -212,7 +179,7 @@ ProcSignals::Outcome ProcSignals::read_thread(Pass& pass, pid_t tid) {
   const Seen* was = prev == seen_.end() ? nullptr : &prev->second;
   const bool unchanged = tid != pid && was != nullptr && was->run_ns == now.run_ns &&
                          was->wait_ns == now.wait_ns && was->slices == now.slices &&
-                         off_kind(was->state) != OffKind::unknown &&
+                         asleep(was->state) &&
                          pass.t_ns - was->stat_t_ns < kStatRefreshNs;
   if (unchanged) {
     now.name = was->name;

@@ -254,6 +254,43 @@ TEST_F(WatchCli, ACommSelectionFollowsARestart) {
   EXPECT_NE(json.find("\"pid\": " + std::to_string(second->pid())), std::string::npos) << json;
 }
 
+// A rule over threads that never appear says so once, after its ten seconds without a value,
+// and the watcher goes on.
+TEST_F(WatchCli, ARuleOverThreadsThatNeverAppearSaysSoOnce) {
+  pid_t h = start_watch({"--rule", "db = sched:blocked(thread=db-*) > 1s", "--no-publish"});
+  ASSERT_TRUE(wait_for_text(err_, "has had no value for 10 s")) << slurp(err_);
+  std::this_thread::sleep_for(1500ms);  // a second evaluation without a value: no second line
+  kill(h, SIGTERM);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  const std::string err = slurp(err_);
+  const std::string line =
+      "rule db: sched:blocked(thread=db-*) has had no value for 10 s (no thread named like "
+      "'db-*'); still watching it";
+  const size_t at = err.find(line);
+  EXPECT_NE(at, std::string::npos) << err;
+  EXPECT_EQ(err.find("has had no value", at + line.size()), std::string::npos) << err;
+  EXPECT_TRUE(watch_reports(dir_ / "reports").empty());
+}
+
+// The disk budget: a report over it removes the older one, never the one just written.
+TEST_F(WatchCli, TheDiskBudgetRemovesTheOlderReport) {
+  pid_t h = start_watch({"--rule", "calm = stack:'calm_wait' > 30%", "--after", "1",
+                         "--cooldown", "0", "--max-reports", "2", "--disk-budget", "0.001",
+                         "--no-publish"});
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);
+  const std::string err = slurp(err_);
+  const size_t first = err.find("wrote ");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_NE(err.find("wrote ", first + 1), std::string::npos) << err;
+  EXPECT_NE(err.find("(over the disk budget)"), std::string::npos) << err;
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << err;
+  // The one left is the second.
+  EXPECT_NE(err.find("removed the report "), std::string::npos);
+  EXPECT_EQ(err.find("removed the report " + reports[0].filename().string()), std::string::npos)
+      << err;
+}
+
 TEST_F(WatchCli, SigkillLeavesTheTargetRunningAndUntraced) {
   pid_t h = start_watch({"--rule", "stack:'never_called_anywhere' > 50%", "--rate", "20"});
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
