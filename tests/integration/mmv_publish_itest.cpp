@@ -128,7 +128,7 @@ TEST_F(MmvPublishPcp, PminfoShowsTheValuesAndTheirChanges) {
         "reports.removed", "sampling.cpu", "ring.seconds", "ring.bytes"}) {
     EXPECT_NE(out.find("mmv.hearth.watch." + std::string(m) + "\n"), std::string::npos) << m;
   }
-  EXPECT_NE(out.find("time the target's threads were kept stopped by hearth"), std::string::npos)
+  EXPECT_NE(out.find("time the target's threads were stopped by hearth, as hearth times it"), std::string::npos)
       << out;
   out = pminfo({"-f", "mmv.hearth.watch.rule.text"});
   EXPECT_NE(out.find(" or \"busy\"] value \"cpu > 90%\"\n"), std::string::npos) << out;

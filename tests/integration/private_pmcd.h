@@ -5,11 +5,14 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -88,6 +91,9 @@ class PrivatePmcd {
     std::mt19937 rng(std::random_device{}());
     for (int attempt = 0; attempt < 5 && pid_ <= 0; ++attempt) {
       const int port = 42000 + static_cast<int>(rng() % 20000);
+      // A socket left by an attempt killed below would read as this one's before it is made.
+      std::error_code ec;
+      std::filesystem::remove(socket_, ec);
       const pid_t pid = spawn({kPmcd, "-f", "-i", "127.0.0.1", "-p", std::to_string(port), "-n",
                                dir_ + "/root", "-c", dir_ + "/pmcd.conf", "-s", socket_, "-l",
                                dir_ + "/pmcd.log", "-x", dir_ + "/pmcd.err", "-U", "root"},
@@ -97,7 +103,7 @@ class PrivatePmcd {
       for (int wait = 0; wait < 200; ++wait) {
         int status = 0;
         if (waitpid(pid, &status, WNOHANG) == pid) break;  // exited: a port taken; try another
-        if (std::filesystem::exists(socket_) && listening(port)) {
+        if (accepts(socket_) && listening(port)) {
           pid_ = pid;
           port_ = port;
           break;
@@ -125,6 +131,19 @@ class PrivatePmcd {
   const std::string& dir() const { return dir_; }
 
  private:
+  // A client can connect to the unix socket at PATH (pmcd's own, ready to serve).
+  static bool accepts(const std::string& path) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path.size() >= sizeof addr.sun_path) return false;
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+  }
+
   // Something listens on 127.0.0.1:PORT (the line in /proc/net/tcp, state 0A).
   static bool listening(int port) {
     char want[32];

@@ -165,12 +165,14 @@ TEST_F(WatchCli, TheRingHoldsItsSpanOnly) {
   auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
   const double at = meta["trigger"]["at_s"].get<double>();
   const double before = meta["collectors"]["stacks"]["before_trigger_s"].get<double>();
-  EXPECT_LE(before, 1.1);
+  // About the ring's second (and a sample period, and what a loaded machine adds to the
+  // periods), well short of the 2.5 s of calm.
+  EXPECT_LE(before, 1.6);
   auto samples = timed_samples::read((reports[0] / "stacks.samples.txt").string());
   ASSERT_TRUE(samples) << samples.error().message;
   ASSERT_FALSE(samples->rounds.empty());
   const double first = static_cast<double>(samples->rounds.front().time_ns) / 1e9;
-  EXPECT_GE(first, at - 1.1) << "the report holds more than the ring's second";
+  EXPECT_GE(first, at - 1.6) << "the report holds much more than the ring's second";
   EXPECT_LT(first, at) << "nothing from before the trigger";
   EXPECT_GE(at, 2.5);  // the calm lasted 2.5 s: more than the ring holds
 }
