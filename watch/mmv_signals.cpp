@@ -37,6 +37,14 @@ struct OpenFile {
 struct MmvSignals::Impl {
   std::vector<std::string> named;
   std::vector<std::string> also;  // read whoever writes them
+  // The files of PCP's directory written by the processes, as last found: looked for again
+  // (every file of the directory opened) only when the directory or the processes changed, and
+  // every kRescanNs (a file still being written by its writer when last looked at).
+  std::vector<std::string> found;
+  std::vector<pid_t> found_for;
+  std::filesystem::file_time_type found_mtime{};
+  int64_t found_at_ns = 0;
+  bool scanned = false;
   std::map<std::string, std::unique_ptr<OpenFile>> open;  // by path
   std::vector<Value> values;
   std::set<std::string> bad;  // paths said to be unreadable (once each, until read again)
@@ -83,7 +91,19 @@ void MmvSignals::read(const std::vector<pid_t>& pids, int64_t t_ns) {
   std::set<std::string> paths;
   const std::string dir = mmv::default_mmv_dir();
   if (s.named.empty()) {
-    for (const mmv::Source& src : mmv::sources_written_by(dir, pids)) paths.insert(src.path);
+    constexpr int64_t kRescanNs = 10'000'000'000;
+    std::error_code ec;
+    const auto mtime = std::filesystem::last_write_time(dir, ec);
+    if (!s.scanned || pids != s.found_for || mtime != s.found_mtime ||
+        t_ns - s.found_at_ns >= kRescanNs) {
+      s.found.clear();
+      for (const mmv::Source& src : mmv::sources_written_by(dir, pids)) s.found.push_back(src.path);
+      s.found_for = pids;
+      s.found_mtime = mtime;
+      s.found_at_ns = t_ns;
+      s.scanned = true;
+    }
+    paths.insert(s.found.begin(), s.found.end());
   } else if (auto sources = mmv::resolve_sources(s.named, dir)) {
     paths = mmv::source_files(*sources);
   } else if (s.bad.insert("--mmv").second) {
