@@ -35,10 +35,8 @@ idle_then_busy() {
   shift
   need_pkg stress-ng stress-ng
   env "$var=idle" "$0" "$@"
-  stress-ng --cpu 0 --timeout 3600s --quiet &
-  local hog=$!
-  # shellcheck disable=SC2064  # the hog's pid, now
-  trap "kill $hog 2>/dev/null; wait $hog 2>/dev/null || true" EXIT
-  sleep 2
+  trap stop_hogs EXIT
+  start_hogs
+  sleep 1  # two seconds to settle, as before start_hogs
   env "$var=busy: stress-ng --cpu 0 (one hog per vCPU)" "$0" "$@"
 }
