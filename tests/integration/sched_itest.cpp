@@ -238,8 +238,12 @@ void expect_intervals_match_states(const std::string& dir, const Tsv& states, pi
 
 TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   // The sleeper shares CPU 0 with the hogs: its wakeups preempt them, and its switch-ins are
-  // traced (see SleeperOnAnIdleCpuIsMostlySleeping for CPU 1).
-  SchedTarget t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0"});
+  // traced (see SleeperOnAnIdleCpuIsMostlySleeping for CPU 1). --realtime: the hogs take turns
+  // as SCHED_RR and the sleeper preempts them as SCHED_FIFO, so other programs on a loaded
+  // machine (bin/test runs this beside its other stages) can't come between them: at load 14,
+  // with the hogs at normal priority, one hog preempted the other only 3 times in 2 s.
+  SchedTarget t({"--hogs", "2", "--hog-cpu", "0", "--sleeper", "--sleeper-cpu", "0",
+                 "--realtime"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_hogs");
   // --intervals 0.5: the last 1 s (at least 0.5 s, whole slots before it) in intervals, the
@@ -281,9 +285,9 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
   EXPECT_GT(u(*sleeper, "sleeping_ns"), window * 6 / 10);
   EXPECT_GT(u(*sleeper, "switches_sleeping"), 50u);
 
-  // Each hog preempts the other, many times (the sleeper, waking every 20 ms on the same CPU,
-  // preempts them too; under a loaded machine it may even come first, so no ranking is
-  // asserted between the two).
+  // Each hog preempts the other, many times: at each RR slice's end (the sleeper, waking every
+  // 20 ms on the same CPU, preempts them too, more often, so no ranking is asserted between
+  // the two).
   Tsv pre = read_tsv(dir + "/sched.preemptors.tsv");
   for (const auto& [victim, other] : {std::pair{"hog-0", "hog-1"}, std::pair{"hog-1", "hog-0"}}) {
     const std::map<std::string, std::string>* row_of_other = nullptr;
@@ -296,9 +300,8 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
     }
     ASSERT_NE(row_of_other, nullptr) << victim;
     EXPECT_GT(u(*row_of_other, "count"), 5u) << victim;
-    // Idle, about half the window; at load 10 (other programs share CPU 0 and preempt the hogs
-    // too) 104 ms of 2 s was seen.
-    EXPECT_GT(u(*row_of_other, "time_ns"), window / 50) << victim;
+    // About half the window: each waits while the other has its slice.
+    EXPECT_GT(u(*row_of_other, "time_ns"), window / 5) << victim;
   }
 
   // Tenancy: the hogs only ever ran on CPU 0; per-thread sums equal on-CPU time.

@@ -1,12 +1,15 @@
 // Scheduler scenarios for `hearth sched` tests and benchmarks.
 //
 //   sched_target [--hogs N] [--hog-cpu C] [--sleeper] [--sleeper-cpu CPU] [--pinned CPU]
-//                [--late-ms MS]
+//                [--late-ms MS] [--realtime]
 //
 // --hogs N: N threads "hog-I" spinning, all pinned to CPU C (default 0): each is mostly
 //   preempted (runnable), by the others.
 // --sleeper: a thread "sleeper" sleeping 20 ms at a time (mostly S); --sleeper-cpu CPU pins it.
 // --pinned CPU: a thread "pinned" spinning alone on CPU (tenancy ~100% there).
+// --realtime: the hogs run SCHED_RR (priority 1) and the sleeper SCHED_FIFO (priority 2), so
+//   the hogs take turns every RR slice (100 ms) whatever else the machine runs, and the sleeper
+//   preempts them each time it wakes: the same picture on a loaded machine as on an idle one.
 // --late-ms MS: after MS ms, a thread "late" appears; it sleeps 1 ms at a time and spins a
 //   little between sleeps (so it switches in and out).
 // Prints "ready PID" once every thread runs, "late TID NS" when the late thread starts (NS:
@@ -30,6 +33,18 @@ namespace {
 
 volatile unsigned long g_sink;
 std::atomic<int> g_started{0};
+bool g_realtime = false;
+
+// SCHED_RR/SCHED_FIFO at PRIORITY for the calling thread under --realtime; exits when refused.
+void go_realtime(int policy, int priority) {
+  if (!g_realtime) return;
+  sched_param p{};
+  p.sched_priority = priority;
+  if (int e = pthread_setschedparam(pthread_self(), policy, &p); e != 0) {
+    std::fprintf(stderr, "pthread_setschedparam: %s\n", std::strerror(e));
+    std::exit(2);
+  }
+}
 
 void pin_to(int cpu) {
   cpu_set_t set;
@@ -55,6 +70,7 @@ void sleep_us(long us) {
 void hog_main(int index, int cpu) {
   name_self("hog-" + std::to_string(index));
   pin_to(cpu);
+  go_realtime(SCHED_RR, 1);
   g_started.fetch_add(1);
   spin_forever();
 }
@@ -69,6 +85,7 @@ void pinned_main(int cpu) {
 void sleeper_main(int cpu) {
   name_self("sleeper");
   if (cpu >= 0) pin_to(cpu);
+  go_realtime(SCHED_FIFO, 2);
   g_started.fetch_add(1);
   for (;;) sleep_us(20000);
 }
@@ -111,6 +128,8 @@ int main(int argc, char** argv) {
       sleeper_cpu = static_cast<int>(next());
     } else if (a == "--sleeper") {
       sleeper = true;
+    } else if (a == "--realtime") {
+      g_realtime = true;
     } else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
