@@ -218,8 +218,8 @@ Result<uint64_t> IntervalsParser::key_value(std::string_view field, std::string_
   uint64_t v = 0;
   if (!field.starts_with(key) || field.size() <= key.size() || field[key.size()] != '=' ||
       !parse_u64(field.substr(key.size() + 1), &v)) {
-    return error("`# " + std::string(line) + "` expects `" + std::string(key) +
-                 "=NUMBER`, found " + shown(field));
+    return error("`# " + std::string(line) + "` expects `" + std::string(key) + "=NUMBER`, found " +
+                 shown(field));
   }
   return v;
 }
@@ -233,10 +233,10 @@ Result<void> IntervalsParser::untraced_line(const std::vector<std::string_view>&
   ASSIGN_OR_RETURN(u.resolution_ns, key_value(f[2], "resolution_ns", "untraced"));
   constexpr std::string_view kSource = "source=";
   std::string_view word = f[3].starts_with(kSource) ? f[3].substr(kSource.size()) : "";
-  const bool one_word = !word.empty() && word.size() <= 32 &&
-                        std::all_of(word.begin(), word.end(), [](char c) {
-                          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-                        });
+  const bool one_word =
+      !word.empty() && word.size() <= 32 && std::all_of(word.begin(), word.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
   if (!one_word) return error("`# untraced` expects `source=WORD`, found " + shown(f[3]));
   if (u.until_ns == 0) return error("`# untraced`: until_ns is 0");
   if (u.resolution_ns == 0) return error("`# untraced`: resolution_ns is 0");

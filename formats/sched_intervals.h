@@ -105,9 +105,9 @@ struct Kept {
 
 // The `# untraced` line: slots before UNTIL_NS are not the tracer's.
 struct Untraced {
-  uint64_t until_ns = 0;        // 0: no such line (every slot is the tracer's)
-  uint64_t resolution_ns = 0;   // how often SOURCE was read; > 0 with the line
-  std::string source;           // one word: [a-z0-9_]+ ("proc")
+  uint64_t until_ns = 0;       // 0: no such line (every slot is the tracer's)
+  uint64_t resolution_ns = 0;  // how often SOURCE was read; > 0 with the line
+  std::string source;          // one word: [a-z0-9_]+ ("proc")
 };
 
 // Slots of another source than the tracer, before its window, with the line that marks them.

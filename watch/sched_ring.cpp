@@ -118,8 +118,8 @@ sched_intervals::UntracedSlots SchedRing::untraced_slots(uint64_t from_ns, uint6
   if (!lengths.empty()) {  // the median interval, to the ms
     std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
     const int64_t median = lengths[lengths.size() / 2];
-    out.mark.resolution_ns = static_cast<uint64_t>(std::max<int64_t>(
-        1'000'000, (median + 500'000) / 1'000'000 * 1'000'000));
+    out.mark.resolution_ns = static_cast<uint64_t>(
+        std::max<int64_t>(1'000'000, (median + 500'000) / 1'000'000 * 1'000'000));
   }
   return out;
 }

@@ -481,7 +481,8 @@ void Watcher::start_capture(Watched& w, int64_t t_ns) {
   ro.note = [this](const std::string& line) { log_(line); };
   Capture* raw = c.get();
   if (!o_.no_sched) {  // the ring's span before the tracer's window: untraced slots
-    const uint64_t from = static_cast<uint64_t>(std::max<int64_t>(0, t_ns - static_cast<int64_t>(o_.ring_s * 1e9)));
+    const uint64_t from =
+        static_cast<uint64_t>(std::max<int64_t>(0, t_ns - static_cast<int64_t>(o_.ring_s * 1e9)));
     ro.sched_before = [this, raw, from](uint64_t start_ns, uint64_t slot_ns) {
       sched_intervals::UntracedSlots u = sched_ring_.untraced_slots(from, start_ns, slot_ns);
       raw->sched_before = before_trigger_json(u);

@@ -252,9 +252,9 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
     const double xu = m.untraced_until_ns > m.window_start_ns ? x_of(m.untraced_until_ns) : xs;
     if (xu > xs) {
       scene::Rect r = rect_at(xs, kept_y, xu - xs, kKeptH - 2, {0xe4, 0xe4, 0xe4});
-      r.title = "before the tracer: each thread's time per state per " +
-                duration_text(m.slot_ns) + " slot, from /proc read every " +
-                duration_text(m.untraced_resolution_ns) + " (approximate)";
+      r.title = "before the tracer: each thread's time per state per " + duration_text(m.slot_ns) +
+                " slot, from /proc read every " + duration_text(m.untraced_resolution_ns) +
+                " (approximate)";
       if (xu - xs > 90) {
         r.label = "/proc every " + duration_text(m.untraced_resolution_ns) + " (state shares)";
         r.label_x = xs + 3;

@@ -11,10 +11,10 @@
 
 #include <array>
 #include <chrono>
-#include <iostream>
-#include <set>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -169,8 +169,8 @@ double covered(const StateNs& ns) {
 // after it, the tracer's intervals. The calm workers sleep before; after, they take turns on
 // the lock: running, or queued for a CPU, far more than before.
 TEST_F(WatchCli, TheSchedulerRowsShowTheCalmBeforeAndTheLockAfter) {
-  pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "60",
-                         "--rate", "4", "--after", "2", "--max-reports", "1", "--no-publish"});
+  pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "60", "--rate",
+                         "4", "--after", "2", "--max-reports", "1", "--no-publish"});
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
   // Seconds of calm: the /proc reads (1 Hz) between them are wholly calm whatever the load.
   std::this_thread::sleep_for(5s);

@@ -131,7 +131,8 @@ TEST(SchedIntervalsFormat, UntracedSlotsAreMarkedAndReadBack) {
     Result<IntervalsFile> r = parse_intervals(t, "d/sched.slots.tsv");
     return r ? std::string() : r.error().message;
   };
-  EXPECT_EQ(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=1000000000\tsource=proc"), "");
+  EXPECT_EQ(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=1000000000\tsource=proc"),
+            "");
   EXPECT_NE(error_with("# untraced\tuntil_ns=4000000000\tresolution_ns=1\tsource=proc")
                 .find("outside [window start, whole_from_ns]"),
             std::string::npos);

@@ -72,7 +72,8 @@ TEST(SchedRing, SlotsOnTheTracersGridBeforeIt) {
   // Reads 0.3 s off the grid: [0.3, 1.3), [1.3, 2.3), … [9.3, 10.3).
   for (int64_t k = 1; k <= 10; ++k) ring.add(ring_read(k * kSec + 3 * kSec / 10));
   // The tracer's window starts at 10 s; the ring's span asked: from 4.5 s.
-  const sched_intervals::UntracedSlots u = ring.untraced_slots(4 * kSec + kSec / 2, 10 * kSec, kSec);
+  const sched_intervals::UntracedSlots u =
+      ring.untraced_slots(4 * kSec + kSec / 2, 10 * kSec, kSec);
   EXPECT_EQ(u.mark.until_ns, 10u * kSec);
   EXPECT_EQ(u.mark.resolution_ns, 1u * kSec);
   EXPECT_EQ(u.mark.source, "proc");
@@ -126,8 +127,8 @@ TEST(SchedRing, ItsSlotsAreAValidSlotsFile) {
   sched_tsv::SchedHeader h;
   h.window_start_ns = u.slots.front().slot_start_ns;
   h.window_end_ns = until + 2 * kSec;
-  std::string text = sched_intervals::format_header(sched_intervals::FileKind::kSlots, h,
-                                                    {until, kSec}, u.mark);
+  std::string text =
+      sched_intervals::format_header(sched_intervals::FileKind::kSlots, h, {until, kSec}, u.mark);
   for (const sched_intervals::Slot& s : u.slots) sched_intervals::append_slot(&text, s);
   sched_intervals::append_end(&text, u.slots.size());
   auto f = sched_intervals::parse_intervals(text, "sched.slots.tsv");
