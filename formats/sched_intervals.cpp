@@ -71,7 +71,8 @@ Result<uint64_t> write_rows(const std::string& path, const std::string& head,
 
 }  // namespace
 
-std::string format_header(FileKind kind, const sched_tsv::SchedHeader& header, const Kept& kept) {
+std::string format_header(FileKind kind, const sched_tsv::SchedHeader& header, const Kept& kept,
+                          const Untraced& untraced) {
   std::string out;
   sched_tsv::append_header(&out, kind_word(kind), kVersion, header);
   out += "# kept\twhole_from_ns=";
@@ -79,6 +80,13 @@ std::string format_header(FileKind kind, const sched_tsv::SchedHeader& header, c
   out += "\tslot_ns=";
   text::append_decimal(&out, kept.slot_ns);
   out += '\n';
+  if (untraced.until_ns != 0) {
+    out += "# untraced\tuntil_ns=";
+    text::append_decimal(&out, untraced.until_ns);
+    out += "\tresolution_ns=";
+    text::append_decimal(&out, untraced.resolution_ns);
+    out += "\tsource=" + untraced.source + '\n';
+  }
   out += kind == FileKind::kIntervals ? kIntervalColumns : kSlotColumns;
   out += '\n';
   return out;
@@ -118,14 +126,17 @@ void append_end(std::string* out, uint64_t rows) {
 }
 
 Result<uint64_t> write_intervals(const std::string& path, const sched_tsv::SchedHeader& header,
-                                 const Kept& kept, const std::function<bool(Interval*)>& next) {
-  return write_rows<Interval>(path, format_header(FileKind::kIntervals, header, kept), next,
-                              append_interval);
+                                 const Kept& kept, const std::function<bool(Interval*)>& next,
+                                 const Untraced& untraced) {
+  return write_rows<Interval>(path, format_header(FileKind::kIntervals, header, kept, untraced),
+                              next, append_interval);
 }
 
 Result<uint64_t> write_slots(const std::string& path, const sched_tsv::SchedHeader& header,
-                             const Kept& kept, const std::function<bool(Slot*)>& next) {
-  return write_rows<Slot>(path, format_header(FileKind::kSlots, header, kept), next, append_slot);
+                             const Kept& kept, const std::function<bool(Slot*)>& next,
+                             const Untraced& untraced) {
+  return write_rows<Slot>(path, format_header(FileKind::kSlots, header, kept, untraced), next,
+                          append_slot);
 }
 
 // ---- Reading ----
@@ -158,7 +169,9 @@ class IntervalsParser {
   Result<void> slot_row(const std::vector<std::string_view>& f);
   Result<uint64_t> unsigned_field(std::string_view name, std::string_view v, uint64_t max) const;
   Result<int64_t> signed_field(std::string_view name, std::string_view v, int64_t max) const;
-  Result<uint64_t> key_value(std::string_view field, std::string_view key) const;
+  Result<uint64_t> key_value(std::string_view field, std::string_view key,
+                             std::string_view line = "kept") const;
+  Result<void> untraced_line(const std::vector<std::string_view>& f);
 
   std::string_view text_;
   text::Lines lines_;
@@ -200,20 +213,42 @@ Result<void> IntervalsParser::format_line(std::string_view line) {
   return {};
 }
 
-Result<uint64_t> IntervalsParser::key_value(std::string_view field, std::string_view key) const {
+Result<uint64_t> IntervalsParser::key_value(std::string_view field, std::string_view key,
+                                            std::string_view line) const {
   uint64_t v = 0;
   if (!field.starts_with(key) || field.size() <= key.size() || field[key.size()] != '=' ||
       !parse_u64(field.substr(key.size() + 1), &v)) {
-    return error("`# kept` expects `" + std::string(key) + "=NUMBER`, found " + shown(field));
+    return error("`# " + std::string(line) + "` expects `" + std::string(key) + "=NUMBER`, found " +
+                 shown(field));
   }
   return v;
+}
+
+Result<void> IntervalsParser::untraced_line(const std::vector<std::string_view>& f) {
+  if (f.size() != 4) {
+    return error("`# untraced` needs until_ns=N, resolution_ns=N and source=WORD");
+  }
+  Untraced& u = file_.header.untraced;
+  ASSIGN_OR_RETURN(u.until_ns, key_value(f[1], "until_ns", "untraced"));
+  ASSIGN_OR_RETURN(u.resolution_ns, key_value(f[2], "resolution_ns", "untraced"));
+  constexpr std::string_view kSource = "source=";
+  std::string_view word = f[3].starts_with(kSource) ? f[3].substr(kSource.size()) : "";
+  const bool one_word =
+      !word.empty() && word.size() <= 32 && std::all_of(word.begin(), word.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
+  if (!one_word) return error("`# untraced` expects `source=WORD`, found " + shown(f[3]));
+  if (u.until_ns == 0) return error("`# untraced`: until_ns is 0");
+  if (u.resolution_ns == 0) return error("`# untraced`: resolution_ns is 0");
+  u.source = std::string(word);
+  return {};
 }
 
 Result<void> IntervalsParser::header_line(std::string_view line) {
   std::vector<std::string_view> f = split_tabs(line);
   std::string_view key = f[0];
   if (key != "# target" && key != "# window_ns" && key != "# events" && key != "# lost" &&
-      key != "# kept") {
+      key != "# kept" && key != "# untraced") {
     return {};
   }
   if (key != "# target" && !seen_headers_.insert(key).second) {
@@ -254,6 +289,8 @@ Result<void> IntervalsParser::header_line(std::string_view line) {
   } else if (key == "# lost") {
     if (f.size() != 2) return error("`# lost` needs one number");
     ASSIGN_OR_RETURN(h.lost, count("lost count", f[1]));
+  } else if (key == "# untraced") {
+    RETURN_IF_ERROR(untraced_line(f));
   } else {
     if (f.size() != 3) return error("`# kept` needs whole_from_ns=N and slot_ns=N");
     ASSIGN_OR_RETURN(h.kept.whole_from_ns, key_value(f[1], "whole_from_ns"));
@@ -276,6 +313,16 @@ Result<void> IntervalsParser::columns_line(std::string_view line) {
   }
   if ((h.kept.whole_from_ns - h.window_start_ns) % h.kept.slot_ns != 0) {
     return error("`# kept`: whole_from_ns is not a whole number of slots after the window start");
+  }
+  const Untraced& u = h.untraced;
+  if (u.until_ns != 0) {
+    if (u.until_ns < h.window_start_ns || u.until_ns > h.kept.whole_from_ns) {
+      return error("`# untraced`: until_ns " + std::to_string(u.until_ns) +
+                   " is outside [window start, whole_from_ns]");
+    }
+    if ((u.until_ns - h.window_start_ns) % h.kept.slot_ns != 0) {
+      return error("`# untraced`: until_ns is not a whole number of slots after the window start");
+    }
   }
   std::string_view want = h.kind == FileKind::kIntervals ? kIntervalColumns : kSlotColumns;
   if (line != want) {

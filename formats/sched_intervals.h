@@ -15,6 +15,20 @@
 // then time. A thread's intervals do not overlap and, within the window and the thread's life,
 // tile it: summed per state with its slots, they give its sched.states.tsv row exactly.
 //
+// Slots from before the tracer (`hearth watch`'s reports: the ring's minutes before the
+// trigger). Both files may carry an `# untraced` line after `# kept`:
+//
+//   # untraced	until_ns=N	resolution_ns=N	source=WORD
+//
+// The slots from the window start up to until_ns (the tracer's own window start, a slot boundary
+// at or before whole_from_ns) are not the tracer's: they come from SOURCE (`proc`: each thread's
+// /proc schedstat and state, read every resolution_ns, split as watch/proc_signals.h says), so
+// they are coarse (at best resolution_ns) and approximate, their switches are the CPU slices
+// schedstat counted, a slot may be only partly covered (its times then sum to less than
+// slot_ns), and sched.states.tsv (the tracer's window only) does not count them. The
+// `# window_ns` of these two files then starts at the first such slot, before the other sched
+// files' window. A reader that does not know the line reads the rows as slots like any other.
+//
 // The row structs, the one writer (collectors/sched hands it rows one at a time: a busy
 // recording has millions) and the one reader. Thread-compatible: no shared state.
 #pragma once
@@ -89,12 +103,28 @@ struct Kept {
   uint64_t slot_ns = 1'000'000'000;  // the slots' length before whole_from_ns; > 0
 };
 
+// The `# untraced` line: slots before UNTIL_NS are not the tracer's.
+struct Untraced {
+  uint64_t until_ns = 0;       // 0: no such line (every slot is the tracer's)
+  uint64_t resolution_ns = 0;  // how often SOURCE was read; > 0 with the line
+  std::string source;          // one word: [a-z0-9_]+ ("proc")
+};
+
+// Slots of another source than the tracer, before its window, with the line that marks them.
+struct UntracedSlots {
+  Untraced mark;            // mark.until_ns: the tracer window's start
+  std::vector<Slot> slots;  // by tid, then slot start; on the grid of the slots (a whole
+                            // number of slot_ns before mark.until_ns)
+};
+
 // --- Writing ---
 
 enum class FileKind : uint8_t { kIntervals, kSlots };
 
-// The header lines, the `# kept` line and the column names line of KIND.
-std::string format_header(FileKind kind, const sched_tsv::SchedHeader& header, const Kept& kept);
+// The header lines, the `# kept` line (and the `# untraced` line, when UNTRACED has an until_ns)
+// and the column names line of KIND.
+std::string format_header(FileKind kind, const sched_tsv::SchedHeader& header, const Kept& kept,
+                          const Untraced& untraced = {});
 // One row with its line end.
 void append_interval(std::string* out, const Interval& row);
 void append_slot(std::string* out, const Slot& row);
@@ -104,9 +134,11 @@ void append_end(std::string* out, uint64_t rows);
 // Writes PATH atomically (temp name + rename): the header, the rows NEXT hands out one by one
 // (it returns false after the last), in the order given, and `# end`. Returns the rows written.
 Result<uint64_t> write_intervals(const std::string& path, const sched_tsv::SchedHeader& header,
-                                 const Kept& kept, const std::function<bool(Interval*)>& next);
+                                 const Kept& kept, const std::function<bool(Interval*)>& next,
+                                 const Untraced& untraced = {});
 Result<uint64_t> write_slots(const std::string& path, const sched_tsv::SchedHeader& header,
-                             const Kept& kept, const std::function<bool(Slot*)>& next);
+                             const Kept& kept, const std::function<bool(Slot*)>& next,
+                             const Untraced& untraced = {});
 
 // --- Reading ---
 
@@ -120,6 +152,7 @@ struct Header {
   std::vector<std::pair<std::string, uint64_t>> events;
   uint64_t lost = 0;
   Kept kept;
+  Untraced untraced;  // until_ns 0: no `# untraced` line
 };
 
 struct IntervalsFile {
@@ -137,7 +170,9 @@ struct IntervalsFile {
 // - line 1 is `# hearth sched.intervals 1` or `# hearth sched.slots 1`;
 // - `# window_ns START END DURATION` (END >= START, DURATION == END - START), `# lost N` and
 //   `# kept whole_from_ns=N slot_ns=N` (as Kept says) are in the header; `# target` and
-//   `# events` may be; unknown `#` lines are ignored, as are blank lines and a '\r' before '\n';
+//   `# events` and `# untraced` (as Untraced says: window start <= until_ns <= whole_from_ns, a
+//   whole number of slots after the start, resolution_ns > 0, source one word) may be; unknown
+//   `#` lines are ignored, as are blank lines and a '\r' before '\n';
 // - the column names are exactly the kind's; every row has exactly as many tab-separated fields;
 //   numbers are plain decimals (cpu and by may be -1), tids 1..4194304, pids and by <= 4194304,
 //   cpus < 8192; a state is one letter or '?';

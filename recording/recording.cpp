@@ -194,7 +194,12 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
       !written) {
     return out->failed(written.error().message);
   }
-  auto files = sched::write_interval_files(a.output, r->header, *r->model.intervals);
+  std::optional<sched_intervals::UntracedSlots> before;
+  if (a.sched_before) {
+    before = a.sched_before(r->header.window_start_ns, r->model.intervals->keep.slot_ns);
+  }
+  auto files = sched::write_interval_files(a.output, r->header, *r->model.intervals,
+                                           before ? &*before : nullptr);
   if (!files) return out->failed(files.error().message);
   *cost = sched::stop_cost(r->model.states);
   out->ok();
@@ -216,6 +221,9 @@ void run_sched_collector(const Options& a, Window* w, Outcome* out,
   out->figures["intervals_slot_s"] =
       iv.sliced() ? round3(static_cast<double>(iv.keep.slot_ns) / 1e9) : 0.0;
   out->figures["slots"] = files->slots;
+  if (before && !before->slots.empty()) {  // of the slots, those from before the window
+    out->figures["untraced_slots"] = before->slots.size();
+  }
   if (r->header.lost > 0) out->figures["message"] = "events lost: the figures undercount";
   if (!r->fork_watcher_failure.empty()) out->figures["message"] = r->fork_watcher_failure;
 }

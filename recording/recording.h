@@ -20,6 +20,7 @@
 #include "collectors/proc/process_select.h"
 #include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
+#include "formats/sched_intervals.h"
 #include "render/report/report.h"
 
 namespace hearth::recording {
@@ -44,6 +45,13 @@ struct Options {
   // goes on after it): no stacks collector runs, and the Recording's `stacks` is left for the
   // caller to fill (stacks_figures), the sampling cost computed as when the collector runs.
   bool stacks_by_caller = false;
+  // The scheduler's view from before the window, from another source than the tracer (`hearth
+  // watch`'s ring of /proc reads): called once on the scheduler's thread when its trace is done,
+  // with the tracer window's start (CLOCK_MONOTONIC ns) and the slots' length, for the slots
+  // before that start (formats/sched_intervals.h: UntracedSlots). They go into sched.slots.tsv,
+  // marked untraced; sched.states.tsv and the other files keep the tracer's window. Empty: none.
+  std::function<sched_intervals::UntracedSlots(uint64_t window_start_ns, uint64_t slot_ns)>
+      sched_before;
   bool wakeups = false;   // the scheduler also records every wakeup
   double intervals = 60;  // s at the window's end whose scheduler intervals are all kept
   std::vector<std::string> command_line;  // for report.json

@@ -259,7 +259,10 @@ function drawText(scaleN, scroll) {
     ctx.font = "10px system-ui, 'DejaVu Sans', sans-serif";
     ctx.fillStyle = colors.fg;
     const xs = Math.max(LABEL_W, xOf(D.window[0])), xw = Math.max(LABEL_W, xOf(D.whole_from));
-    if (xw - xs > 60) ctx.fillText("slots of " + durationText(slotNs), xs + 4, keptY + 9);
+    // Slots from before the tracer (hearth watch's /proc reads before its trigger) first.
+    const xu = D.untraced ? Math.max(LABEL_W, xOf(D.untraced[0])) : xs;
+    if (xu - xs > 60) ctx.fillText("/proc every " + durationText(D.untraced[1]), xs + 4, keptY + 9);
+    if (xw - xu > 60) ctx.fillText("slots of " + durationText(slotNs), xu + 4, keptY + 9);
     if (LABEL_W + plotW() - xw > 80) ctx.fillText("whole intervals", xw + 4, keptY + 9);
     ctx.textAlign = "right";
     ctx.fillStyle = colors.muted;

@@ -143,9 +143,11 @@ function tooltipFor(x, y) {
       for (const k of STACK_ORDER) {
         if (slTimes[s * 6 + k] > 0) parts.push(CLASS_NAMES[k] + " " + durationText(slTimes[s * 6 + k]));
       }
+      const untraced = D.untraced && slStart[s] < D.untraced[0];
       lines.push("slot " + secondsText(slStart[s], 3) + " s \u2013 " + secondsText(slStart[s] + slotNs, 3) +
-                 " s (slots: time per state only, not whole intervals)");
-      lines.push(parts.join(" \u00b7 ") + " \u00b7 " + thousands(slSwitches[s]) + " switches");
+                 (untraced ? " s (from /proc before the trace: time per state, approximate)"
+                           : " s (slots: time per state only, not whole intervals)"));
+      lines.push(parts.join(" \u00b7 ") + " \u00b7 " + thousands(slSwitches[s]) + (untraced ? " CPU slices" : " switches"));
     } else {
       lines.push("no scheduler data at " + timeText(t));
     }

@@ -19,6 +19,11 @@ function start() {
     kept.textContent = "Whole intervals (every switch, with preemptors and wakers) from " + secondsText(D.whole_from, 3) +
       " s to " + secondsText(D.window[1], 3) + " s; before that, each thread's time per state per " +
       durationText(slotNs) + " slot only, drawn as the share of each state (the grey part of the band above the lanes).";
+    if (D.untraced) {
+      kept.textContent += " Before " + secondsText(D.untraced[0], 3) + " s the slots are not the tracer's: they come from " +
+        "/proc (each thread's schedstat and state, read every " + durationText(D.untraced[1]) +
+        " by hearth watch before its trigger), approximate.";
+    }
   } else {
     kept.textContent = "Whole intervals over the whole window (every switch, with preemptors and wakers).";
   }

@@ -222,6 +222,7 @@ ProcSignals::Outcome ProcSignals::read_thread(Pass& pass, pid_t tid) {
     t.sleeping = s.sleeping;
     t.blocked = s.blocked;
     t.span_s = pass.out->interval_s;
+    t.slices = now.slices >= was->slices ? now.slices - was->slices : 0;
     // Off a CPU, a streak survives only if the thread has not run since (it left the state to
     // run); in R, running is the state.
     const bool no_cpu = ran == 0 && !had_cpu;

@@ -58,7 +58,8 @@ struct ThreadShares {
   char state = '?';
   // Shares of the last interval (sum ~1); all 0 at the thread's first read.
   double running = 0, runnable = 0, sleeping = 0, blocked = 0;
-  double span_s = 0;  // the interval the shares cover (s); 0 at the thread's first read
+  double span_s = 0;    // the interval the shares cover (s); 0 at the thread's first read
+  uint64_t slices = 0;  // times it got a CPU over the interval (schedstat); 0 at the first read
   // How long it has been in `state` (s): since the first of the consecutive reads that saw it
   // in `state`; for a state off a CPU (S, D, …), since the first read after it last ran (its
   // run time and slice count unchanged since). 0 at the read that first sees it there.

@@ -28,6 +28,7 @@
 #include "watch/proc_signals.h"
 #include "watch/rule_state.h"
 #include "watch/rules.h"
+#include "watch/sched_ring.h"
 
 namespace hearth::watch {
 
@@ -271,6 +272,7 @@ struct Capture {
   std::thread thread;
   std::atomic<bool> done{false};
   recording::Recording rec;
+  json sched_before;  // report.json's sched_before_trigger (set on the recorder's thread)
 };
 
 class Watcher {
@@ -307,6 +309,7 @@ class Watcher {
   size_t stall_entries_ = 0;    // the sampler's per-thread stall figures already added
   std::set<std::string> published_threads_;  // thread names with an instance of their own
   int64_t threads_restarted_ns_ = 0;         // the last restart for new thread names
+  SchedRing sched_ring_;  // the scheduler's view before a trigger (unless --no-sched)
 };
 
 void Watcher::publish_start(const std::vector<Rule>& rules) {
@@ -477,6 +480,15 @@ void Watcher::start_capture(Watched& w, int64_t t_ns) {
   ro.command_line = o_.command_line;
   ro.note = [this](const std::string& line) { log_(line); };
   Capture* raw = c.get();
+  if (!o_.no_sched) {  // the ring's span before the tracer's window: untraced slots
+    const uint64_t from =
+        static_cast<uint64_t>(std::max<int64_t>(0, t_ns - static_cast<int64_t>(o_.ring_s * 1e9)));
+    ro.sched_before = [this, raw, from](uint64_t start_ns, uint64_t slot_ns) {
+      sched_intervals::UntracedSlots u = sched_ring_.untraced_slots(from, start_ns, slot_ns);
+      raw->sched_before = before_trigger_json(u);
+      return u;
+    };
+  }
   c->thread = std::thread([raw, ro] {
     raw->rec = recording::record(ro);
     raw->done = true;
@@ -517,6 +529,7 @@ void Watcher::finish_capture() {
   }
   rec.meta["collectors"]["mmv"] = rec.mmv.figures;
   rec.meta["trigger"] = c.trigger;
+  if (!c.sched_before.is_null()) rec.meta["sched_before_trigger"] = c.sched_before;
   rec.meta["watch"] = {{"ring_s", o_.ring_s},
                        {"rate_hz", o_.rate_hz},
                        {"record_hz", o_.record_hz},
@@ -629,12 +642,15 @@ int Watcher::run() {
         const uint64_t real = realtime_ns();
         const uint64_t keep_mmv = static_cast<uint64_t>(ring_ns + kEvaluationNs);
         signals_.mmv().forget_before(real > keep_mmv ? real - keep_mmv : 0);
+        sched_ring_.forget_before(static_cast<int64_t>(monotonic_ns()) - ring_ns - kEvaluationNs);
       }
     }
     now = static_cast<int64_t>(monotonic_ns());
     if (now >= next_eval) {
       next_eval = std::max(next_eval + kEvaluationNs, now);
-      Watched* holding = signals_.evaluate(*set_, watched_pids(), now, publisher_.has_value());
+      Watched* holding =
+          signals_.evaluate(*set_, watched_pids(), now, publisher_.has_value() || !o_.no_sched);
+      if (!o_.no_sched && signals_.proc_sample()) sched_ring_.add(*signals_.proc_sample());
       if (holding && !capture_ && !stopping) {
         if (auto why = gate_.refused(now)) {
           if (!holding->said_refused) {

@@ -250,14 +250,43 @@ std::function<bool(si::Slot*)> IntervalStore::slot_rows() const {
 
 Result<IntervalFiles> write_interval_files(const std::string& dir,
                                            const sched_tsv::SchedHeader& header,
-                                           const IntervalStore& store) {
+                                           const IntervalStore& store,
+                                           const si::UntracedSlots* before) {
   IntervalFiles out;
+  const bool untraced = before != nullptr && !before->slots.empty();
+  sched_tsv::SchedHeader h = header;
+  si::Kept kept = store.kept();
+  si::Untraced mark;
+  std::function<bool(si::Slot*)> rows = store.slot_rows();
+  if (untraced) {
+    // The window reaches back to the first slot from before; the tracer's window is whole (or
+    // sliced) from its start as before. Each thread's slots from before come first.
+    mark = before->mark;
+    mark.until_ns = header.window_start_ns;
+    uint64_t first = header.window_start_ns;
+    for (const si::Slot& s : before->slots) first = std::min(first, s.slot_start_ns);
+    h.window_start_ns = first;
+    rows = [traced = store.slot_rows(), &b = before->slots, i = size_t{0}, next = si::Slot{},
+            have = false, done = false](si::Slot* out) mutable {
+      if (!have && !done) {
+        have = traced(&next);
+        done = !have;
+      }
+      if (i < b.size() && (!have || b[i].tid <= next.tid)) {
+        *out = b[i++];
+        return true;
+      }
+      if (!have) return false;
+      *out = next;
+      have = false;
+      return true;
+    };
+  }
   const std::string path = dir + "/sched.intervals.tsv";
-  ASSIGN_OR_RETURN(out.intervals,
-                   si::write_intervals(path, header, store.kept(), store.interval_rows()));
+  ASSIGN_OR_RETURN(out.intervals, si::write_intervals(path, h, kept, store.interval_rows(), mark));
   const std::string slots = dir + "/sched.slots.tsv";
-  if (store.sliced()) {
-    ASSIGN_OR_RETURN(out.slots, si::write_slots(slots, header, store.kept(), store.slot_rows()));
+  if (store.sliced() || untraced) {
+    ASSIGN_OR_RETURN(out.slots, si::write_slots(slots, h, kept, rows, mark));
   } else if (::unlink(slots.c_str()) != 0 && errno != ENOENT) {
     int e = errno;
     return fail_errno("cannot remove the earlier recording's " + slots, e);

@@ -122,9 +122,14 @@ struct IntervalFiles {
 
 // Writes DIR/sched.intervals.tsv and, when the window was sliced, DIR/sched.slots.tsv (else
 // removes a sched.slots.tsv left there by an earlier recording), each atomically, streaming the
-// rows (no second copy of them in memory).
+// rows (no second copy of them in memory). With BEFORE (slots from before the window, not the
+// tracer's; null or empty: none), sched.slots.tsv is written with them first in each thread's
+// rows, both files' window starting at BEFORE's first slot and marked by its `# untraced` line
+// (formats/sched_intervals.h); BEFORE's slots must lie on the store's slot grid before
+// header.window_start_ns (== BEFORE->mark.until_ns).
 Result<IntervalFiles> write_interval_files(const std::string& dir,
                                            const sched_tsv::SchedHeader& header,
-                                           const IntervalStore& store);
+                                           const IntervalStore& store,
+                                           const sched_intervals::UntracedSlots* before = nullptr);
 
 }  // namespace hearth::sched

@@ -217,6 +217,11 @@ std::string sched_text(Figures& f) {
     }
     out += ".";
   }
+  // Slots from before the window that the tracer did not record (hearth watch's ring).
+  if (auto untraced = f.count("untraced_slots"); untraced && *untraced > 0) {
+    out += " " + count_of(*untraced, "slot", "slots") +
+           " from before the window, read from /proc, not traced (coarse: see sched.slots.tsv).";
+  }
   return out;
 }
 

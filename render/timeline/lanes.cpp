@@ -72,6 +72,8 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
   m.end_ns = h.window_end_ns;
   m.whole_from_ns = h.kept.whole_from_ns;
   m.slot_ns = h.kept.slot_ns;
+  m.untraced_until_ns = h.untraced.until_ns;
+  m.untraced_resolution_ns = h.untraced.resolution_ns;
 
   // tid -> its lane while building; ordered later.
   std::map<int64_t, Building> by_tid;

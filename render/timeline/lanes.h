@@ -75,6 +75,11 @@ struct Model {
   // as whole intervals. whole_from_ns == the window's start: intervals only.
   uint64_t whole_from_ns = 0;
   uint64_t slot_ns = 0;
+  // Before untraced_until_ns (<= whole_from_ns) the slots are not the tracer's but another
+  // source's, read every untraced_resolution_ns (formats/sched_intervals.h, `# untraced`: hearth
+  // watch's /proc reads from before its trigger). 0: every slot is the tracer's.
+  uint64_t untraced_until_ns = 0;
+  uint64_t untraced_resolution_ns = 0;
   uint64_t window_start_ns = 0;  // the scheduler's window
   uint64_t window_end_ns = 0;
   // The samples' time 0 on CLOCK_MONOTONIC: their file's mono_ns, or (a converted raw file,

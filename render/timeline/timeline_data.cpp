@@ -238,6 +238,10 @@ void append_page_data(std::string* out, const Model& m, const Names& names, cons
   out->append(",\"origin\":" +
               std::to_string(static_cast<int64_t>(m.origin_ns) - static_cast<int64_t>(t0)));
   append_key_number(out, "slot_ns", m.slot_ns);
+  if (m.untraced_until_ns > m.window_start_ns) {  // slots from before the tracer
+    out->append(",\"untraced\":[" + std::to_string(m.untraced_until_ns - t0) + "," +
+                std::to_string(m.untraced_resolution_ns) + "]");
+  }
   uint64_t real = 0;
   if (m.samples != nullptr && m.samples_aligned && m.samples->real_ns != 0) {
     real =

@@ -10,6 +10,8 @@
 //   start_mono its start on CLOCK_MONOTONIC, decimal string
 //   window     [start, end]: the scheduler's window
 //   whole_from, slot_ns     intervals whole from here on; slots of slot_ns before
+//   untraced   [until, resolution_ns]: the slots before until are not the tracer's but /proc's,
+//              read every resolution_ns (hearth watch, before its trigger); absent: none
 //   origin     what the page calls 0 s (lanes.h Model::origin_ns: the samples' time 0; may be
 //              negative: before the first thing drawn)
 //   real_ns    the wall clock at time 0, ns since the epoch, decimal string ("0": unknown)

@@ -248,12 +248,26 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   if (slots_shown) {
     const double xs = x_of(m.window_start_ns), xw = x_of(m.whole_from_ns),
                  xe = x_of(m.window_end_ns);
-    if (xw > xs) {
-      scene::Rect r = rect_at(xs, kept_y, xw - xs, kKeptH - 2, {0xd0, 0xd0, 0xd0});
-      r.title = "slots of " + duration_text(m.slot_ns) + ": each thread's time per state per slot";
-      if (xw - xs > 90) {
-        r.label = "slots of " + duration_text(m.slot_ns) + " (state shares)";
+    // Slots from before the tracer (hearth watch's /proc reads before its trigger) first.
+    const double xu = m.untraced_until_ns > m.window_start_ns ? x_of(m.untraced_until_ns) : xs;
+    if (xu > xs) {
+      scene::Rect r = rect_at(xs, kept_y, xu - xs, kKeptH - 2, {0xe4, 0xe4, 0xe4});
+      r.title = "before the tracer: each thread's time per state per " + duration_text(m.slot_ns) +
+                " slot, from /proc read every " + duration_text(m.untraced_resolution_ns) +
+                " (approximate)";
+      if (xu - xs > 90) {
+        r.label = "/proc every " + duration_text(m.untraced_resolution_ns) + " (state shares)";
         r.label_x = xs + 3;
+        r.label_y = kept_y + 11;
+      }
+      kept.rects.push_back(std::move(r));
+    }
+    if (xw > xu) {
+      scene::Rect r = rect_at(xu, kept_y, xw - xu, kKeptH - 2, {0xd0, 0xd0, 0xd0});
+      r.title = "slots of " + duration_text(m.slot_ns) + ": each thread's time per state per slot";
+      if (xw - xu > 90) {
+        r.label = "slots of " + duration_text(m.slot_ns) + " (state shares)";
+        r.label_x = xu + 3;
         r.label_y = kept_y + 11;
       }
       kept.rects.push_back(std::move(r));

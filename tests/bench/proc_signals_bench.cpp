@@ -2,7 +2,10 @@
 // child process with N threads asleep in a futex wait, read RUNS times SPACING ms apart; prints
 // the reader's CPU time per read (CLOCK_THREAD_CPUTIME_ID: user + system, µs): median, mean
 // (with the stat refreshes, one read in 5 s) and worst, and the mean per thread; each N twice:
-// files kept open between reads (the default) and opened and closed at every read.
+// files kept open between reads (the default) and opened and closed at every read. Beside each
+// read, what hearth watch's scheduler ring (watch/sched_ring.h) adds: SchedRing::add of the read
+// (median, µs), and for a 10-minute ring of that read (600 copies, 1 s apart) its memory and one
+// untraced_slots() over it (what a trigger costs, ms).
 // Usage: proc_signals_bench [RUNS [SPACING_MS [N…]]] (default 30, 250, 100 1000).
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "watch/proc_signals.h"
+#include "watch/sched_ring.h"
 
 namespace {
 
@@ -69,36 +73,59 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {100, 1000};
   std::printf(
       "threads\tfiles\treads\tcpu_us_median\tcpu_us_mean\tcpu_us_max\tcpu_us_per_thread"
-      "\twall_us_median\n");
+      "\twall_us_median\tring_add_us_median\tring_600s_mb\tring_600s_slots_ms\n");
   for (const int n : sizes) {
     for (const bool kept : {true, false}) {
       const pid_t pid = start_target(n);
       hearth::watch::ProcSignals signals =
           kept ? hearth::watch::ProcSignals() : hearth::watch::ProcSignals(0);
-      std::vector<int64_t> cpu, wall;
+      std::vector<int64_t> cpu, wall, ring_add;
+      hearth::watch::SchedRing ring;
+      hearth::watch::ProcSample last;
       size_t seen = 0;
       for (int r = 0; r <= runs; ++r) {
         const int64_t c0 = clock_of(CLOCK_THREAD_CPUTIME_ID), w0 = clock_of(CLOCK_MONOTONIC);
         const auto sample = signals.read({pid}, w0);
         const int64_t c1 = clock_of(CLOCK_THREAD_CPUTIME_ID), w1 = clock_of(CLOCK_MONOTONIC);
         seen = sample.threads.size();
+        ring.add(sample);
+        const int64_t c2 = clock_of(CLOCK_THREAD_CPUTIME_ID);
         if (r > 0) {  // the first read fills the tables: not the steady cost
           cpu.push_back(c1 - c0);
           wall.push_back(w1 - w0);
+          ring_add.push_back(c2 - c1);
         }
+        last = sample;
         std::this_thread::sleep_for(std::chrono::milliseconds(spacing_ms));
       }
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
+      // A 10-minute ring of the last read, and a trigger's slots over all of it.
+      hearth::watch::SchedRing full;
+      last.interval_s = 1;
+      for (auto& t : last.threads) t.span_s = 1;
+      const int64_t t0 = last.t_ns;
+      for (int k = 1; k <= 600; ++k) {
+        last.t_ns = t0 + int64_t{k} * 1'000'000'000;
+        full.add(last);
+      }
+      const int64_t s0 = clock_of(CLOCK_THREAD_CPUTIME_ID);
+      const auto slots = full.untraced_slots(static_cast<uint64_t>(t0),
+                                             static_cast<uint64_t>(last.t_ns), 1'000'000'000);
+      const int64_t s1 = clock_of(CLOCK_THREAD_CPUTIME_ID);
+      if (slots.slots.empty()) std::abort();
+      std::sort(ring_add.begin(), ring_add.end());
       std::sort(cpu.begin(), cpu.end());
       std::sort(wall.begin(), wall.end());
       double mean = 0;
       for (const int64_t c : cpu) mean += static_cast<double>(c) / 1e3;
       mean /= static_cast<double>(cpu.size());
-      std::printf("%zu\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.0f\n", seen, kept ? "kept" : "opened",
-                  runs, static_cast<double>(cpu[cpu.size() / 2]) / 1e3, mean,
-                  static_cast<double>(cpu.back()) / 1e3, mean / static_cast<double>(seen),
-                  static_cast<double>(wall[wall.size() / 2]) / 1e3);
+      std::printf("%zu\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t%.0f\n", seen,
+                  kept ? "kept" : "opened", runs, static_cast<double>(cpu[cpu.size() / 2]) / 1e3,
+                  mean, static_cast<double>(cpu.back()) / 1e3, mean / static_cast<double>(seen),
+                  static_cast<double>(wall[wall.size() / 2]) / 1e3,
+                  static_cast<double>(ring_add[ring_add.size() / 2]) / 1e3,
+                  static_cast<double>(full.bytes()) / 1e6, static_cast<double>(s1 - s0) / 1e6);
     }
   }
   return 0;

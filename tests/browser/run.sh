@@ -16,8 +16,10 @@
 #                                                          with --group-threads it expects pools)
 #   tests/browser/run.sh --moment EXE OUTDIR INPUT...       the heatmap page's moment view equals
 #                                                          `EXE heatmap --moment` (moment.test.mjs)
-#   tests/browser/run.sh --timeline EXE OUTDIR INPUT_DIR   `EXE timeline` a recording, test the page
-#                                                          (timeline.test.mjs, also over `EXE serve`)
+#   tests/browser/run.sh --timeline EXE OUTDIR INPUT_DIR [UNTRACED_DIR]   `EXE timeline` a
+#                                                          recording, test the page (timeline.test.mjs,
+#                                                          also over `EXE serve`; UNTRACED_DIR: the
+#                                                          same with slots from /proc before the trace)
 #   tests/browser/run.sh --when EXE OUTDIR INPUT_DIR...     `EXE report` the input directories' files
 #                                                          together, test the time view (when.test.mjs)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
@@ -79,8 +81,8 @@ case "${1:-}" in
     extra=()
     ;;
   --timeline)
-    [ $# -eq 4 ] || die "usage: run.sh --timeline EXE OUTDIR INPUT_DIR"
-    exe=$2 out=$3 input=$4
+    [ $# -eq 4 ] || [ $# -eq 5 ] || die "usage: run.sh --timeline EXE OUTDIR INPUT_DIR [UNTRACED_DIR]"
+    exe=$2 out=$3 input=$4 untraced=${5:-}
     [ -x "$exe" ] || die "no hearth binary at $exe"
     rm -rf "$out" && mkdir -p "$out"
     svg=$here/timeline.test.mjs test=timeline.test.mjs  # no SVG: the test writes its page
@@ -141,7 +143,7 @@ if [ "$test" = heatmap.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out"
 fi
 if [ "$test" = timeline.test.mjs ]; then
-  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input"
+  HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "$input" ${untraced:+"$untraced"}
 fi
 if [ "$test" = when.test.mjs ]; then
   HEARTH_CHROMIUM="$chromium" exec node "$here/$test" "$exe" "$out" "${extra[@]}"

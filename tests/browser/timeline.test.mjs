@@ -9,10 +9,13 @@
 // - clicking a sample's tick shows that sample's stack, and the moment link when the heatmap is
 //   beside the page;
 // - the range, grouping and filter are restored from the URL; pools group and open;
-// - dark mode; the page over `hearth serve`; no console errors, no requests outside.
+// - dark mode; the page over `hearth serve`; no console errors, no requests outside;
+// - with UNTRACED_DIR (the same recording, its first slot from /proc before the trace: hearth
+//   watch's `# untraced`), the page says which slots are not the tracer's, in its kept text and
+//   its hover.
 // No timing is asserted.
 //
-//   node timeline.test.mjs HEARTH_EXE OUTDIR INPUT_DIR
+//   node timeline.test.mjs HEARTH_EXE OUTDIR INPUT_DIR [UNTRACED_DIR]
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -20,7 +23,7 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
 
-const [exe, outDir, inputDir] = process.argv.slice(2);
+const [exe, outDir, inputDir, untracedDir] = process.argv.slice(2);
 if (!exe || !outDir || !inputDir) die("usage: node timeline.test.mjs HEARTH_EXE OUTDIR INPUT_DIR");
 fs.mkdirSync(outDir, { recursive: true });
 const pagePath = path.join(outDir, "timeline.html");
@@ -274,6 +277,25 @@ async function main() {
     check(lum(lightLabel) > 0.8 && lum(darkLabel) < 0.1, `dark mode redraws the canvas (${lightLabel} -> ${darkLabel})`);
     check(same(await pixel(page, 100, 1.05 * NS), GREEN), "dark mode keeps the state colours");
     await page.close();
+
+    if (untracedDir) {
+      const untracedPath = path.join(outDir, "untraced.html");
+      execFileSync(exe, ["timeline", untracedDir, "-o", untracedPath], { stdio: ["ignore", "ignore", "inherit"] });
+      const u = await context.newPage();
+      u.on("pageerror", (e) => errors.push(`page error (untraced): ${e.message}`));
+      await u.goto(pathToFileURL(path.resolve(untracedPath)).href, { waitUntil: "load" });
+      await u.waitForFunction(() => window.hearthTimeline, null, { timeout: 20000 });
+      const uKept = await u.evaluate(() => document.getElementById("kept").textContent);
+      check(/Before 0\.500 s the slots are not the tracer's: they come from \/proc/.test(uKept),
+            `untraced: the kept text says which slots came from /proc (${uKept})`);
+      let uTip = await hoverText(u, 100, 0.2 * NS);
+      check(/slot 0\.000 s . 0\.500 s \(from \/proc before the trace/.test(uTip) && /CPU slices/.test(uTip),
+            `untraced: hover in a /proc slot says so (${JSON.stringify(uTip)})`);
+      uTip = await hoverText(u, 100, 0.7 * NS);
+      check(/slot 0\.500 s . 1\.000 s \(slots: time per state only/.test(uTip) && /switches/.test(uTip),
+            `untraced: hover in the tracer's slot as before (${JSON.stringify(uTip)})`);
+      await u.close();
+    }
 
     // Over `hearth serve`.
     const served = await serve(context, errors);

@@ -9,13 +9,18 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "formats/sched_intervals.h"
+#include "formats/sched_tsv.h"
 #include "formats/series_tsv.h"
 #include "formats/timed_samples.h"
 #include "tests/integration/bpf_support.h"
@@ -148,6 +153,111 @@ TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
   EXPECT_EQ(meta["collectors"]["stacks"]["samples"].get<size_t>(), samples->rounds.size());
   EXPECT_GE(meta["watch"]["trigger_to_first_sample_ms"].get<double>(), 0.0);
   EXPECT_GE(after_lock, 1u) << "no sample after the trigger shows the lock";
+  EXPECT_TRUE(released(target_->pid()));
+}
+
+// Per state class (sched_intervals::StateClass order), the ns of THREADS.
+using StateNs = std::array<double, 6>;
+
+double covered(const StateNs& ns) {
+  double sum = 0;
+  for (double v : ns) sum += v;
+  return sum;
+}
+
+// The scheduler's rows of a report: before the trigger, the ring's slots from /proc (untraced);
+// after it, the tracer's intervals. The calm workers sleep before; after, they take turns on
+// the lock: running, or queued for a CPU, far more than before.
+TEST_F(WatchCli, TheSchedulerRowsShowTheCalmBeforeAndTheLockAfter) {
+  pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "60", "--rate",
+                         "4", "--after", "2", "--max-reports", "1", "--no-publish"});
+  ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
+  // Seconds of calm: the /proc reads (1 Hz) between them are wholly calm whatever the load.
+  std::this_thread::sleep_for(5s);
+  timespec signalled{};
+  clock_gettime(CLOCK_MONOTONIC, &signalled);
+  const uint64_t signal_ns = static_cast<uint64_t>(signalled.tv_sec) * 1'000'000'000u +
+                             static_cast<uint64_t>(signalled.tv_nsec);
+  ASSERT_EQ(kill(target_->pid(), SIGUSR1), 0);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err_);  // --max-reports 1: it ends after the report
+  std::vector<fs::path> reports = watch_reports(dir_ / "reports");
+  ASSERT_EQ(reports.size(), 1u) << slurp(err_);
+  const fs::path& report = reports[0];
+  auto meta = nlohmann::json::parse(slurp((report / "report.json").string()));
+  ASSERT_EQ(meta["collectors"]["sched"]["status"], "ok") << meta["collectors"]["sched"];
+  const nlohmann::json& before = meta["sched_before_trigger"];
+  ASSERT_TRUE(before.is_object()) << meta.dump(2);
+  EXPECT_EQ(before["source"], "/proc schedstat and state");
+  EXPECT_GT(before["resolution_s"].get<double>(), 0.0);
+  EXPECT_GE(before["span_s"].get<double>(), 3.0) << "five calm seconds before the trigger";
+  EXPECT_GE(before["threads"].get<size_t>(), 4u);  // the workers at least
+
+  // The workers, by the tracer's names.
+  auto states = sched_tsv::read_sched_tsv((report / "sched.states.tsv").string());
+  ASSERT_TRUE(states) << states.error().message;
+  std::set<int64_t> workers;
+  for (const sched_tsv::ThreadStates& t : states->states) {
+    if (t.comm.starts_with("worker-")) workers.insert(t.tid);
+  }
+  ASSERT_EQ(workers.size(), 4u);
+  const uint64_t traced_from = states->header.window_start_ns;
+
+  auto slots = sched_intervals::read_intervals((report / "sched.slots.tsv").string());
+  ASSERT_TRUE(slots) << slots.error().message;
+  auto intervals = sched_intervals::read_intervals((report / "sched.intervals.tsv").string());
+  ASSERT_TRUE(intervals) << intervals.error().message;
+  // Both files reach back before the tracer's window, the slots until it marked untraced.
+  for (const sched_intervals::Header* hd : {&slots->header, &intervals->header}) {
+    EXPECT_EQ(hd->untraced.until_ns, traced_from);
+    EXPECT_EQ(hd->untraced.source, "proc");
+    EXPECT_LT(hd->window_start_ns, traced_from);
+    EXPECT_EQ(hd->window_end_ns, states->header.window_end_ns);
+  }
+  EXPECT_LE(traced_from, intervals->header.kept.whole_from_ns);
+
+  // Before: the slots wholly before the signal, less the longest a /proc interval may have
+  // reached back over it (the read after the signal covers the interval since the one before).
+  const uint64_t slot_ns = slots->header.kept.slot_ns;
+  const auto reach = static_cast<uint64_t>(2 * before["resolution_s"].get<double>() * 1e9);
+  StateNs calm{};
+  size_t calm_slots = 0;
+  for (const sched_intervals::Slot& s : slots->slots) {
+    if (!workers.contains(s.tid) || s.slot_start_ns >= traced_from) continue;
+    if (s.slot_start_ns + slot_ns + reach > signal_ns) continue;
+    ++calm_slots;
+    calm[0] += s.on_cpu_ns;
+    calm[1] += s.runnable_ns;
+    calm[2] += s.sleeping_ns;
+    calm[3] += s.blocked_ns;
+    calm[4] += s.stopped_ns;
+    calm[5] += s.other_ns;
+  }
+  // After: the tracer's intervals of the workers.
+  StateNs lock{};
+  for (const sched_intervals::Interval& r : intervals->intervals) {
+    if (!workers.contains(r.tid)) continue;
+    lock[static_cast<size_t>(sched_intervals::state_class(r.state))] +=
+        static_cast<double>(r.end_ns - r.start_ns);
+  }
+  ASSERT_GE(calm_slots, 4u) << "no calm slot of the workers before the trigger";
+  ASSERT_GT(covered(lock), 0.0);
+  const double calm_sleeping = calm[2] / covered(calm);
+  const double calm_on_cpu = calm[0] / covered(calm);
+  const double lock_on_cpu = lock[0] / covered(lock);
+  const double lock_busy = (lock[0] + lock[1]) / covered(lock);
+  std::string shares = "calm: on CPU " + std::to_string(calm_on_cpu) + ", runnable " +
+                       std::to_string(calm[1] / covered(calm)) + ", sleeping " +
+                       std::to_string(calm_sleeping) + "; lock: on CPU " +
+                       std::to_string(lock_on_cpu) + ", runnable " +
+                       std::to_string(lock[1] / covered(lock)) + ", sleeping " +
+                       std::to_string(lock[2] / covered(lock));
+  // The calm workers nap 1 ms at a time: asleep most of the time, on a CPU a few µs per nap.
+  EXPECT_GT(calm_sleeping, 0.5) << shares;
+  EXPECT_LT(calm_on_cpu, 0.1) << shares;
+  // On the lock, one of the four holds it at any time, spinning: on a CPU or queued for one.
+  EXPECT_GT(lock_busy, 0.2) << shares;
+  EXPECT_GT(lock_on_cpu, 2 * calm_on_cpu) << shares;
+  std::cerr << shares << "\n";
   EXPECT_TRUE(released(target_->pid()));
 }
 

@@ -220,4 +220,77 @@ TEST(SchedIntervalLog, FilesOfAStore) {
   EXPECT_EQ(::access((dir / "sched.slots.tsv").c_str(), F_OK), -1);  // not this recording's
 }
 
+// Slots from before the window (hearth watch's /proc ring): first in each thread's rows, merged
+// with the tracer's by tid (a thread of the ring's only, 7, among them), both files' window
+// reaching back to them and marked untraced until the tracer's start.
+TEST(SchedIntervalLog, FilesWithSlotsFromBeforeTheWindow) {
+  testing_support::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  sched_tsv::SchedHeader h;
+  h.window_start_ns = 1000;
+  h.window_end_ns = 1500;
+  IntervalStore store;
+  store.keep = {1000, 1300, 100};
+  for (int64_t tid : {5, 9}) {
+    ThreadLog& t = store.threads.emplace_back();
+    t.tid = tid;
+    t.pid = 5;
+    t.log.add(store.keep, 1000, 1500, 'C', 0, -1);
+    t.log.finish();
+  }
+  si::UntracedSlots before;
+  before.mark = {1000, 100, "proc"};
+  for (int64_t tid : {5, 7, 9}) {
+    for (uint64_t start : {800u, 900u}) {
+      si::Slot s;
+      s.tid = tid;
+      s.pid = 5;
+      s.slot_start_ns = start;
+      s.sleeping_ns = 100;
+      before.slots.push_back(s);
+    }
+  }
+  Result<IntervalFiles> f = write_interval_files(dir.path(), h, store, &before);
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->slots, 6u + 6u);
+  for (const char* name : {"sched.intervals.tsv", "sched.slots.tsv"}) {
+    Result<si::IntervalsFile> file = si::read_intervals(dir / name);
+    ASSERT_TRUE(file) << file.error().message;
+    EXPECT_EQ(file->header.window_start_ns, 800u) << name;
+    EXPECT_EQ(file->header.window_end_ns, 1500u) << name;
+    EXPECT_EQ(file->header.kept.whole_from_ns, 1300u) << name;
+    EXPECT_EQ(file->header.untraced.until_ns, 1000u) << name;
+    EXPECT_EQ(file->header.untraced.source, "proc") << name;
+  }
+  Result<si::IntervalsFile> sl = si::read_intervals(dir / "sched.slots.tsv");
+  ASSERT_TRUE(sl);
+  std::vector<std::pair<int64_t, uint64_t>> order;
+  for (const si::Slot& s : sl->slots) order.emplace_back(s.tid, s.slot_start_ns);
+  EXPECT_EQ(order, (std::vector<std::pair<int64_t, uint64_t>>{{5, 800},
+                                                              {5, 900},
+                                                              {5, 1000},
+                                                              {5, 1100},
+                                                              {5, 1200},
+                                                              {7, 800},
+                                                              {7, 900},
+                                                              {9, 800},
+                                                              {9, 900},
+                                                              {9, 1000},
+                                                              {9, 1100},
+                                                              {9, 1200}}));
+  EXPECT_EQ(sl->slots[0].sleeping_ns, 100u);
+  EXPECT_EQ(sl->slots[2].on_cpu_ns, 100u);
+
+  // A window kept whole: the slots file holds the ones from before only, whole from the start.
+  IntervalStore whole;
+  whole.keep = {1000, 1000, 100};
+  f = write_interval_files(dir.path(), h, whole, &before);
+  ASSERT_TRUE(f) << f.error().message;
+  sl = si::read_intervals(dir / "sched.slots.tsv");
+  ASSERT_TRUE(sl) << sl.error().message;
+  EXPECT_EQ(sl->slots.size(), 6u);
+  EXPECT_EQ(sl->header.kept.whole_from_ns, 1000u);
+  EXPECT_EQ(sl->header.untraced.until_ns, 1000u);
+}
+
 }  // namespace hearth::sched::interval_log_test

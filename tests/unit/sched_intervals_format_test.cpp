@@ -102,6 +102,57 @@ TEST(SchedIntervalsFormat, WriterTextIsTheDocumentedOne) {
       << s;
 }
 
+// Slots from before the tracer (hearth watch's ring): the `# untraced` line, written and read,
+// and what the reader refuses in it.
+TEST(SchedIntervalsFormat, UntracedSlotsAreMarkedAndReadBack) {
+  const Untraced mark{3'000'000'000, 1'000'000'000, "proc"};
+  std::string text = format_header(FileKind::kSlots, test_header(), kSliced, mark);
+  EXPECT_NE(text.find("# kept\twhole_from_ns=3000000000\tslot_ns=1000000000\n"
+                      "# untraced\tuntil_ns=3000000000\tresolution_ns=1000000000\tsource=proc\n"
+                      "tid\t"),
+            std::string::npos)
+      << text;
+  for (const Slot& r : test_slots()) append_slot(&text, r);
+  append_end(&text, test_slots().size());
+  Result<IntervalsFile> f = parse_intervals(text, "d/sched.slots.tsv");
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->header.untraced.until_ns, 3'000'000'000u);
+  EXPECT_EQ(f->header.untraced.resolution_ns, 1'000'000'000u);
+  EXPECT_EQ(f->header.untraced.source, "proc");
+  EXPECT_EQ(f->slots.size(), test_slots().size());
+  // Without the line: no mark.
+  Result<IntervalsFile> plain = parse_intervals(slots_text(test_slots()), "x");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->header.untraced.until_ns, 0u);
+
+  auto error_with = [&](const std::string& line) {
+    std::string t = slots_text(test_slots());
+    t.insert(t.find("tid\tpid"), line + "\n");
+    Result<IntervalsFile> r = parse_intervals(t, "d/sched.slots.tsv");
+    return r ? std::string() : r.error().message;
+  };
+  EXPECT_EQ(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=1000000000\tsource=proc"),
+            "");
+  EXPECT_NE(error_with("# untraced\tuntil_ns=4000000000\tresolution_ns=1\tsource=proc")
+                .find("outside [window start, whole_from_ns]"),
+            std::string::npos);
+  EXPECT_NE(error_with("# untraced\tuntil_ns=2500000000\tresolution_ns=1\tsource=proc")
+                .find("not a whole number of slots"),
+            std::string::npos);
+  EXPECT_NE(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=0\tsource=proc")
+                .find("resolution_ns is 0"),
+            std::string::npos);
+  EXPECT_NE(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=1\tsource=a b")
+                .find("source=WORD"),
+            std::string::npos);
+  EXPECT_NE(error_with("# untraced\tuntil_ns=2000000000").find("needs until_ns"),
+            std::string::npos);
+  EXPECT_NE(error_with("# untraced\tuntil_ns=2000000000\tresolution_ns=1\tsource=proc\n"
+                       "# untraced\tuntil_ns=2000000000\tresolution_ns=1\tsource=proc")
+                .find("appears twice"),
+            std::string::npos);
+}
+
 TEST(SchedIntervalsFormat, IntervalsRoundTrip) {
   const std::vector<Interval> rows = test_intervals();
   Result<IntervalsFile> f = parse_intervals(intervals_text(kSliced, rows), "x");
