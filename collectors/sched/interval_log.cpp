@@ -267,17 +267,17 @@ Result<IntervalFiles> write_interval_files(const std::string& dir,
     for (const si::Slot& s : before->slots) first = std::min(first, s.slot_start_ns);
     h.window_start_ns = first;
     rows = [traced = store.slot_rows(), &b = before->slots, i = size_t{0}, next = si::Slot{},
-            have = false, done = false](si::Slot* out) mutable {
+            have = false, done = false](si::Slot* slot) mutable {
       if (!have && !done) {
         have = traced(&next);
         done = !have;
       }
       if (i < b.size() && (!have || b[i].tid <= next.tid)) {
-        *out = b[i++];
+        *slot = b[i++];
         return true;
       }
       if (!have) return false;
-      *out = next;
+      *slot = next;
       have = false;
       return true;
     };
