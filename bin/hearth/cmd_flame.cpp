@@ -90,7 +90,11 @@ int run_flame(const FlameArgs& a) {
   if (!outputs_are_new("flame", inputs, {a.output.empty() ? "-" : a.output})) return 2;
 
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
-  profile::FoldedReader reader(tree, {.reverse = a.reverse});
+  profile::FoldedReader reader(tree,
+                               {.format = a.format == "gdb"      ? profile::InputFormat::kGdb
+                                          : a.format == "folded" ? profile::InputFormat::kFolded
+                                                                 : profile::InputFormat::kAuto,
+                                .reverse = a.reverse});
   for (const std::string& f : inputs) {
     if (auto r = reader.read_file(f); !r) {
       std::fprintf(stderr, "hearth flame: %s\n", r.error().message.c_str());

@@ -21,6 +21,7 @@ struct FlameArgs {
   std::string nametype = "Function:";
   std::string colors = "hot";
   std::string bgcolors;
+  std::string format = "auto";  // input: auto, folded, gdb
   bool hash = false, reverse = false, inverted = false, flamechart = false, negate = false;
   double factor = 1;
   double total = 0;

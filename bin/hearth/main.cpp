@@ -150,6 +150,11 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
   c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
   c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
+  c->add_option("--format", a->format,
+                "Input: folded stacks, or gdb's `thread apply all bt` text (one snapshot or many); "
+                "auto tells them apart by content")
+      ->check(CLI::IsMember({"auto", "folded", "gdb"}))
+      ->capture_default_str();
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
   c->add_flag("--negate", a->negate, "Differential input: swap the red and blue hues");

@@ -133,6 +133,27 @@ void FoldedReader::absorb(const FoldedReader& other) {
   line_no_ += other.line_no_;
 }
 
+namespace {
+
+// Whether the first 64 KiB of FD hold a line of gdb's backtrace text (then the file is read in one
+// thread, from its start: the folder needs its blocks whole and in order).
+bool head_has_gdb_text(int fd) {
+  char head[64 << 10];
+  ssize_t n = ::pread(fd, head, sizeof head, 0);
+  if (n <= 0) return false;
+  std::string_view text(head, static_cast<size_t>(n));
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) break;  // a line cut by the 64 KiB: not looked at
+    std::string_view line = text.substr(0, nl);
+    if (is_gdb_thread_header(line) || is_gdb_frame(line)) return true;
+    text.remove_prefix(nl + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   int64_t split = split_point(fd, size);
   if (split <= 0) return false;
@@ -143,7 +164,9 @@ Result<bool> FoldedReader::read_parallel(int fd, int64_t size) {
   tree_.reserve(tree_.size() + static_cast<size_t>(size / kBytesPerNode));
   FrameTree second_tree = tree_.empty_like();
   second_tree.reserve(static_cast<size_t>((size - split) / kBytesPerNode));
-  FoldedReader second(second_tree, options_);
+  ReadOptions second_options = options_;
+  second_options.format = InputFormat::kFolded;  // read_file checked the head: not gdb's text
+  FoldedReader second(second_tree, second_options);
   second.current_file_ = current_file_;
 
   int second_err = 0;
@@ -206,10 +229,11 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   current_file_ = path == "-" ? "<stdin>" : path;
   line_no_ = 0;
   reset_prefix();
+  start_file();
   struct stat st {};
   const bool regular = path != "-" && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular && static_cast<uint64_t>(st.st_size) >= options_.parallel_min_bytes &&
-      st.st_size > 0 &&
+      st.st_size > 0 && options_.format != InputFormat::kGdb && !head_has_gdb_text(fd) &&
       tree_.merge() == Merge::kAll &&
       (options_.threads != 0 ? options_.threads : std::min(usable_cpus(), 2u)) >= 2) {
     ASSIGN_OR_RETURN(bool done, read_parallel(fd, st.st_size));
@@ -217,6 +241,7 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   }
   if (regular) tree_.reserve(tree_.size() + static_cast<size_t>(st.st_size / 64));
   if (int err = read_lines(fd, 0, -1); err != 0) return fail_errno("cannot read " + path, err);
+  end_file();
   return {};
 }
 

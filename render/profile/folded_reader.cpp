@@ -276,10 +276,58 @@ void FoldedReader::take_line(std::string_view line) {
     skip_overlong_line();
     return;
   }
+  if (gdb_) {
+    take_gdb_line(line);
+    return;
+  }
+  if (!format_known_) {
+    if (options_.format == InputFormat::kGdb ||
+        (options_.format == InputFormat::kAuto &&
+         (is_gdb_thread_header(line) || is_gdb_frame(line)))) {
+      // gdb's text: the lines before were its preamble, not ignored folded lines.
+      stats_.ignored -= ignored_undecided_;
+      if (stats_.ignored == 0) {
+        stats_.first_ignored_line = 0;
+        stats_.first_ignored_file.clear();
+      }
+      gdb_ = std::make_unique<GdbTextFolder>([this](std::string_view folded) {
+        add_line(folded);
+        --line_no_;  // a thread block's line, not one of the file's
+      });
+      format_known_ = true;
+      take_gdb_line(line);
+      return;
+    }
+    const uint64_t lines = stats_.lines, ignored = stats_.ignored;
+    add_line(line);
+    if (stats_.lines > lines || options_.format == InputFormat::kFolded) format_known_ = true;
+    ignored_undecided_ += stats_.ignored - ignored;
+    return;
+  }
   add_line(line);
 }
 
+void FoldedReader::take_gdb_line(std::string_view line) {
+  ++line_no_;
+  gdb_->add_line(line);
+}
+
+void FoldedReader::start_file() {
+  format_known_ = options_.format == InputFormat::kFolded;
+  ignored_undecided_ = 0;
+  gdb_.reset();
+}
+
+void FoldedReader::end_file() {
+  if (gdb_) {
+    gdb_->finish();
+    gdb_threads_ += gdb_->threads();
+    gdb_.reset();
+  }
+}
+
 void FoldedReader::read_text(std::string_view text) {
+  start_file();
   stats_.bytes += text.size();
   while (!text.empty()) {
     size_t nl = text.find('\n');
@@ -287,6 +335,7 @@ void FoldedReader::read_text(std::string_view text) {
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
+  end_file();
 }
 
 }  // namespace hearth::profile

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/result.h"
 #include "render/profile/frame_tree.h"
+#include "render/profile/gdb_text.h"
 
 namespace hearth::profile {
 
@@ -30,7 +32,13 @@ enum class Column : uint8_t {
   kNew,
 };
 
+// What a file holds. kAuto: folded stacks, unless a line of gdb's `thread apply all bt` (a
+// "Thread N (…):" header or a "#N  …" frame) comes before the first folded line: then gdb's text
+// from there to the file's end (gdb_text.h), its preamble lines not counted as ignored.
+enum class InputFormat : uint8_t { kAuto, kFolded, kGdb };
+
 struct ReadOptions {
+  InputFormat format = InputFormat::kAuto;
   bool reverse = false;  // leaf first (flamegraph.pl --reverse)
   size_t max_line_bytes = kMaxLineBytes;
   Column column = Column::kAsWritten;
@@ -72,9 +80,14 @@ class FoldedReader {
   void read_text(std::string_view text);
 
   const ReadStats& stats() const { return stats_; }
+  // Thread blocks read from gdb text, over all files (0: none was gdb's).
+  uint64_t gdb_threads() const { return gdb_threads_; }
 
  private:
   void take_line(std::string_view line);  // add_line, or skip a line over the limit
+  void start_file();                      // a file's first line is next
+  void end_file();                        // its last line was read
+  void take_gdb_line(std::string_view line);
   void ignore_line();
   void skip_overlong_line();
   void note_overflow();
@@ -102,6 +115,12 @@ class FoldedReader {
   std::vector<std::string_view> scratch_;
   std::vector<NameId> name_ids_;
   std::string renamed_;  // a thread root without its ids
+  // The file being read: whether its format is known yet (kAuto), the lines ignored while it was
+  // not (gdb's preamble, if it turns out to be gdb's text), and its gdb folder.
+  bool format_known_ = false;
+  uint64_t ignored_undecided_ = 0;
+  std::unique_ptr<GdbTextFolder> gdb_;
+  uint64_t gdb_threads_ = 0;
 };
 
 enum class TrailingCount : uint8_t {
