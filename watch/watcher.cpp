@@ -542,6 +542,9 @@ void Watcher::finish_capture() {
            " pictures)");
     }
   }
+  // The report named its stacks in full (DWARF: inlined functions, tail calls); watching needs
+  // none of that until the next report: let it go (tens of MB).
+  set_->release_symbols();
   for (const std::string& gone : enforce_disk_budget(o_.output, o_.budget.disk_bytes, c.name)) {
     log_("removed the report " + gone + " (over the disk budget)");
     if (publisher_) publisher_->report_removed();
@@ -658,7 +661,8 @@ int Watcher::run() {
     const int64_t wake = std::min(next_sample, next_eval);
     now = static_cast<int64_t>(monotonic_ns());
     if (wake > now) {
-      const auto nap = std::chrono::microseconds(std::min<int64_t>((wake - now) / 1000, 50'000));
+      // A signal ends the nap at once (idle_for); a report's thread ending waits for it.
+      const auto nap = std::chrono::microseconds(std::min<int64_t>((wake - now) / 1000, 200'000));
       if (auto r = set_->idle_for(nap); !r) {
         log_(r.error().message);
         status = 1;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/shutdown.h"
 #include "formats/raw_samples.h"
 
@@ -18,8 +19,9 @@ using Clock = std::chrono::steady_clock;
 
 // Between two services of the ptrace sessions while idle (as PtraceSession::idle_for).
 constexpr auto kServeSessionsEvery = std::chrono::milliseconds(1);
-// Without a session to serve: how often a shutdown request is looked at.
-constexpr auto kSetIdleCheck = std::chrono::milliseconds(10);
+// Without a session to serve: how often a shutdown request is looked at (a signal ends the
+// nap at once: this bounds the wait for one that came just before it).
+constexpr auto kSetIdleCheck = std::chrono::milliseconds(100);
 
 // CPU time of the calling thread, ms.
 double set_thread_cpu_ms() {
@@ -241,9 +243,13 @@ Result<void> ProcessSet::idle_for(std::chrono::microseconds duration) {
     if (shutdown_requested()) return {};
     const auto now = Clock::now();
     if (now >= deadline) return {};
-    std::this_thread::sleep_for(
+    const auto nap =
         std::min<Clock::duration>(deadline - now, serving ? Clock::duration(kServeSessionsEvery)
-                                                          : Clock::duration(kSetIdleCheck)));
+                                                          : Clock::duration(kSetIdleCheck));
+    const auto before = Clock::now();
+    sleep_ns(
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(nap).count()));
+    if (!serving && Clock::now() - before < nap) return {};  // a signal: the caller looks
   }
 }
 
@@ -399,6 +405,12 @@ void ProcessSet::forget_before(uint64_t time_ns) {
     dropped_ += std::erase_if(members_, [](const std::unique_ptr<Member>& m) {
       return !m->live && m->sampler.round_count() == 0;
     });
+  }
+}
+
+void ProcessSet::release_symbols() {
+  for (auto& m : members_) {
+    if (m->live) m->sampler.release_symbols();
   }
 }
 

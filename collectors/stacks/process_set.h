@@ -51,7 +51,8 @@ class ProcessSet {
   // turn. Fails when no process is left and none can join (the last process's own error when
   // only one was ever sampled, as Sampler::sample).
   Result<void> sample(Release release = Release::kResume);
-  // Sleeps, serving the ptrace sessions' events (Sampler::idle_for) every millisecond.
+  // Sleeps, serving the ptrace sessions' events (Sampler::idle_for) every millisecond; with no
+  // session to serve, a signal ends the sleep early.
   Result<void> idle_for(std::chrono::microseconds duration);
   // Sampler::detach() of every process; the first failure is returned.
   Result<void> detach();
@@ -74,6 +75,8 @@ class ProcessSet {
   // Sampler::forget_before over every process (the set's own per-pass figures with them); a
   // process that has exited and has no round left is dropped. Sample times: timed()'s.
   void forget_before(uint64_t time_ns);
+  // Sampler::release_symbols of every live process.
+  void release_symbols();
   // Sampler::last_round_matching summed over the live processes' last rounds.
   Sampler::Matching last_round_matching(std::string_view text);
   // The sample time now (ns since the set's epoch: timed()'s time 0), and that of the oldest

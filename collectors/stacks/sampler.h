@@ -128,7 +128,8 @@ class Sampler {
   Result<void> end_shared_round();
   bool shares_capture() const;
 
-  // Sleeps while serving the target's ptrace events (signals are delivered as usual).
+  // Sleeps while serving the target's ptrace events (signals are delivered as usual). Without a
+  // ptrace session to serve, a signal ends the sleep early (the caller looks at its flags).
   Result<void> idle_for(std::chrono::microseconds duration);
   // Releases the target now (the destructor does it too), one thread at a time (see
   // PtraceSession::detach()). When some threads could not be stopped (D sleep), fails and keeps
@@ -173,11 +174,19 @@ class Sampler {
   // Rounds already aggregate()d stay in the caller's counts. Returns how many were forgotten.
   size_t forget_before(uint64_t time_ns);
   // The last round's thread samples, and of those the ones whose stack has a frame containing
-  // TEXT (symbolized, as aggregate()'s frames: `stack:` rules). {0, 0} before the first round.
+  // TEXT (`stack:` rules). Frames as the symbol tables name them (Symbolizer::function_name),
+  // with the kernel's: aggregate()'s frames less the inlined functions and the tail calls, so
+  // that no DWARF is read to match; each distinct stack is named once. {0, 0} before the first
+  // round.
   struct Matching {
     size_t matching = 0, samples = 0;
   };
   Matching last_round_matching(std::string_view text);
+  // Lets go of what symbolization has read so far (debug information, symbol tables: see
+  // Impl::release_symbols); names already given are kept. For a long-running sampler after a
+  // one-off full symbolization (a report), so that it does not keep tens of MB it may not need
+  // again. Any later symbolization reads what it needs again.
+  void release_symbols();
   // Time 0 of the samples (the epoch) on CLOCK_MONOTONIC and CLOCK_REALTIME, ns.
   uint64_t epoch_mono_ns() const;
   uint64_t epoch_real_ns() const;

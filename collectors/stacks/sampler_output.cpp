@@ -49,6 +49,33 @@ const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
   return out;
 }
 
+const std::string& Sampler::Impl::match_text_of(uint32_t id) {
+  if (match_texts.size() <= id) match_texts.resize(stacks.size());
+  std::string& out = match_texts[id];
+  if (!out.empty()) return out;
+  const RawStack& s = stacks[id];
+  UnwindStatus status;
+  status.exact_ips = s.exact_ips;
+  out = "\n";
+  if (s.truncated) out += "[truncated]\n";
+  for (size_t i = s.ips.size(); i-- > 0;) {
+    std::string name =
+        folded_safe(symbolizer->function_name(s.ips[i], is_return_address(status, i)));
+    out += name;
+    out += '\n';
+  }
+  for (auto k = s.kernel.rbegin(); k != s.kernel.rend(); ++k) out += folded_safe(*k) + "_[k]\n";
+  if (!s.kernel_ips.empty() && !kallsyms_tried) {
+    kallsyms_tried = true;
+    kallsyms = KernelSymbols::shared(options.symbol_cache);
+  }
+  for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
+    std::string_view name = kallsyms->name_of_return_address(*k);
+    if (!name.empty()) out += folded_safe(std::string(name)) + "_[k]\n";
+  }
+  return out;
+}
+
 std::vector<std::string> Sampler::Impl::sample_frames(const Impl::ThreadSample& t,
                                                       const AggregateOptions& o) {
   std::vector<std::string> frames;
@@ -225,18 +252,15 @@ Sampler::Matching Sampler::last_round_matching(std::string_view text) {
   Impl& s = *impl_;
   Matching m;
   if (s.rounds.empty()) return m;
+  if (text.find('\n') != std::string_view::npos) {  // no frame name holds a line end
+    m.samples = s.rounds.back().threads.size();
+    return m;
+  }
   std::unordered_map<uint32_t, bool> seen;  // stack id -> has a matching frame
   for (const Impl::ThreadSample& t : s.rounds.back().threads) {
     ++m.samples;
     auto [it, added] = seen.try_emplace(t.stack, false);
-    if (added) {
-      for (const std::string& f : s.frames_of(t.stack)) {
-        if (f.find(text) != std::string::npos) {
-          it->second = true;
-          break;
-        }
-      }
-    }
+    if (added) it->second = s.match_text_of(t.stack).find(text) != std::string::npos;
     m.matching += it->second;
   }
   return m;
