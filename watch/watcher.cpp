@@ -303,8 +303,6 @@ class Watcher {
   std::optional<MmvPublisher> publisher_;
   double cpu_at_ = 0;           // own_cpu_s() at the last evaluation
   int64_t cpu_at_ns_ = 0;       // and when
-  uint64_t stopped_us_ = 0;     // the target's threads stopped by the sampler, in all
-  size_t stall_entries_ = 0;    // the sampler's per-thread stall figures already added
   std::set<std::string> published_threads_;  // thread names with an instance of their own
   int64_t threads_restarted_ns_ = 0;         // the last restart for new thread names
 };
@@ -330,14 +328,8 @@ void Watcher::publish_start(const std::vector<Rule>& rules) {
 }
 
 void Watcher::publish_evaluation(int64_t now) {
-  // The sampler's stops since the last evaluation (per-thread stall figures appended since;
-  // forget_before() drops old ones from the front, so count from the end).
-  const stacks::SamplerSummary s = set_->summary();
-  const size_t n = s.thread_stall_us.size();
-  const size_t fresh = std::min(n, s.thread_samples >= stall_entries_ ? s.thread_samples - stall_entries_ : 0);
-  for (size_t i = n - fresh; i < n; ++i) stopped_us_ += static_cast<uint64_t>(s.thread_stall_us[i]);
-  stall_entries_ = s.thread_samples;
   if (!publisher_) return;
+  const auto stopped_us = static_cast<uint64_t>(set_->stall_us_total());  // the sampler's stops
   const std::vector<Watched>& watched = signals_.watched();
   for (size_t i = 0; i < watched.size(); ++i)
     publisher_->rule(i, watched[i].state.shown(), watched[i].state.holds());
@@ -349,7 +341,7 @@ void Watcher::publish_evaluation(int64_t now) {
   cpu_at_ns_ = now;
   const double ring_s =
       static_cast<double>(set_->now_ns() - std::min(set_->now_ns(), set_->oldest_round_ns())) / 1e9;
-  publisher_->watcher(share, stopped_us_, ring_s, own_rss_bytes());
+  publisher_->watcher(share, stopped_us, ring_s, own_rss_bytes());
   publish_threads(now);
 }
 

@@ -343,6 +343,7 @@ SamplerSummary ProcessSet::summary() const {
     all.execs += s.execs;
     append(all.round_stall_ms, s.round_stall_ms);
     append(all.thread_stall_us, s.thread_stall_us);
+    all.stall_us_total += s.stall_us_total;
     append(all.capture_ms, s.capture_ms);  // empty for members on the set's capture
     append(all.capture_cpu_ms, s.capture_cpu_ms);
     append(all.capture_faults, s.capture_faults);
@@ -361,6 +362,7 @@ SamplerSummary ProcessSet::summary() const {
       }
     }
   }
+  all.stall_us_total += dropped_stall_us_;
   append(all.capture_ms, pass_ms_);
   append(all.capture_cpu_ms, pass_cpu_ms_);
   append(all.capture_faults, pass_faults_);
@@ -402,10 +404,18 @@ void ProcessSet::forget_before(uint64_t time_ns) {
   // Processes gone for longer than the span kept: nothing of them is left to write (a watcher
   // following a service across restarts would otherwise keep every past process's symbols).
   if (several_ && members_.size() > 1) {
-    dropped_ += std::erase_if(members_, [](const std::unique_ptr<Member>& m) {
-      return !m->live && m->sampler.round_count() == 0;
+    dropped_ += std::erase_if(members_, [this](const std::unique_ptr<Member>& m) {
+      const bool gone = !m->live && m->sampler.round_count() == 0;
+      if (gone) dropped_stall_us_ += m->sampler.summary().stall_us_total;
+      return gone;
     });
   }
+}
+
+double ProcessSet::stall_us_total() const {
+  double total = dropped_stall_us_;
+  for (const auto& m : members_) total += m->sampler.summary().stall_us_total;
+  return total;
 }
 
 void ProcessSet::release_symbols() {

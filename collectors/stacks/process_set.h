@@ -92,8 +92,12 @@ class ProcessSet {
   // samples", "process 1240 (postgres) joined at sample 12".
   std::vector<std::string> notices();
 
-  // Figures over every process: rounds are the set's; stalls per process per round.
+  // Figures over every process: rounds are the set's; stalls per process per round. A copy of
+  // every per-round figure held: for the end of a run, not for each round of a long one.
   SamplerSummary summary() const;
+  // The time threads were stopped, over the whole run and every process (those dropped
+  // included), µs: SamplerSummary::stall_us_total, without summary()'s copy.
+  double stall_us_total() const;
   UnnamedFrames unnamed_frames();
   std::string method() const;  // "bpf", "ptrace", or "bpf and ptrace" (auto fell back for some)
   const std::string& fallback_reason() const;  // the first process's, when auto fell back
@@ -134,6 +138,7 @@ class ProcessSet {
   std::chrono::steady_clock::time_point first_round_, last_round_;  // the sampling window
   size_t joined_ = 0, exited_ = 0;
   size_t dropped_ = 0;  // exited members forget_before() left with nothing
+  double dropped_stall_us_ = 0;  // their stall_us_total
 };
 
 }  // namespace hearth::stacks

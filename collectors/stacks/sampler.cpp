@@ -198,7 +198,9 @@ void Sampler::Impl::finish_round(const StopStats& stats) {
       id = static_cast<uint32_t>(slot.last_stack);
       bool stopped = !bpf || slot.stopped;
       ++(stopped ? round.stopped : round.copied);
-      summary.thread_stall_us.push_back(stopped ? static_cast<double>(stall_of[tid]) / 1e3 : 0.0);
+      const double stall_us = stopped ? static_cast<double>(stall_of[tid]) / 1e3 : 0.0;
+      summary.thread_stall_us.push_back(stall_us);
+      summary.stall_us_total += stall_us;
     } else {
       continue;
     }

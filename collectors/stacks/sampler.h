@@ -79,6 +79,9 @@ struct SamplerSummary {
   std::vector<double> round_stall_ms;
   // Per thread per round: its interrupt to its resume; 0 for a thread read without a stop.
   std::vector<double> thread_stall_us;
+  // thread_stall_us's sum over the whole run, µs (Sampler::forget_before drops entries of
+  // thread_stall_us, never from this).
+  double stall_us_total = 0;
   // bpf: per round, the capture's own time (the pass and the stops), ms: hearth's time, not
   // the target's (the target is not stopped by the pass).
   std::vector<double> capture_ms;
