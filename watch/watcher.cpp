@@ -342,6 +342,11 @@ void Watcher::publish_evaluation(int64_t now) {
   const double ring_s =
       static_cast<double>(set_->now_ns() - std::min(set_->now_ns(), set_->oldest_round_ns())) / 1e9;
   publisher_->watcher(share, stopped_us, ring_s, own_rss_bytes());
+  const stacks::SamplerTables t = set_->tables();
+  publisher_->ring({.stacks = t.stacks,
+                    .stacks_added = t.stacks_added,
+                    .names = t.names,
+                    .names_added = t.names_added});
   publish_threads(now);
 }
 

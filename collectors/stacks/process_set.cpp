@@ -418,6 +418,18 @@ double ProcessSet::stall_us_total() const {
   return total;
 }
 
+SamplerTables ProcessSet::tables() const {
+  SamplerTables all;
+  for (const auto& m : members_) {
+    const SamplerTables t = m->sampler.tables();
+    all.stacks += t.stacks;
+    all.stacks_added += t.stacks_added;
+    all.names += t.names;
+    all.names_added += t.names_added;
+  }
+  return all;
+}
+
 void ProcessSet::release_symbols() {
   for (auto& m : members_) {
     if (m->live) m->sampler.release_symbols();

@@ -75,6 +75,8 @@ class ProcessSet {
   // Sampler::forget_before over every process (the set's own per-pass figures with them); a
   // process that has exited and has no round left is dropped. Sample times: timed()'s.
   void forget_before(uint64_t time_ns);
+  // Sampler::tables summed over the processes held.
+  SamplerTables tables() const;
   // Sampler::release_symbols of every live process.
   void release_symbols();
   // Sampler::last_round_matching summed over the live processes' last rounds.

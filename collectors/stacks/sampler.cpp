@@ -30,14 +30,20 @@ constexpr size_t kMaxSkippedNamed = 64;
 
 uint32_t Sampler::Impl::intern_name(const std::string& n) {
   auto [it, added] = name_ids.try_emplace(n, static_cast<uint32_t>(names.size()));
-  if (added) names.push_back(n);
+  if (added) {
+    names.push_back(n);
+    ++names_added;
+  }
   return it->second;
 }
 
 uint32_t Sampler::Impl::intern_stack(RawStack&& s) {
   std::string key = stack_key(s);
   auto [it, added] = stack_ids.try_emplace(std::move(key), static_cast<uint32_t>(stacks.size()));
-  if (added) stacks.push_back(std::move(s));
+  if (added) {
+    stacks.push_back(std::move(s));
+    ++stacks_added;
+  }
   return it->second;
 }
 

@@ -107,6 +107,16 @@ struct SamplerSummary {
   size_t stacks_symbolized = 0;
 };
 
+// What a sampler's tables hold now, and how many entries were ever added to them: what a long
+// run keeps beside what it would keep if forget_before() trimmed nothing.
+struct SamplerTables {
+  size_t stacks = 0;          // distinct stacks held (with their names, when they were named)
+  uint64_t stacks_added = 0;  // distinct stacks added since attach (one trimmed and seen again
+                              // counts again)
+  size_t names = 0;           // thread names and process titles held
+  uint64_t names_added = 0;
+};
+
 class Sampler {
  public:
   // Attaches to every thread, reads the maps, loads unwind tables and opens the ELF files:
@@ -175,7 +185,11 @@ class Sampler {
   // time, as round_time_ns) and their per-round figures (SamplerSummary's stalls and capture
   // costs; its totals stay the run's), so that memory holds a bounded span however long the run.
   // Rounds already aggregate()d stay in the caller's counts. Returns how many were forgotten.
+  // What only forgotten rounds used goes too, once it is as much as what is held: distinct
+  // stacks (with their names, entries, match texts), thread names and titles, the entry counts
+  // of threads gone; the stack ids of what is held change then (a caller keeps none across it).
   size_t forget_before(uint64_t time_ns);
+  SamplerTables tables() const;
   // The last round's thread samples, and of those the ones whose stack has a frame containing
   // TEXT (`stack:` rules). Frames as the symbol tables name them (Symbolizer::function_name),
   // with the kernel's: aggregate()'s frames less the inlined functions and the tail calls, so

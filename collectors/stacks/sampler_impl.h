@@ -131,6 +131,8 @@ struct Sampler::Impl {
   // The code mappings (executable, of a file or the vDSO) the symbolizer was given last.
   std::vector<proc::Mapping> code_maps;
   std::vector<Round> rounds;
+  uint64_t stacks_added = 0, names_added = 0;    // SamplerTables
+  size_t trim_stacks_at = 0, trim_names_at = 0;  // trim_tables() looks at these sizes
   size_t aggregated = 0;  // rounds already added by aggregate()
   // Thread roles (thread_roles.h): entry functions per thread over the rounds tallied so far,
   // each stack's entry (computed once), and the entry each thread's root had when aggregate()
@@ -154,6 +156,11 @@ struct Sampler::Impl {
   uint32_t intern_name(const std::string& n);
 
   uint32_t intern_stack(RawStack&& s);
+
+  // After rounds were forgotten: drops the stacks and names no held round or thread slot uses,
+  // once they are as many as those held (so the work is paid once per as many entries), and the
+  // entry counts of threads gone; renumbers what stays. (sampler_output.cpp)
+  void trim_tables();
 
   // Reads the maps; loads the unwind and symbol tables of what changed (timed in attach_ms).
   // When code is unmapped, the stacks taken so far that ran in it are named first (full

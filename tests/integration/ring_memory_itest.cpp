@@ -1,23 +1,90 @@
 // What a long-running sampler (`hearth watch`'s ring) keeps: the figures that must outlive the
 // rounds it forgets (the stall total), and nothing of what it has forgotten (the distinct stacks
 // and names only forgotten rounds used). Needs root.
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectors/stacks/process_set.h"
+#include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
 
 namespace {
 
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 using hearth::stacks::CaptureMethod;
 using hearth::stacks::ProcessSet;
 using hearth::stacks::ProcessSetOptions;
+using hearth::testing_support::fresh_dir;
+using hearth::testing_support::run_hearth;
+using hearth::testing_support::slurp;
+using hearth::testing_support::split;
+using hearth::testing_support::start_hearth;
 using hearth::testing_support::Target;
+
+// PCP_TMP_DIR set to DIR for the test (hearth publishes its figures there), restored after.
+class PcpTmpDir {
+ public:
+  explicit PcpTmpDir(const fs::path& dir) {
+    fs::create_directories(dir / "mmv");
+    if (const char* old = getenv("PCP_TMP_DIR")) old_ = old;
+    setenv("PCP_TMP_DIR", dir.c_str(), 1);
+  }
+  ~PcpTmpDir() {
+    if (old_) {
+      setenv("PCP_TMP_DIR", old_->c_str(), 1);
+    } else {
+      unsetenv("PCP_TMP_DIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// The figures hearth watch publishes as NAME (single values, by metric), read once.
+std::map<std::string, double> published(const std::string& name) {
+  std::map<std::string, double> out;
+  auto r = run_hearth({"mmv", name, "-n", "1", "-o", "-"});
+  for (const std::string& line : split(r.out, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> f = split(line, '\t');  // time, series, metric, instance, value
+    if (f.size() == 5 && f[3].empty()) out[f[2]] = std::atof(f[4].c_str());
+  }
+  return out;
+}
+
+bool wait_for_text(const std::string& file, const std::string& text) {
+  for (int i = 0; i < 900; ++i) {  // 90 s
+    if (slurp(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+int wait_exit(pid_t pid) {
+  for (int i = 0; i < 600; ++i) {  // 60 s, then a failure rather than a hung test
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(100ms);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ADD_FAILURE() << "hearth watch did not end";
+  return -1;
+}
 
 // The stall total (what `hearth watch` publishes as watch.sampling.stopped_us) is the run's:
 // forgetting rounds drops their per-thread figures, not their share of the total.
@@ -44,6 +111,43 @@ TEST(RingMemory, TheStallTotalOutlivesTheRoundsForgotten) {
   ASSERT_TRUE(set->sample());
   EXPECT_GT(set->stall_us_total(), sum);
   EXPECT_TRUE(set->detach());
+}
+
+// A target whose stacks keep changing (threads created and exiting, each first recursing to a
+// depth of its own), watched with a 2 s ring: many spans later, the distinct stacks and names the
+// watcher holds (watch.ring.stacks, .names) are a small part of those it has added since it
+// started (.stacks_added, .names_added): what only forgotten rounds used is trimmed. Without the
+// trimming, held and added are the same. Waits on counts (bounded), not on time.
+TEST(RingMemory, TheTablesHoldTheRingNotTheRun) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the bpf capture)";
+  const fs::path dir = fresh_dir("ring_tables");
+  PcpTmpDir tmp(dir / "tmp");
+  auto target = Target::start("thread_churn_target-nofp",
+                              {"--rate", "100", "--life", "100", "--depth", "300"});
+  ASSERT_TRUE(target);
+  const std::string err = (dir / "watch.err").string();
+  pid_t h =
+      start_hearth({"watch", "-p", std::to_string(target->pid()), "-o", (dir / "reports").string(),
+                    "--rule", "quiet = stack:'no_such_frame_anywhere' > 50%", "--ring", "2",
+                    "--rate", "10", "--publish", "ring_tables"},
+                   err);
+  ASSERT_TRUE(wait_for_text(err, "watching 1 process")) << slurp(err);
+  std::map<std::string, double> f;
+  for (int i = 0; i < 180; ++i) {  // until 600 distinct stacks were added: 3 minutes at most
+    f = published("ring_tables");
+    if (f["watch.ring.stacks_added"] >= 600) break;
+    std::this_thread::sleep_for(1s);
+  }
+  std::printf("  held %.0f of %.0f stacks added, %.0f of %.0f names; ring %.1f s; RSS %.1f MB\n",
+              f["watch.ring.stacks"], f["watch.ring.stacks_added"], f["watch.ring.names"],
+              f["watch.ring.names_added"], f["watch.ring.seconds"], f["watch.ring.bytes"] / 1e6);
+  ASSERT_GE(f["watch.ring.stacks_added"], 600) << slurp(err);
+  EXPECT_GT(f["watch.ring.stacks"], 0);
+  EXPECT_LE(f["watch.ring.stacks"] * 3, f["watch.ring.stacks_added"]);
+  EXPECT_LE(f["watch.ring.names"] * 2, f["watch.ring.names_added"]);
+  EXPECT_LE(f["watch.ring.seconds"], 10);
+  kill(h, SIGTERM);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err);
 }
 
 }  // namespace
