@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -148,6 +149,55 @@ TEST(RingMemory, TheTablesHoldTheRingNotTheRun) {
   EXPECT_LE(f["watch.ring.seconds"], 10);
   kill(h, SIGTERM);
   EXPECT_EQ(wait_exit(h), 0) << slurp(err);
+}
+
+// A memory budget hearth cannot keep (1 MB): the ring is shortened to its least (5 s of its
+// 30), said once in the log and published (watch.ring.shortened, .shortenings, memory.budget),
+// and the report a rule then triggers holds that shorter span, as its report.json says.
+TEST(RingMemory, OverTheMemoryBudgetTheRingIsShortenedAndSaysSo) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the bpf capture)";
+  const fs::path dir = fresh_dir("ring_budget");
+  PcpTmpDir tmp(dir / "tmp");
+  auto target = Target::start("stack_target-fp", {"--threads", "2", "--depth", "3", "--spin", "0"});
+  ASSERT_TRUE(target);
+  const std::string err = (dir / "watch.err").string();
+  // The rule holds once it has for 15 s: unshortened, the ring would hold 15 s by then.
+  pid_t h = start_hearth(
+      {"watch", "-p", std::to_string(target->pid()), "-o", (dir / "reports").string(), "--rule",
+       "held = stack:'main' >= 0% for 15s", "--ring", "30", "--rate", "10", "--after", "1",
+       "--max-reports", "1", "--memory-budget", "1", "--publish", "ring_budget"},
+      err);
+  ASSERT_TRUE(wait_for_text(err, "over the budget of 1 MB")) << slurp(err);
+  std::map<std::string, double> f;
+  for (int i = 0; i < 100; ++i) {  // its next evaluation publishes it (bounded: 10 s)
+    f = published("ring_budget");
+    if (f["watch.ring.shortened"] == 1) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(f["watch.ring.shortened"], 1);
+  EXPECT_EQ(f["watch.ring.shortenings"], 1);
+  EXPECT_EQ(f["watch.memory.budget"], 1 << 20);
+  EXPECT_EQ(wait_exit(h), 0) << slurp(err);  // --max-reports 1: it ends after the report
+  const std::string log = slurp(err);
+  size_t said = 0;
+  for (size_t at = log.find("over the budget of"); at != std::string::npos;
+       at = log.find("over the budget of", at + 1))
+    ++said;
+  EXPECT_EQ(said, 1u) << "said once per episode: " << log;
+  EXPECT_NE(log.find("the ring at its least (5 s)"), std::string::npos) << log;
+  std::vector<fs::path> reports;
+  for (const auto& e : fs::directory_iterator(dir / "reports")) {
+    if (fs::exists(e.path() / "report.json")) reports.push_back(e.path());
+  }
+  ASSERT_EQ(reports.size(), 1u) << log;
+  auto meta = nlohmann::json::parse(slurp((reports[0] / "report.json").string()));
+  EXPECT_EQ(meta["watch"]["ring_s"], 30);
+  EXPECT_EQ(meta["watch"]["memory_budget_mb"], 1);
+  EXPECT_EQ(meta["watch"]["ring_shortened"], true);
+  const double held = meta["watch"]["ring_held_s"].get<double>();
+  EXPECT_GE(held, 4) << "the least the ring holds is 5 s";
+  EXPECT_LE(held, 10) << "the shortened ring holds 5 s (and a sample period), not 15";
+  EXPECT_GE(meta["trigger"]["at_s"].get<double>(), 15);
 }
 
 }  // namespace
