@@ -47,6 +47,13 @@ enum PubItem : int {
   kItemRingSeconds,
   kItemRingBytes,
   kItemRuleText,
+  kItemRingStacks,
+  kItemRingStacksAdded,
+  kItemRingNames,
+  kItemRingNamesAdded,
+  kItemMemoryBudget,
+  kItemRingShortened,
+  kItemRingShortenings,
 };
 constexpr int kPubRulesIndom = 1;
 constexpr int kPubThreadsIndom = 2;
@@ -107,6 +114,21 @@ const PubMetricSpec kPubMetrics[] = {
    kPubNoIndom, "span of the history the ring holds"},
   {kItemRingBytes, "watch.ring.bytes", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsBytes, kPubNoIndom,
    "hearth's resident memory: the ring and the symbol tables"},
+  {kItemRingStacks, "watch.ring.stacks", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsCount, kPubNoIndom,
+   "distinct stacks the sampler's tables hold (those of rounds forgotten are trimmed)"},
+  {kItemRingStacksAdded, "watch.ring.stacks_added", MMV_TYPE_U64, MMV_SEM_COUNTER, kUnitsCount,
+   kPubNoIndom, "distinct stacks added to the tables since the start (one trimmed and seen again "
+                "counts again)"},
+  {kItemRingNames, "watch.ring.names", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsCount, kPubNoIndom,
+   "thread names and process titles the sampler's tables hold"},
+  {kItemRingNamesAdded, "watch.ring.names_added", MMV_TYPE_U64, MMV_SEM_COUNTER, kUnitsCount,
+   kPubNoIndom, "thread names and process titles added since the start"},
+  {kItemMemoryBudget, "watch.memory.budget", MMV_TYPE_U64, MMV_SEM_INSTANT, kUnitsBytes, kPubNoIndom,
+   "the resident memory hearth keeps within by shortening the ring (--memory-budget)"},
+  {kItemRingShortened, "watch.ring.shortened", MMV_TYPE_U32, MMV_SEM_INSTANT, kUnitsNone,
+   kPubNoIndom, "1 while the memory budget keeps the ring shorter than --ring, else 0"},
+  {kItemRingShortenings, "watch.ring.shortenings", MMV_TYPE_U64, MMV_SEM_COUNTER, kUnitsCount,
+   kPubNoIndom, "times the memory budget began to shorten the ring"},
 };
 // clang-format on
 
@@ -192,7 +214,10 @@ struct MmvPublisher::Impl {
   std::unordered_map<std::string, size_t> thread_index;
   size_t other = 0;
   pmAtomValue *up = nullptr, *triggers = nullptr, *written = nullptr, *removed = nullptr,
-              *cpu = nullptr, *stopped = nullptr, *ring_seconds = nullptr, *ring_bytes = nullptr;
+              *cpu = nullptr, *stopped = nullptr, *ring_seconds = nullptr, *ring_bytes = nullptr,
+              *ring_stacks = nullptr, *ring_stacks_added = nullptr, *ring_names = nullptr,
+              *ring_names_added = nullptr, *memory_budget = nullptr, *ring_shortened = nullptr,
+              *ring_shortenings = nullptr;
   // Scratch for threads(): per instance, threads and share × threads.
   std::vector<double> n, running, runnable, blocked;
 
@@ -310,6 +335,13 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
   stopped = lookup("watch.sampling.stopped_us", nullptr);
   ring_seconds = lookup("watch.ring.seconds", nullptr);
   ring_bytes = lookup("watch.ring.bytes", nullptr);
+  ring_stacks = lookup("watch.ring.stacks", nullptr);
+  ring_stacks_added = lookup("watch.ring.stacks_added", nullptr);
+  ring_names = lookup("watch.ring.names", nullptr);
+  ring_names_added = lookup("watch.ring.names_added", nullptr);
+  memory_budget = lookup("watch.memory.budget", nullptr);
+  ring_shortened = lookup("watch.ring.shortened", nullptr);
+  ring_shortenings = lookup("watch.ring.shortenings", nullptr);
   set(up, 1);
   return {};
 }
@@ -444,6 +476,18 @@ void MmvPublisher::watcher(double cpu_share, uint64_t stopped_us_total, double r
   impl_->set(impl_->stopped, static_cast<double>(stopped_us_total));
   impl_->set(impl_->ring_seconds, ring_seconds);
   impl_->set(impl_->ring_bytes, static_cast<double>(ring_bytes));
+}
+
+void MmvPublisher::ring(const RingFigures& f) {
+  if (!impl_ || impl_->addr == nullptr) return;
+  Impl& p = *impl_;
+  p.set(p.ring_stacks, static_cast<double>(f.stacks));
+  p.set(p.ring_stacks_added, static_cast<double>(f.stacks_added));
+  p.set(p.ring_names, static_cast<double>(f.names));
+  p.set(p.ring_names_added, static_cast<double>(f.names_added));
+  p.set(p.memory_budget, static_cast<double>(f.memory_budget_bytes));
+  p.set(p.ring_shortened, f.shortened ? 1 : 0);
+  p.set(p.ring_shortenings, static_cast<double>(f.shortenings));
 }
 
 void MmvPublisher::report_written() {

@@ -5,6 +5,8 @@
 //   mmv.NAME.watch.threads.{running,runnable,blocked,count} per thread group (thread names)
 //   mmv.NAME.watch.{up,triggers,reports,reports.removed}
 //   mmv.NAME.watch.sampling.{cpu,stopped_us}, mmv.NAME.watch.ring.{seconds,bytes}
+//   mmv.NAME.watch.ring.{stacks,stacks_added,names,names_added,shortened,shortenings}
+//   mmv.NAME.watch.memory.budget
 // README "hearth watch: metrics published to PCP" documents each one.
 //
 // The file is $PCP_TMP_DIR/mmv/NAME (PCP_TMP_DIR as libpcp reads it: the environment, else
@@ -42,6 +44,15 @@ struct GroupShares {
   double running = 0;
   double runnable = 0;
   double blocked = 0;
+};
+
+// The ring's tables and its memory budget (MmvPublisher::ring).
+struct RingFigures {
+  uint64_t stacks = 0, stacks_added = 0;  // stacks::SamplerTables
+  uint64_t names = 0, names_added = 0;
+  uint64_t memory_budget_bytes = 0;
+  bool shortened = false;    // the budget keeps the ring shorter than asked, now
+  uint64_t shortenings = 0;  // episodes of that so far
 };
 
 class MmvPublisher {
@@ -88,6 +99,7 @@ class MmvPublisher {
   // and size (bytes).
   void watcher(double cpu_share, uint64_t stopped_us_total, double ring_seconds,
                uint64_t ring_bytes);
+  void ring(const RingFigures& figures);
   void report_written();
   void report_removed();  // a report removed by the disk budget
 

@@ -1,5 +1,6 @@
 #include "watch/watcher.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +41,10 @@ using json = nlohmann::json;
 
 constexpr int64_t kEvaluationNs = 1'000'000'000;  // rules are evaluated once a second
 constexpr int kSilentEvaluations = 10;  // a rule without a value this long is said once
+// The memory budget shortens the ring to no less than this (or --ring, if shorter), ns; and by a
+// quarter of what it holds at a time, at most every kShortenEveryNs (RSS takes time to follow).
+constexpr int64_t kLeastRingNs = 5'000'000'000;
+constexpr int64_t kShortenEveryNs = 2'000'000'000;
 
 std::string number_text(double v) {
   char buf[32];
@@ -269,6 +274,7 @@ struct Capture {
   uint64_t first_sample_ns = 0;    // the ring's oldest sample then
   int64_t trigger_ns = 0;          // CLOCK_MONOTONIC: the evaluation that fired
   int64_t first_full_ns = 0;       // CLOCK_MONOTONIC: the first full-rate sample's end
+  bool shortened = false;          // the memory budget had shortened the ring then
   std::thread thread;
   std::atomic<bool> done{false};
   recording::Recording rec;
@@ -298,6 +304,9 @@ class Watcher {
   void publish_start(const std::vector<Rule>& rules);
   void publish_evaluation(int64_t now);
   void publish_threads(int64_t now);
+  void keep_within_memory(int64_t now);
+  // Forgets what is older than the ring's span now (samples and MMV reads).
+  void forget_old();
 
   std::optional<stacks::ProcessSet> set_;
   std::unique_ptr<Capture> capture_;
@@ -305,12 +314,68 @@ class Watcher {
   std::optional<MmvPublisher> publisher_;
   double cpu_at_ = 0;           // own_cpu_s() at the last evaluation
   int64_t cpu_at_ns_ = 0;       // and when
-  uint64_t stopped_us_ = 0;     // the target's threads stopped by the sampler, in all
-  size_t stall_entries_ = 0;    // the sampler's per-thread stall figures already added
   std::set<std::string> published_threads_;  // thread names with an instance of their own
   int64_t threads_restarted_ns_ = 0;         // the last restart for new thread names
   SchedRing sched_ring_;  // the scheduler's view before a trigger (unless --no-sched)
+  // The ring's span now, ns: --ring, or less while the memory budget shortens it.
+  int64_t span_ns_ = 0;
+  bool shortened_ = false;       // an episode over the memory budget is going on
+  bool said_least_ = false;      // and the ring is at its least (said once per episode)
+  uint64_t shortenings_ = 0;     // episodes so far
+  int64_t shortened_at_ns_ = 0;  // the last shortening
 };
+
+void Watcher::forget_old() {
+  // The ring holds its span at least: one sample period more, so that a trigger between two
+  // samples still has the whole span before it.
+  const uint64_t keep = static_cast<uint64_t>(span_ns_ + static_cast<int64_t>(1e9 / o_.rate_hz));
+  const uint64_t t = set_->now_ns();
+  set_->forget_before(t > keep ? t - keep : 0);
+  const uint64_t real = realtime_ns();
+  const uint64_t keep_mmv = static_cast<uint64_t>(span_ns_ + kEvaluationNs);
+  signals_.mmv().forget_before(real > keep_mmv ? real - keep_mmv : 0);
+  sched_ring_.forget_before(static_cast<int64_t>(monotonic_ns()) - span_ns_ - kEvaluationNs);
+}
+
+void Watcher::keep_within_memory(int64_t now) {
+  const uint64_t budget = o_.memory_budget_bytes;
+  if (budget == 0 || capture_) return;
+  const uint64_t rss = own_rss_bytes();
+  const int64_t full = static_cast<int64_t>(o_.ring_s * 1e9);
+  const int64_t least = std::min(full, kLeastRingNs);
+  auto mb = [](uint64_t bytes) { return number_text(static_cast<double>(bytes) / (1 << 20)); };
+  if (rss > budget) {
+    if (span_ns_ <= least) {
+      if (!said_least_) {
+        said_least_ = true;
+        log_("memory: RSS " + mb(rss) + " MB is still over the budget with the ring at its " +
+             "least (" + number_text(static_cast<double>(span_ns_) / 1e9) +
+             " s): the rest is not the ring's (symbol tables, libraries)");
+      }
+      return;
+    }
+    if (shortened_ && now - shortened_at_ns_ < kShortenEveryNs) return;
+    const uint64_t t = set_->now_ns();
+    const int64_t held = static_cast<int64_t>(t - std::min(t, set_->oldest_round_ns()));
+    span_ns_ = std::max(least, std::min(span_ns_, held) * 3 / 4);
+    shortened_at_ns_ = now;
+    forget_old();
+    ::malloc_trim(0);  // what the forgotten rounds held, back to the system
+    if (!shortened_) {
+      shortened_ = true;
+      ++shortenings_;
+      log_("memory: RSS " + mb(rss) + " MB is over the budget of " + mb(budget) +
+           " MB (--memory-budget): the ring is shortened, oldest samples first, to " +
+           number_text(static_cast<double>(span_ns_) / 1e9) + " s (of --ring " +
+           number_text(o_.ring_s) + ")");
+    }
+  } else if (shortened_ && rss < budget / 10 * 9) {
+    shortened_ = said_least_ = false;
+    span_ns_ = full;
+    log_("memory: RSS " + mb(rss) + " MB, back under the budget: the ring grows back to " +
+         number_text(o_.ring_s) + " s");
+  }
+}
 
 void Watcher::publish_start(const std::vector<Rule>& rules) {
   if (o_.publish.empty()) return;
@@ -333,14 +398,8 @@ void Watcher::publish_start(const std::vector<Rule>& rules) {
 }
 
 void Watcher::publish_evaluation(int64_t now) {
-  // The sampler's stops since the last evaluation (per-thread stall figures appended since;
-  // forget_before() drops old ones from the front, so count from the end).
-  const stacks::SamplerSummary s = set_->summary();
-  const size_t n = s.thread_stall_us.size();
-  const size_t fresh = std::min(n, s.thread_samples >= stall_entries_ ? s.thread_samples - stall_entries_ : 0);
-  for (size_t i = n - fresh; i < n; ++i) stopped_us_ += static_cast<uint64_t>(s.thread_stall_us[i]);
-  stall_entries_ = s.thread_samples;
   if (!publisher_) return;
+  const auto stopped_us = static_cast<uint64_t>(set_->stall_us_total());  // the sampler's stops
   const std::vector<Watched>& watched = signals_.watched();
   for (size_t i = 0; i < watched.size(); ++i)
     publisher_->rule(i, watched[i].state.shown(), watched[i].state.holds());
@@ -352,7 +411,15 @@ void Watcher::publish_evaluation(int64_t now) {
   cpu_at_ns_ = now;
   const double ring_s =
       static_cast<double>(set_->now_ns() - std::min(set_->now_ns(), set_->oldest_round_ns())) / 1e9;
-  publisher_->watcher(share, stopped_us_, ring_s, own_rss_bytes());
+  publisher_->watcher(share, stopped_us, ring_s, own_rss_bytes());
+  const stacks::SamplerTables t = set_->tables();
+  publisher_->ring({.stacks = t.stacks,
+                    .stacks_added = t.stacks_added,
+                    .names = t.names,
+                    .names_added = t.names_added,
+                    .memory_budget_bytes = o_.memory_budget_bytes,
+                    .shortened = shortened_,
+                    .shortenings = shortenings_});
   publish_threads(now);
 }
 
@@ -530,10 +597,17 @@ void Watcher::finish_capture() {
   rec.meta["collectors"]["mmv"] = rec.mmv.figures;
   rec.meta["trigger"] = c.trigger;
   if (!c.sched_before.is_null()) rec.meta["sched_before_trigger"] = c.sched_before;
-  rec.meta["watch"] = {{"ring_s", o_.ring_s},
-                       {"rate_hz", o_.rate_hz},
-                       {"record_hz", o_.record_hz},
-                       {"after_s", o_.after_s}};
+  rec.meta["watch"] = {
+      {"ring_s", o_.ring_s},
+      // the span the ring held at the trigger (less while the memory budget
+      // shortened it: ring_shortened)
+      {"ring_held_s",
+       std::round(static_cast<double>(c.trigger_sample_ns - c.first_sample_ns) / 1e6) / 1e3},
+      {"ring_shortened", c.shortened},
+      {"memory_budget_mb", static_cast<double>(o_.memory_budget_bytes) / (1 << 20)},
+      {"rate_hz", o_.rate_hz},
+      {"record_hz", o_.record_hz},
+      {"after_s", o_.after_s}};
   if (c.first_full_ns > 0) {  // from the evaluation that fired to the first full-rate sample
     rec.meta["watch"]["trigger_to_first_sample_ms"] =
         std::round(static_cast<double>(c.first_full_ns - c.trigger_ns) / 1e3) / 1e3;
@@ -555,6 +629,9 @@ void Watcher::finish_capture() {
            " pictures)");
     }
   }
+  // The report named its stacks in full (DWARF: inlined functions, tail calls); watching needs
+  // none of that until the next report: let it go (tens of MB).
+  set_->release_symbols();
   for (const std::string& gone : enforce_disk_budget(o_.output, o_.budget.disk_bytes, c.name)) {
     log_("removed the report " + gone + " (over the disk budget)");
     if (publisher_) publisher_->report_removed();
@@ -604,7 +681,7 @@ int Watcher::run() {
        (set_->processes() == 1 ? "" : "es") + " (" + set_->method() + "), " +
        std::to_string(signals_.watched().size()) + " rules; reports into " + o_.output);
 
-  const int64_t ring_ns = static_cast<int64_t>(o_.ring_s * 1e9);
+  span_ns_ = static_cast<int64_t>(o_.ring_s * 1e9);
   auto period_ns = [this] {
     return static_cast<int64_t>(1e9 / (capture_ ? o_.record_hz : o_.rate_hz));
   };
@@ -633,21 +710,12 @@ int Watcher::run() {
       if (capture_ && capture_->first_full_ns == 0) {
         capture_->first_full_ns = static_cast<int64_t>(monotonic_ns());
       }
-      if (!capture_) {
-        // The ring holds RING seconds at least: one sample period more, so that a trigger
-        // between two samples still has the whole span before it.
-        const uint64_t keep = static_cast<uint64_t>(ring_ns + period_ns());
-        const uint64_t t = set_->now_ns();
-        set_->forget_before(t > keep ? t - keep : 0);
-        const uint64_t real = realtime_ns();
-        const uint64_t keep_mmv = static_cast<uint64_t>(ring_ns + kEvaluationNs);
-        signals_.mmv().forget_before(real > keep_mmv ? real - keep_mmv : 0);
-        sched_ring_.forget_before(static_cast<int64_t>(monotonic_ns()) - ring_ns - kEvaluationNs);
-      }
+      if (!capture_) forget_old();
     }
     now = static_cast<int64_t>(monotonic_ns());
     if (now >= next_eval) {
       next_eval = std::max(next_eval + kEvaluationNs, now);
+      keep_within_memory(now);
       Watched* holding =
           signals_.evaluate(*set_, watched_pids(), now, publisher_.has_value() || !o_.no_sched);
       if (!o_.no_sched && signals_.proc_sample()) sched_ring_.add(*signals_.proc_sample());
@@ -663,6 +731,7 @@ int Watcher::run() {
           // full-rate sample is taken at once.
           if (capture_) {
             capture_->first_sample_ns = set_->oldest_round_ns();
+            capture_->shortened = shortened_;
             capture_->trigger_ns = now;
             next_sample = now;
           }
@@ -674,7 +743,8 @@ int Watcher::run() {
     const int64_t wake = std::min(next_sample, next_eval);
     now = static_cast<int64_t>(monotonic_ns());
     if (wake > now) {
-      const auto nap = std::chrono::microseconds(std::min<int64_t>((wake - now) / 1000, 50'000));
+      // A signal ends the nap at once (idle_for); a report's thread ending waits for it.
+      const auto nap = std::chrono::microseconds(std::min<int64_t>((wake - now) / 1000, 200'000));
       if (auto r = set_->idle_for(nap); !r) {
         log_(r.error().message);
         status = 1;

@@ -34,6 +34,10 @@ struct WatchOptions {
   double record_hz = 10;  // stack samples per second while recording
   double after_s = 10;    // seconds recorded after a trigger
   Budget budget;
+  // hearth's resident memory (VmRSS) above this shortens the ring, oldest samples first, down to
+  // a few seconds at least (said once per episode, published as watch.ring.shortened); it grows
+  // back to ring_s once under 90% of it. 0: no budget.
+  uint64_t memory_budget_bytes = 64 << 20;
   stacks::CaptureMethod method = stacks::CaptureMethod::kBpf;
   std::string symbol_cache;      // the stack symbolizer's on-disk cache ("": none)
   std::vector<std::string> mmv;  // --mmv: files/names/dirs; empty: the processes' own files

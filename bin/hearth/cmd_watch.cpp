@@ -39,6 +39,8 @@ std::vector<std::string> validate_watch(const WatchArgs& a) {
   if (!(a.cooldown >= 0)) problems.push_back("--cooldown must be 0 or more seconds");
   if (a.per_hour < 1) problems.push_back("--per-hour must be at least 1");
   if (!(a.disk_budget_mb > 0)) problems.push_back("--disk-budget must be above 0 MB");
+  if (!(a.memory_budget_mb > 0 && a.memory_budget_mb <= 1 << 20))
+    problems.push_back("--memory-budget must be above 0 MB (and at most 1 TB)");
   auto method = method_of(a.method);
   if (!method) problems.push_back("--method must be bpf or ptrace");
   if (method && *method == stacks::CaptureMethod::kAuto)
@@ -100,6 +102,7 @@ int run_watch(const WatchArgs& a) {
   o.budget.per_hour = a.per_hour;
   o.budget.total = a.max_reports;
   o.budget.disk_bytes = static_cast<uint64_t>(a.disk_budget_mb * 1024 * 1024);
+  o.memory_budget_bytes = static_cast<uint64_t>(a.memory_budget_mb * 1024 * 1024);
   o.method = *method_of(a.method);
   o.symbol_cache = symbol_cache_dir(a.symbol_cache);
   o.mmv = a.mmv;

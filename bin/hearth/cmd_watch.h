@@ -24,6 +24,7 @@ struct WatchArgs : SelectionArgs {
   uint64_t per_hour = 6;
   uint64_t max_reports = 0;             // 0: no limit
   double disk_budget_mb = 1024;
+  double memory_budget_mb = 64;  // RSS above it shortens the ring
   std::string method = "bpf";
   std::string symbol_cache;
   std::vector<std::string> mmv;

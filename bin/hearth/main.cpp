@@ -239,6 +239,10 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
   c->add_option("--disk-budget", a->disk_budget_mb,
                 "MB the reports in the directory may take; the oldest are removed first")
       ->capture_default_str();
+  c->add_option("--memory-budget", a->memory_budget_mb,
+                "MB of resident memory hearth keeps within: above it the ring is shortened, "
+                "oldest samples first (said once, and published)")
+      ->capture_default_str();
   c->add_option("--method", a->method,
                 "bpf (no thread stopped but those on a CPU) or ptrace (every thread stopped at "
                 "every sample: only when asked)")

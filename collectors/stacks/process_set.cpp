@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/shutdown.h"
 #include "formats/raw_samples.h"
 
@@ -18,8 +19,9 @@ using Clock = std::chrono::steady_clock;
 
 // Between two services of the ptrace sessions while idle (as PtraceSession::idle_for).
 constexpr auto kServeSessionsEvery = std::chrono::milliseconds(1);
-// Without a session to serve: how often a shutdown request is looked at.
-constexpr auto kSetIdleCheck = std::chrono::milliseconds(10);
+// Without a session to serve: how often a shutdown request is looked at (a signal ends the
+// nap at once: this bounds the wait for one that came just before it).
+constexpr auto kSetIdleCheck = std::chrono::milliseconds(100);
 
 // CPU time of the calling thread, ms.
 double set_thread_cpu_ms() {
@@ -241,9 +243,13 @@ Result<void> ProcessSet::idle_for(std::chrono::microseconds duration) {
     if (shutdown_requested()) return {};
     const auto now = Clock::now();
     if (now >= deadline) return {};
-    std::this_thread::sleep_for(
+    const auto nap =
         std::min<Clock::duration>(deadline - now, serving ? Clock::duration(kServeSessionsEvery)
-                                                          : Clock::duration(kSetIdleCheck)));
+                                                          : Clock::duration(kSetIdleCheck));
+    const auto before = Clock::now();
+    sleep_ns(
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(nap).count()));
+    if (!serving && Clock::now() - before < nap) return {};  // a signal: the caller looks
   }
 }
 
@@ -337,6 +343,7 @@ SamplerSummary ProcessSet::summary() const {
     all.execs += s.execs;
     append(all.round_stall_ms, s.round_stall_ms);
     append(all.thread_stall_us, s.thread_stall_us);
+    all.stall_us_total += s.stall_us_total;
     append(all.capture_ms, s.capture_ms);  // empty for members on the set's capture
     append(all.capture_cpu_ms, s.capture_cpu_ms);
     append(all.capture_faults, s.capture_faults);
@@ -355,6 +362,7 @@ SamplerSummary ProcessSet::summary() const {
       }
     }
   }
+  all.stall_us_total += dropped_stall_us_;
   append(all.capture_ms, pass_ms_);
   append(all.capture_cpu_ms, pass_cpu_ms_);
   append(all.capture_faults, pass_faults_);
@@ -396,9 +404,35 @@ void ProcessSet::forget_before(uint64_t time_ns) {
   // Processes gone for longer than the span kept: nothing of them is left to write (a watcher
   // following a service across restarts would otherwise keep every past process's symbols).
   if (several_ && members_.size() > 1) {
-    dropped_ += std::erase_if(members_, [](const std::unique_ptr<Member>& m) {
-      return !m->live && m->sampler.round_count() == 0;
+    dropped_ += std::erase_if(members_, [this](const std::unique_ptr<Member>& m) {
+      const bool gone = !m->live && m->sampler.round_count() == 0;
+      if (gone) dropped_stall_us_ += m->sampler.summary().stall_us_total;
+      return gone;
     });
+  }
+}
+
+double ProcessSet::stall_us_total() const {
+  double total = dropped_stall_us_;
+  for (const auto& m : members_) total += m->sampler.summary().stall_us_total;
+  return total;
+}
+
+SamplerTables ProcessSet::tables() const {
+  SamplerTables all;
+  for (const auto& m : members_) {
+    const SamplerTables t = m->sampler.tables();
+    all.stacks += t.stacks;
+    all.stacks_added += t.stacks_added;
+    all.names += t.names;
+    all.names_added += t.names_added;
+  }
+  return all;
+}
+
+void ProcessSet::release_symbols() {
+  for (auto& m : members_) {
+    if (m->live) m->sampler.release_symbols();
   }
 }
 

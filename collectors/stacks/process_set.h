@@ -51,7 +51,8 @@ class ProcessSet {
   // turn. Fails when no process is left and none can join (the last process's own error when
   // only one was ever sampled, as Sampler::sample).
   Result<void> sample(Release release = Release::kResume);
-  // Sleeps, serving the ptrace sessions' events (Sampler::idle_for) every millisecond.
+  // Sleeps, serving the ptrace sessions' events (Sampler::idle_for) every millisecond; with no
+  // session to serve, a signal ends the sleep early.
   Result<void> idle_for(std::chrono::microseconds duration);
   // Sampler::detach() of every process; the first failure is returned.
   Result<void> detach();
@@ -74,6 +75,10 @@ class ProcessSet {
   // Sampler::forget_before over every process (the set's own per-pass figures with them); a
   // process that has exited and has no round left is dropped. Sample times: timed()'s.
   void forget_before(uint64_t time_ns);
+  // Sampler::tables summed over the processes held.
+  SamplerTables tables() const;
+  // Sampler::release_symbols of every live process.
+  void release_symbols();
   // Sampler::last_round_matching summed over the live processes' last rounds.
   Sampler::Matching last_round_matching(std::string_view text);
   // The sample time now (ns since the set's epoch: timed()'s time 0), and that of the oldest
@@ -89,8 +94,12 @@ class ProcessSet {
   // samples", "process 1240 (postgres) joined at sample 12".
   std::vector<std::string> notices();
 
-  // Figures over every process: rounds are the set's; stalls per process per round.
+  // Figures over every process: rounds are the set's; stalls per process per round. A copy of
+  // every per-round figure held: for the end of a run, not for each round of a long one.
   SamplerSummary summary() const;
+  // The time threads were stopped, over the whole run and every process (those dropped
+  // included), µs: SamplerSummary::stall_us_total, without summary()'s copy.
+  double stall_us_total() const;
   UnnamedFrames unnamed_frames();
   std::string method() const;  // "bpf", "ptrace", or "bpf and ptrace" (auto fell back for some)
   const std::string& fallback_reason() const;  // the first process's, when auto fell back
@@ -131,6 +140,7 @@ class ProcessSet {
   std::chrono::steady_clock::time_point first_round_, last_round_;  // the sampling window
   size_t joined_ = 0, exited_ = 0;
   size_t dropped_ = 0;  // exited members forget_before() left with nothing
+  double dropped_stall_us_ = 0;  // their stall_us_total
 };
 
 }  // namespace hearth::stacks

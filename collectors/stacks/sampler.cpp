@@ -11,6 +11,7 @@
 #include "collectors/proc/maps.h"
 #include "collectors/proc/processes.h"
 #include "collectors/proc/threads.h"
+#include "common/clock.h"
 #include "common/shutdown.h"
 
 namespace hearth::stacks {
@@ -18,8 +19,10 @@ namespace {
 
 using sampling::Clock;
 
-// Sleeping between rounds without a session: how often a shutdown request is looked at.
-constexpr std::chrono::milliseconds kIdleCheck{10};
+// Sleeping between rounds without a session: a signal (a shutdown or reload request) ends the
+// nap at once; this bounds the wait for one that arrived just before the nap began. (10 ms,
+// as it was, woke an idle `hearth watch` 100 times a second: a third of its CPU.)
+constexpr std::chrono::milliseconds kIdleCheck{100};
 // Skipped threads named in the summary, at most.
 constexpr size_t kMaxSkippedNamed = 64;
 
@@ -27,30 +30,89 @@ constexpr size_t kMaxSkippedNamed = 64;
 
 uint32_t Sampler::Impl::intern_name(const std::string& n) {
   auto [it, added] = name_ids.try_emplace(n, static_cast<uint32_t>(names.size()));
-  if (added) names.push_back(n);
+  if (added) {
+    names.push_back(n);
+    ++names_added;
+  }
   return it->second;
 }
 
 uint32_t Sampler::Impl::intern_stack(RawStack&& s) {
   std::string key = stack_key(s);
   auto [it, added] = stack_ids.try_emplace(std::move(key), static_cast<uint32_t>(stacks.size()));
-  if (added) stacks.push_back(std::move(s));
+  if (added) {
+    stacks.push_back(std::move(s));
+    ++stacks_added;
+  }
   return it->second;
 }
 
+namespace {
+
+// The mappings a symbolizer looks addresses up in: executable, of a file or the vDSO.
+std::vector<proc::Mapping> code_mappings(const std::vector<proc::Mapping>& maps) {
+  std::vector<proc::Mapping> code;
+  for (const proc::Mapping& m : maps) {
+    if (m.exec && !m.path.empty() && (m.path[0] == '/' || m.path == "[vdso]")) code.push_back(m);
+  }
+  return code;
+}
+
+bool same_mapping(const proc::Mapping& a, const proc::Mapping& b) {
+  return a.start == b.start && a.end == b.end && a.offset == b.offset && a.inode == b.inode &&
+         a.dev == b.dev && a.path == b.path && a.deleted == b.deleted;
+}
+
+}  // namespace
+
 Result<void> Sampler::Impl::load_maps() {
   ASSIGN_OR_RETURN(std::vector<proc::Mapping> maps, proc::read_maps(options.pid));
-  // Stacks taken so far belong to the maps loaded now: name them before the maps change (an
-  // exec or a dlclose would otherwise have them looked up in the new image).
-  for (uint32_t id = 0; id < stacks.size(); ++id) (void)frames_of(id);
+  std::vector<proc::Mapping> code = code_mappings(maps);
+  const bool code_changed = code.size() != code_maps.size() ||
+                            !std::equal(code.begin(), code.end(), code_maps.begin(), same_mapping);
+  if (code_changed) {
+    // Stacks taken so far that ran in code unmapped now (a dlclose): name them before the maps
+    // change, or they would be looked up in whatever is mapped there next.
+    std::vector<const proc::Mapping*> gone;
+    for (const proc::Mapping& old : code_maps) {
+      if (std::none_of(code.begin(), code.end(),
+                       [&old](const proc::Mapping& m) { return same_mapping(m, old); }))
+        gone.push_back(&old);
+    }
+    auto in_gone = [&gone](uint64_t ip) {
+      for (const proc::Mapping* m : gone) {
+        if (ip >= m->start && ip <= m->end) return true;  // ip or ip - 1 (a return address)
+      }
+      return false;
+    };
+    for (uint32_t id = 0; !gone.empty() && id < stacks.size(); ++id) {
+      if (std::any_of(stacks[id].ips.begin(), stacks[id].ips.end(), in_gone)) (void)frames_of(id);
+    }
+  }
   const auto began = Clock::now();
   RETURN_IF_ERROR(unwinder->prepare(maps));
   const auto tables = Clock::now();
-  RETURN_IF_ERROR(symbolizer->set_maps(options.pid, maps, memory.get()));
+  if (code_changed) {
+    RETURN_IF_ERROR(symbolizer->set_maps(options.pid, maps, memory.get()));
+    code_maps = std::move(code);
+  }
   add_phase("maps: unwind tables", std::chrono::duration<double, std::milli>(tables - began).count());
   add_phase("maps: symbol tables",
             std::chrono::duration<double, std::milli>(Clock::now() - tables).count());
   return {};
+}
+
+void Sampler::Impl::release_symbols() {
+  auto maps = proc::read_maps(options.pid);
+  if (!maps) return;
+  const std::vector<proc::Mapping> code = code_mappings(*maps);
+  // Code changed since the last load: the next load_maps() names what it must first.
+  if (code.size() != code_maps.size() ||
+      !std::equal(code.begin(), code.end(), code_maps.begin(), same_mapping))
+    return;
+  auto fresh = Symbolizer::create({.cache_dir = options.symbol_cache});
+  if (!fresh || !fresh->set_maps(options.pid, *maps, memory.get())) return;
+  symbolizer.emplace(std::move(*fresh));  // the old one saves its names to the cache, then ends
 }
 
 void Sampler::Impl::add_phase(const char* what, double ms) {
@@ -142,7 +204,9 @@ void Sampler::Impl::finish_round(const StopStats& stats) {
       id = static_cast<uint32_t>(slot.last_stack);
       bool stopped = !bpf || slot.stopped;
       ++(stopped ? round.stopped : round.copied);
-      summary.thread_stall_us.push_back(stopped ? static_cast<double>(stall_of[tid]) / 1e3 : 0.0);
+      const double stall_us = stopped ? static_cast<double>(stall_of[tid]) / 1e3 : 0.0;
+      summary.thread_stall_us.push_back(stall_us);
+      summary.stall_us_total += stall_us;
     } else {
       continue;
     }
@@ -291,6 +355,10 @@ Result<void> Sampler::end_shared_round() {
   return r;
 }
 
+void Sampler::release_symbols() {
+  impl_->release_symbols();
+}
+
 bool Sampler::shares_capture() const {
   return impl_->shared_capture;
 }
@@ -302,7 +370,12 @@ Result<void> Sampler::idle_for(std::chrono::microseconds duration) {
   while (!shutdown_requested()) {
     auto now = Clock::now();
     if (now >= deadline) break;
-    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kIdleCheck));
+    const auto nap = std::min<Clock::duration>(deadline - now, kIdleCheck);
+    const uint64_t before = monotonic_ns();
+    sleep_ns(
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(nap).count()));
+    // Cut short by a signal: the caller looks at what it asked (a reload, a shutdown).
+    if (std::chrono::nanoseconds(monotonic_ns() - before) < nap) break;
   }
   return {};
 }

@@ -79,6 +79,9 @@ struct SamplerSummary {
   std::vector<double> round_stall_ms;
   // Per thread per round: its interrupt to its resume; 0 for a thread read without a stop.
   std::vector<double> thread_stall_us;
+  // thread_stall_us's sum over the whole run, µs (Sampler::forget_before drops entries of
+  // thread_stall_us, never from this).
+  double stall_us_total = 0;
   // bpf: per round, the capture's own time (the pass and the stops), ms: hearth's time, not
   // the target's (the target is not stopped by the pass).
   std::vector<double> capture_ms;
@@ -102,6 +105,16 @@ struct SamplerSummary {
   double unwind_ms = 0;
   double symbolize_ms = 0;
   size_t stacks_symbolized = 0;
+};
+
+// What a sampler's tables hold now, and how many entries were ever added to them: what a long
+// run keeps beside what it would keep if forget_before() trimmed nothing.
+struct SamplerTables {
+  size_t stacks = 0;          // distinct stacks held (with their names, when they were named)
+  uint64_t stacks_added = 0;  // distinct stacks added since attach (one trimmed and seen again
+                              // counts again)
+  size_t names = 0;           // thread names and process titles held
+  uint64_t names_added = 0;
 };
 
 class Sampler {
@@ -128,7 +141,8 @@ class Sampler {
   Result<void> end_shared_round();
   bool shares_capture() const;
 
-  // Sleeps while serving the target's ptrace events (signals are delivered as usual).
+  // Sleeps while serving the target's ptrace events (signals are delivered as usual). Without a
+  // ptrace session to serve, a signal ends the sleep early (the caller looks at its flags).
   Result<void> idle_for(std::chrono::microseconds duration);
   // Releases the target now (the destructor does it too), one thread at a time (see
   // PtraceSession::detach()). When some threads could not be stopped (D sleep), fails and keeps
@@ -171,13 +185,25 @@ class Sampler {
   // time, as round_time_ns) and their per-round figures (SamplerSummary's stalls and capture
   // costs; its totals stay the run's), so that memory holds a bounded span however long the run.
   // Rounds already aggregate()d stay in the caller's counts. Returns how many were forgotten.
+  // What only forgotten rounds used goes too, once it is as much as what is held: distinct
+  // stacks (with their names, entries, match texts), thread names and titles, the entry counts
+  // of threads gone; the stack ids of what is held change then (a caller keeps none across it).
   size_t forget_before(uint64_t time_ns);
+  SamplerTables tables() const;
   // The last round's thread samples, and of those the ones whose stack has a frame containing
-  // TEXT (symbolized, as aggregate()'s frames: `stack:` rules). {0, 0} before the first round.
+  // TEXT (`stack:` rules). Frames as the symbol tables name them (Symbolizer::function_name),
+  // with the kernel's: aggregate()'s frames less the inlined functions and the tail calls, so
+  // that no DWARF is read to match; each distinct stack is named once. {0, 0} before the first
+  // round.
   struct Matching {
     size_t matching = 0, samples = 0;
   };
   Matching last_round_matching(std::string_view text);
+  // Lets go of what symbolization has read so far (debug information, symbol tables: see
+  // Impl::release_symbols); names already given are kept. For a long-running sampler after a
+  // one-off full symbolization (a report), so that it does not keep tens of MB it may not need
+  // again. Any later symbolization reads what it needs again.
+  void release_symbols();
   // Time 0 of the samples (the epoch) on CLOCK_MONOTONIC and CLOCK_REALTIME, ns.
   uint64_t epoch_mono_ns() const;
   uint64_t epoch_real_ns() const;

@@ -20,8 +20,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectors/stacks/kernel_symbols.h"
+#include "collectors/proc/maps.h"
 #include "collectors/stacks/capture_bpf.h"
+#include "collectors/stacks/kernel_symbols.h"
 #include "collectors/stacks/ptrace_session.h"
 #include "collectors/stacks/raw_stack.h"
 #include "collectors/stacks/remote_memory.h"
@@ -125,7 +126,13 @@ struct Sampler::Impl {
   std::vector<RawStack> stacks;
   std::unordered_map<std::string, uint32_t> stack_ids;
   std::vector<std::vector<std::string>> symbolized;  // per stack id, root first; lazily
+  // Per stack id, lazily: its frames as the symbol tables name them (match_text_of()).
+  std::vector<std::string> match_texts;
+  // The code mappings (executable, of a file or the vDSO) the symbolizer was given last.
+  std::vector<proc::Mapping> code_maps;
   std::vector<Round> rounds;
+  uint64_t stacks_added = 0, names_added = 0;    // SamplerTables
+  size_t trim_stacks_at = 0, trim_names_at = 0;  // trim_tables() looks at these sizes
   size_t aggregated = 0;  // rounds already added by aggregate()
   // Thread roles (thread_roles.h): entry functions per thread over the rounds tallied so far,
   // each stack's entry (computed once), and the entry each thread's root had when aggregate()
@@ -150,8 +157,22 @@ struct Sampler::Impl {
 
   uint32_t intern_stack(RawStack&& s);
 
+  // After rounds were forgotten: drops the stacks and names no held round or thread slot uses,
+  // once they are as many as those held (so the work is paid once per as many entries), and the
+  // entry counts of threads gone; renumbers what stays. (sampler_output.cpp)
+  void trim_tables();
+
   // Reads the maps; loads the unwind and symbol tables of what changed (timed in attach_ms).
+  // When code is unmapped, the stacks taken so far that ran in it are named first (full
+  // symbolization: their names would be gone); nothing is named when no code mapping changed
+  // (a heap, a thread's stack, a file mapped for reading).
   Result<void> load_maps();
+
+  // A fresh Symbolizer over the current maps in place of the one used so far, which lets go of
+  // everything it read (libdw's decompressed DWARF: tens of MB for libc). Names already given
+  // stay (symbolized, and the process's shared names); the old one's are saved to the on-disk
+  // cache. Kept as it is when the maps cannot be read (the target has exited).
+  void release_symbols();
 
   // Adds MS to the summary's attach_ms entry WHAT (made at its first use).
   void add_phase(const char* what, double ms);
@@ -220,6 +241,11 @@ struct Sampler::Impl {
   // --- Names and outputs (sampler_output.cpp) ---
 
   const std::vector<std::string>& frames_of(uint32_t id);
+
+  // Stack ID's frames, each on a line of its own ("\nA\nB\n"), as frames_of() names them but from
+  // the symbol tables alone (Symbolizer::function_name): no inlined functions, no tail calls, and
+  // no DWARF read. What `stack:` rules match (last_round_matching).
+  const std::string& match_text_of(uint32_t id);
 
   std::vector<std::string> sample_frames(const ThreadSample& t, const AggregateOptions& o);
 

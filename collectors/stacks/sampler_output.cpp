@@ -4,6 +4,7 @@
 #include "collectors/stacks/sampler_impl.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "collectors/proc/processes.h"
 #include "formats/raw_samples.h"
@@ -46,6 +47,33 @@ const std::vector<std::string>& Sampler::Impl::frames_of(uint32_t id) {
   summary.symbolize_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   ++summary.stacks_symbolized;
+  return out;
+}
+
+const std::string& Sampler::Impl::match_text_of(uint32_t id) {
+  if (match_texts.size() <= id) match_texts.resize(stacks.size());
+  std::string& out = match_texts[id];
+  if (!out.empty()) return out;
+  const RawStack& s = stacks[id];
+  UnwindStatus status;
+  status.exact_ips = s.exact_ips;
+  out = "\n";
+  if (s.truncated) out += "[truncated]\n";
+  for (size_t i = s.ips.size(); i-- > 0;) {
+    std::string name =
+        folded_safe(symbolizer->function_name(s.ips[i], is_return_address(status, i)));
+    out += name;
+    out += '\n';
+  }
+  for (auto k = s.kernel.rbegin(); k != s.kernel.rend(); ++k) out += folded_safe(*k) + "_[k]\n";
+  if (!s.kernel_ips.empty() && !kallsyms_tried) {
+    kallsyms_tried = true;
+    kallsyms = KernelSymbols::shared(options.symbol_cache);
+  }
+  for (auto k = s.kernel_ips.rbegin(); kallsyms && k != s.kernel_ips.rend(); ++k) {
+    std::string_view name = kallsyms->name_of_return_address(*k);
+    if (!name.empty()) out += folded_safe(std::string(name)) + "_[k]\n";
+  }
   return out;
 }
 
@@ -218,25 +246,133 @@ size_t Sampler::forget_before(uint64_t time_ns) {
   drop_front(s.summary.capture_cpu_ms, k);
   drop_front(s.summary.capture_faults, k);
   drop_front(s.summary.thread_stall_us, samples);
+  s.trim_tables();
   return k;
+}
+
+namespace {
+
+constexpr uint32_t kTrimmed = ~uint32_t{0};
+// Tables this small are not worth renumbering.
+constexpr size_t kTrimAtLeast = 64;
+
+// Entries of V (a table indexed by old ids, possibly shorter than the table) moved to their new
+// ids TO, those without one dropped.
+template <typename T>
+void renumber(std::vector<T>& v, const std::vector<uint32_t>& to) {
+  size_t kept = 0;
+  for (size_t id = 0; id < to.size(); ++id) {
+    if (to[id] == kTrimmed) continue;
+    if (id < v.size()) {
+      if (to[id] != id) v[to[id]] = std::move(v[id]);
+    } else if (to[id] < v.size()) {
+      v[to[id]] = T();  // not computed for the old id: none for the new one either
+    }
+    kept = to[id] + 1;
+  }
+  v.resize(std::min(v.size(), kept));
+}
+
+// New ids for the USED entries of a table of N (kTrimmed for the others), or empty when too few
+// are unused to be worth it.
+std::vector<uint32_t> new_ids(const std::vector<uint8_t>& used) {
+  const size_t live = static_cast<size_t>(std::count(used.begin(), used.end(), uint8_t{1}));
+  const size_t dead = used.size() - live;
+  if (dead < kTrimAtLeast || dead < live) return {};
+  std::vector<uint32_t> to(used.size(), kTrimmed);
+  uint32_t next = 0;
+  for (size_t id = 0; id < used.size(); ++id) {
+    if (used[id]) to[id] = next++;
+  }
+  return to;
+}
+
+}  // namespace
+
+void Sampler::Impl::trim_tables() {
+  // The look over every held round is paid once per doubling of a table: a steady ring (the
+  // same stacks again and again) never pays it.
+  if (stacks.size() < trim_stacks_at && names.size() < trim_names_at) return;
+  std::vector<uint8_t> stack_used(stacks.size()), name_used(names.size());
+  std::unordered_set<pid_t> tids;
+  for (const Round& r : rounds) {
+    if (r.title != kNoTitle) name_used[r.title] = 1;
+    for (const ThreadSample& t : r.threads) {
+      stack_used[t.stack] = name_used[t.name] = 1;
+      tids.insert(t.tid);
+    }
+  }
+  for (const auto& [tid, slot] : slots) {
+    if (slot.last_stack >= 0) stack_used[static_cast<size_t>(slot.last_stack)] = 1;
+    name_used[slot.name] = 1;
+    tids.insert(tid);
+  }
+  // Threads gone with no sample left: their entry counts and the entries their roots had.
+  entries.forget_threads_unless([&tids](pid_t tid) { return tids.contains(tid); });
+  std::erase_if(entries_aggregated, [&tids](const auto& e) { return !tids.contains(e.first); });
+
+  if (std::vector<uint32_t> to = new_ids(stack_used); !to.empty()) {
+    renumber(stacks, to);
+    renumber(symbolized, to);
+    renumber(match_texts, to);
+    renumber(stack_entry, to);
+    renumber(stack_entry_known, to);
+    for (auto it = stack_ids.begin(); it != stack_ids.end();) {
+      if (to[it->second] == kTrimmed) {
+        it = stack_ids.erase(it);
+      } else {
+        it->second = to[it->second];
+        ++it;
+      }
+    }
+    for (Round& r : rounds) {
+      for (ThreadSample& t : r.threads) t.stack = to[t.stack];
+    }
+    for (auto& [tid, slot] : slots) {
+      if (slot.last_stack >= 0) slot.last_stack = to[static_cast<size_t>(slot.last_stack)];
+    }
+  }
+  if (std::vector<uint32_t> to = new_ids(name_used); !to.empty()) {
+    renumber(names, to);
+    for (auto it = name_ids.begin(); it != name_ids.end();) {
+      if (to[it->second] == kTrimmed) {
+        it = name_ids.erase(it);
+      } else {
+        it->second = to[it->second];
+        ++it;
+      }
+    }
+    for (Round& r : rounds) {
+      if (r.title != kNoTitle) r.title = to[r.title];
+      for (ThreadSample& t : r.threads) t.name = to[t.name];
+    }
+    for (auto& [tid, slot] : slots) slot.name = to[slot.name];
+  }
+  trim_stacks_at = std::max(kTrimAtLeast, 2 * stacks.size());
+  trim_names_at = std::max(kTrimAtLeast, 2 * names.size());
+}
+
+SamplerTables Sampler::tables() const {
+  const Impl& s = *impl_;
+  return {.stacks = s.stacks.size(),
+          .stacks_added = s.stacks_added,
+          .names = s.names.size(),
+          .names_added = s.names_added};
 }
 
 Sampler::Matching Sampler::last_round_matching(std::string_view text) {
   Impl& s = *impl_;
   Matching m;
   if (s.rounds.empty()) return m;
+  if (text.find('\n') != std::string_view::npos) {  // no frame name holds a line end
+    m.samples = s.rounds.back().threads.size();
+    return m;
+  }
   std::unordered_map<uint32_t, bool> seen;  // stack id -> has a matching frame
   for (const Impl::ThreadSample& t : s.rounds.back().threads) {
     ++m.samples;
     auto [it, added] = seen.try_emplace(t.stack, false);
-    if (added) {
-      for (const std::string& f : s.frames_of(t.stack)) {
-        if (f.find(text) != std::string::npos) {
-          it->second = true;
-          break;
-        }
-      }
-    }
+    if (added) it->second = s.match_text_of(t.stack).find(text) != std::string::npos;
     m.matching += it->second;
   }
   return m;

@@ -187,6 +187,12 @@ struct Symbolizer::Impl {
   void save_cache();
   uint32_t module_id(const std::string& key, const std::string& path);
   std::vector<Frame> resolve(uint64_t addr, const Range& range);
+  // The symbol table's name of the function at ADDR in MOD (no DWARF read); "" when none covers it.
+  std::string symbol_name(Dwfl_Module* mod, uint64_t addr) const;
+  // "[basename+0xOFFSET]": ADDR in RANGE's file, unnamed.
+  std::string unnamed(uint64_t addr, const Range& range) const;
+  // function_name()'s answers, by the same key as cache.
+  std::unordered_map<uint64_t, std::string> name_cache;
   // Tail-call frames between a caller's return address and a callee's address (tail_calls()).
   void find_tail_calls(uint64_t caller_ip, uint64_t callee, std::vector<Frame>* out);
   // The module mapped at ADDR, and ADDR's file offset in it.
@@ -370,25 +376,29 @@ void Symbolizer::Impl::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string*
   std::reverse(inlined->begin(), inlined->end());  // outermost first
 }
 
+std::string Symbolizer::Impl::symbol_name(Dwfl_Module* mod, uint64_t addr) const {
+  if (mod == nullptr) return "";
+  GElf_Off offset = 0;
+  GElf_Sym sym{};
+  const char* name = dwfl_module_addrinfo(mod, addr, &offset, &sym, nullptr, nullptr, nullptr);
+  // libdwfl returns the closest symbol at or below addr; it must also cover addr.
+  if (name != nullptr && name[0] != '\0' &&
+      (sym.st_size != 0 ? offset < sym.st_size : offset < kMaxSizelessOffset)) {
+    return clean_symbol_name(name, options.parameters);
+  }
+  return "";
+}
+
+std::string Symbolizer::Impl::unnamed(uint64_t addr, const Range& range) const {
+  return "[" + modules[range.module].basename + "+" + hex(addr - range.start + range.offset) + "]";
+}
+
 std::vector<Frame> Symbolizer::Impl::resolve(uint64_t addr, const Range& range) {
-  std::string function;
   std::vector<Frame> inlined;
   Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
-  if (mod != nullptr) {
-    GElf_Off offset = 0;
-    GElf_Sym sym{};
-    const char* name = dwfl_module_addrinfo(mod, addr, &offset, &sym, nullptr, nullptr, nullptr);
-    // libdwfl returns the closest symbol at or below addr; it must also cover addr.
-    if (name != nullptr && name[0] != '\0' &&
-        (sym.st_size != 0 ? offset < sym.st_size : offset < kMaxSizelessOffset)) {
-      function = clean_symbol_name(name, options.parameters);
-    }
-    if (options.inlines) add_inlines(mod, addr, &function, &inlined);
-  }
-  if (function.empty()) {
-    function =
-        "[" + modules[range.module].basename + "+" + hex(addr - range.start + range.offset) + "]";
-  }
+  std::string function = symbol_name(mod, addr);
+  if (mod != nullptr && options.inlines) add_inlines(mod, addr, &function, &inlined);
+  if (function.empty()) function = unnamed(addr, range);
   std::vector<Frame> frames;
   frames.reserve(1 + inlined.size());
   frames.push_back({std::move(function), false});
@@ -449,6 +459,29 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t ip, bool is_return_addr
       file.dirty = true;
   }
   return s.cache.emplace(key, std::move(frames)).first->second;
+}
+
+const std::string& Symbolizer::function_name(uint64_t ip, bool is_return_address) {
+  Impl& s = *impl_;
+  const uint64_t addr = is_return_address && ip > 0 ? ip - 1 : ip;
+  auto it = std::upper_bound(s.ranges.begin(), s.ranges.end(), addr,
+                             [](uint64_t a, const Range& r) { return a < r.start; });
+  if (it == s.ranges.begin() || addr >= std::prev(it)->end) {
+    // JIT code: the perf map's name, as symbolize() gives it (read, no DWARF).
+    return symbolize(ip, is_return_address).front().name;
+  }
+  const Range& range = *std::prev(it);
+  const uint64_t offset = addr - range.start + range.offset;
+  const uint64_t key =
+      (uint64_t{range.module} << kOffsetBits) | (offset & ((uint64_t{1} << kOffsetBits) - 1));
+  auto [hit, added] = s.name_cache.try_emplace(key);
+  if (added) {
+    ++s.stats.names_resolved;
+    Dwfl_Module* mod = s.dwfl != nullptr ? dwfl_addrmodule(s.dwfl, addr) : nullptr;
+    hit->second = s.symbol_name(mod, addr);
+    if (hit->second.empty()) hit->second = s.unnamed(addr, range);
+  }
+  return hit->second;
 }
 
 const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t callee_ip,

@@ -55,6 +55,7 @@ struct SymbolizerStats {
   uint64_t disk_hits = 0;  // answered from the on-disk cache (SymbolizerOptions::cache_dir)
   uint64_t resolved = 0;   // addresses and tail calls resolved from ELF/DWARF
   uint64_t modules = 0;     // ELF objects (and the vDSO) reported to libdwfl
+  uint64_t names_resolved = 0;  // addresses function_name() looked up (symbol tables only)
 };
 
 class Symbolizer {
@@ -83,6 +84,14 @@ class Symbolizer {
   // it — and "[unknown]" outside any file mapping (JIT code, garbage IPs).
   // The reference stays valid until the Symbolizer is destroyed.
   const std::vector<Frame>& symbolize(uint64_t ip, bool is_return_address);
+
+  // The function at IP as the symbol tables name it (.symtab, from a separate debug file when
+  // the file has one, else .dynsym), without reading DWARF: symbolize()'s first frame when the
+  // symbol tables name it, no inlined functions ("[module+0x…]" when no symbol covers IP; JIT
+  // code as symbolize() names it). Much cheaper on first use of a file than symbolize(): a
+  // file's debug information (libc's: 20-30 MB once decompressed) is never read. The reference
+  // stays valid until the Symbolizer is destroyed.
+  const std::string& function_name(uint64_t ip, bool is_return_address);
 
   // The functions that ran between a caller and its callee but left no frame (tail calls, see
   // call_sites.h), outermost first: CALLER_IP is the caller's return address, CALLEE_IP the

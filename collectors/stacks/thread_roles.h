@@ -51,6 +51,11 @@ class EntryTally {
   void add(pid_t tid, const std::string& entry, uint64_t count = 1);
   // TID's most frequent entry (ties: the bytewise first); empty when it has none.
   std::string entry_of(pid_t tid) const;
+  // Forgets every thread KEEP says no to (threads gone, with no sample left).
+  template <typename Keep>
+  void forget_threads_unless(Keep keep) {
+    std::erase_if(counts_, [&keep](const auto& entry) { return !keep(entry.first); });
+  }
 
  private:
   std::unordered_map<pid_t, std::map<std::string, uint64_t>> counts_;

@@ -413,6 +413,44 @@ TEST_P(UnwindTest, CompleteStacksFromRootToLeaf) {
   EXPECT_GT(unwinder_->stats().no_info, 0u);  // ut_nocfi_trampoline: the rbp fallback
 }
 
+// What `stack:` rules match (Symbolizer::function_name): each frame's function as the symbol
+// tables name it, the same as symbolize()'s outer frame, with no inlined function and no DWARF
+// read (nothing resolved by symbolize()).
+TEST_P(UnwindTest, FunctionNamesComeFromTheSymbolTablesAlone) {
+  auto sym = make_symbolizer({});
+  const auto snaps = snapshot(target_.pid, *memory_, 64 << 10);
+  ASSERT_EQ(snaps.size(), 10u);
+  std::vector<std::pair<uint64_t, bool>> looked_up;  // (ip, is a return address)
+  for (const ThreadSnap& s : snaps) {
+    SCOPED_TRACE(s.name);
+    UnwindStatus status;
+    const auto ips = unwinder_->unwind(s.regs, s.stack, 1024, &status);
+    ASSERT_FALSE(ips.empty());
+    std::string names;
+    for (size_t i = ips.size(); i-- > 0;) {
+      const bool ret = is_return_address(status, i);
+      const std::string& name = sym->function_name(ips[i], ret);
+      EXPECT_FALSE(name.empty());
+      names += (names.empty() ? "" : ";") + name;
+      looked_up.emplace_back(ips[i], ret);
+    }
+    if (s.name == "u-spin") {  // the leaf is the function, not what was inlined into it
+      EXPECT_TRUE(names.ends_with(";ut::leaf_spin")) << names;
+      EXPECT_EQ(names.find("spin_innermost"), std::string::npos) << names;
+    }
+  }
+  EXPECT_EQ(sym->stats().resolved, 0u) << "function_name() resolved through symbolize()";
+  EXPECT_GT(sym->stats().names_resolved, 0u);
+  // The same names as symbolize()'s outer frames (where the symbol tables name the address).
+  for (const auto& [ip, ret] : looked_up) {
+    const std::string& name = sym->function_name(ip, ret);
+    if (name.starts_with("[")) continue;  // unnamed by the symbol tables: DWARF may name it
+    const std::vector<Frame>& full = sym->symbolize(ip, ret);
+    ASSERT_FALSE(full.empty());
+    EXPECT_EQ(full.front().name, name);
+  }
+}
+
 TEST_P(UnwindTest, MaxFramesAndShortCopiesAreReported) {
   auto snaps = snapshot(target_.pid, *memory_, 64 << 10);
   const ThreadSnap* deep = nullptr;

@@ -70,13 +70,30 @@ TEST(MmvPublish, NamesInstancesAndValuesAsPcpReadsThem) {
   EXPECT_EQ(L.flags, mmv::kFlagProcess);
   std::vector<std::string> names;
   for (const mmv::Metric& m : L.metrics) names.push_back(m.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "watch.rule.value", "watch.rule.known", "watch.rule.holds", "watch.rule.fired",
-                "watch.rule.text", "watch.threads.running", "watch.threads.runnable",
-                "watch.threads.blocked", "watch.threads.count", "watch.up", "watch.triggers",
-                "watch.reports.written", "watch.reports.removed", "watch.sampling.cpu",
-                "watch.sampling.stopped_us", "watch.ring.seconds", "watch.ring.bytes"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"watch.rule.value",
+                                             "watch.rule.known",
+                                             "watch.rule.holds",
+                                             "watch.rule.fired",
+                                             "watch.rule.text",
+                                             "watch.threads.running",
+                                             "watch.threads.runnable",
+                                             "watch.threads.blocked",
+                                             "watch.threads.count",
+                                             "watch.up",
+                                             "watch.triggers",
+                                             "watch.reports.written",
+                                             "watch.reports.removed",
+                                             "watch.sampling.cpu",
+                                             "watch.sampling.stopped_us",
+                                             "watch.ring.seconds",
+                                             "watch.ring.bytes",
+                                             "watch.ring.stacks",
+                                             "watch.ring.stacks_added",
+                                             "watch.ring.names",
+                                             "watch.ring.names_added",
+                                             "watch.memory.budget",
+                                             "watch.ring.shortened",
+                                             "watch.ring.shortenings"}));
   EXPECT_EQ(published_instances(L, 1), (std::vector<std::string>{"queue", "busy"}));
   EXPECT_EQ(published_instances(L, 2), (std::vector<std::string>{"http", "db", "other"}));
   EXPECT_EQ(published_text(*f, "busy"), "cpu > 90%");
@@ -130,6 +147,23 @@ TEST(MmvPublish, NamesInstancesAndValuesAsPcpReadsThem) {
   EXPECT_EQ(v["watch.threads.blocked[db]"], 0);
   EXPECT_EQ(v["watch.threads.count[db]"], 0);
   EXPECT_EQ(v["watch.threads.count[other]"], 0);
+
+  // The ring's tables and memory budget.
+  pub->ring({.stacks = 120,
+             .stacks_added = 611,
+             .names = 40,
+             .names_added = 1597,
+             .memory_budget_bytes = 64 << 20,
+             .shortened = true,
+             .shortenings = 2});
+  v = published_values(*f);
+  EXPECT_EQ(v["watch.ring.stacks"], 120);
+  EXPECT_EQ(v["watch.ring.stacks_added"], 611);
+  EXPECT_EQ(v["watch.ring.names"], 40);
+  EXPECT_EQ(v["watch.ring.names_added"], 1597);
+  EXPECT_EQ(v["watch.memory.budget"], 64 << 20);
+  EXPECT_EQ(v["watch.ring.shortened"], 1);
+  EXPECT_EQ(v["watch.ring.shortenings"], 2);
 }
 
 TEST(MmvPublish, RestartGivesNewInstancesKeepsCountersAndEndRemovesTheFile) {
