@@ -16,6 +16,9 @@
 #define HEARTH_MAX_STACK_PAGES 256  // 1 MiB: the deepest copy of one thread's stack
 #define HEARTH_MAX_KFRAMES 64       // kernel frames per thread
 #define HEARTH_REGS 21              // struct pt_regs on x86-64: user_regs_struct's first 21
+#define HEARTH_RED_ZONE 128         // bytes below sp a leaf function may use (x86-64 ABI)
+#define HEARTH_COPY_CHUNK 512       // a copy's first page starts at a multiple of this
+#define HEARTH_SP_REG 19            // regs[] index of sp
 
 // hearth_record.flags: what happened to the thread in this pass.
 enum hearth_capture_flags {
@@ -51,7 +54,10 @@ struct hearth_record {
   // mappings may have changed (every mmap write lock), odd while one is held; the high half
   // names the address space (an execve makes a new one). Same for every thread.
   __u64 mm_seq;
-  __u64 copy_base;   // target address of the first copied byte (page aligned)
+  // Target address of the first copied page (page aligned). Of that page only the
+  // HEARTH_COPY_CHUNK bytes chunks from the one holding sp - HEARTH_RED_ZONE on are copied: the
+  // bytes below are left as the arena had them.
+  __u64 copy_base;
   char comm[16];
   __u64 regs[HEARTH_REGS];  // the user registers the kernel saved on the last kernel entry
   __u64 kstack[HEARTH_MAX_KFRAMES];

@@ -332,11 +332,19 @@ Result<size_t> BpfCapture::pass(const Visit& visit) {
           m.regs = {};
           std::memcpy(&m.regs, rec.regs, sizeof rec.regs);
           t.regs = &m.regs;
-          t.copy_base = rec.copy_base;
           size_t first = std::min<size_t>(rec.first_page, m.arena_pages);
           size_t pages = std::min<size_t>(rec.pages, m.arena_pages - first);
-          t.stack = {static_cast<const uint8_t*>(m.arena) + first * HEARTH_PAGE_SIZE,
-                     pages * HEARTH_PAGE_SIZE};
+          // The first page is copied from sp's red zone on (capture.bpf.c): the view starts
+          // there, so that a read below it goes to the target rather than to stale bytes.
+          const uint64_t from = rec.regs[HEARTH_SP_REG] - HEARTH_RED_ZONE;
+          const size_t skip = pages == 0 || from < rec.copy_base
+                                  ? 0
+                                  : std::min<uint64_t>((from - rec.copy_base) / HEARTH_COPY_CHUNK,
+                                                       HEARTH_PAGE_SIZE / HEARTH_COPY_CHUNK - 1) *
+                                        HEARTH_COPY_CHUNK;
+          t.copy_base = rec.copy_base + skip;
+          t.stack = {static_cast<const uint8_t*>(m.arena) + first * HEARTH_PAGE_SIZE + skip,
+                     pages * HEARTH_PAGE_SIZE - skip};
         }
         if (rec.flags & HEARTH_CAP_KSTACK) {
           m.kernel.assign(rec.kstack, rec.kstack + rec.kframes);
@@ -373,6 +381,8 @@ void BpfCapture::set_stack_bytes(pid_t tid, size_t bytes) {
   uint32_t pages = static_cast<uint32_t>(
       std::clamp<size_t>((bytes + HEARTH_PAGE_SIZE - 1) / HEARTH_PAGE_SIZE, 1,
                          std::min<size_t>(HEARTH_MAX_STACK_PAGES, impl_->arena_pages)));
+  // The program looks in the map only from now on (see capture.bpf.c's pages_for_used).
+  *impl_->program->skel.pages_for_used = 1;
   // Full map: that thread keeps the default size. Best effort either way.
   (void)bpf_map_update_elem(impl_->program->skel.pages_for_fd, &key, &pages, BPF_ANY);
   forget(tid);

@@ -36,6 +36,7 @@ int hearth_capture_load(const struct hearth_capture_settings* settings,
   out->read_records = &s->bss->read_records;
   out->pass_id = &s->bss->pass_id;
   out->report_children = &s->bss->report_children;
+  out->pages_for_used = &s->bss->pages_for_used;
   return 0;
 }
 

@@ -33,6 +33,7 @@ struct hearth_capture_loaded {
   volatile uint32_t* read_records;
   volatile uint32_t* pass_id;
   volatile uint32_t* report_children;
+  volatile uint32_t* pages_for_used;  // set before the first write to pages_for
 };
 
 // Loads the program with SETTINGS into *OUT. 0, or a negative errno (nothing left loaded).
