@@ -173,6 +173,20 @@ TEST_F(Alloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   EXPECT_EQ(kill(t->pid(), 0), 0);
 }
 
+// A static, stripped program: no symbol says where its malloc is. One line, nothing written,
+// the program untouched.
+TEST_F(Alloc, NoMallocSymbolIsOneLine) {
+  auto t = Target::start("static_sleeper", {});
+  ASSERT_TRUE(t);
+  const std::string out = ::testing::TempDir() + "/static.folded";
+  HearthRun r = run_hearth({"alloc", "-p", std::to_string(t->pid()), "-d", "1", "-o", out});
+  EXPECT_TRUE(exited_with(r, 1)) << r.err;
+  EXPECT_EQ(r.err, "hearth alloc: no mapped object of process " + std::to_string(t->pid()) +
+                       " defines malloc (a static binary without symbols?): nothing to probe\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(kill(t->pid(), 0), 0);
+}
+
 // A process that is not there: one line, exit 2, nothing written.
 TEST(AllocCli, NoSuchProcessIsOneLine) {
   pid_t gone = fork();
