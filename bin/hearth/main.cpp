@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bin/hearth/cmd_alloc.h"
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
@@ -398,6 +399,27 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
 }
 
+void add_alloc_command(CLI::App& app, AllocArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "alloc",
+      "Sample a process's allocations (malloc, calloc, realloc) by stack, weighted by bytes");
+  c->add_option("-p,--pid", a->pid, "The process")->required();
+  c->add_option("-d,--duration", a->duration,
+                "Seconds to sample (the process's exit or Ctrl-C end the window sooner)")
+      ->capture_default_str();
+  c->add_option("-o,--output", a->output,
+                "OUT.svg (.png, .pdf): a flamegraph in the mem palette; any other name: folded "
+                "stacks weighted by bytes")
+      ->required();
+  c->add_option("--mean", a->mean,
+                "Mean bytes a thread allocates between two samples (random thresholds, as "
+                "tcmalloc samples): smaller samples more, at more cost")
+      ->capture_default_str();
+  c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
+  c->add_flag("--merge-threads", a->merge_threads, "A root per thread name, not per thread");
+  c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
+}
+
 }  // namespace
 }  // namespace hearth::cli
 
@@ -420,6 +442,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_mmv_command(app, &mmv);
   hearth::cli::StacksArgs stacks;
   hearth::cli::add_stacks_command(app, &stacks);
+  hearth::cli::AllocArgs alloc;
+  hearth::cli::add_alloc_command(app, &alloc);
   hearth::cli::RecordArgs record;
   hearth::cli::add_record_command(app, &record);
   record.command_line.assign(argv, argv + argc);
@@ -451,6 +475,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);
     if (app.got_subcommand("stacks")) return hearth::cli::run_stacks(stacks);
+    if (app.got_subcommand("alloc")) return hearth::cli::run_alloc(alloc);
     if (app.got_subcommand("record")) return hearth::cli::run_record(record);
     if (app.got_subcommand("report")) return hearth::cli::run_report(report);
     if (app.got_subcommand("replay")) return hearth::cli::run_replay(replay);

@@ -1,0 +1,203 @@
+#include "bin/hearth/cmd_alloc.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "bin/hearth/figures.h"
+#include "bin/hearth/input_checks.h"
+#include "bin/hearth/pictures.h"
+#include "bin/hearth/sampler_cli.h"
+#include "collectors/alloc/alloc_probe.h"
+#include "collectors/alloc/alloc_profile.h"
+#include "collectors/alloc/allocator_symbols.h"
+#include "collectors/proc/maps.h"
+#include "common/atomic_file.h"
+#include "common/shutdown.h"
+#include "common/unique_fd.h"
+#include "render/flame/layout.h"
+#include "render/profile/folded_reader.h"
+#include "render/profile/frame_tree.h"
+
+namespace hearth::cli {
+namespace {
+
+using AllocClock = std::chrono::steady_clock;
+constexpr auto kAllocPoll = std::chrono::milliseconds(100);
+constexpr auto kAllocMapsCheck = std::chrono::seconds(1);
+
+bool is_picture(const std::string& path) {
+  return path.ends_with(".svg") || path.ends_with(".png") || path.ends_with(".pdf");
+}
+
+// Whether the process behind PIDFD has exited (a pidfd polls readable then).
+bool exited(int pidfd) {
+  pollfd p{pidfd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+std::string bytes_text(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char s[32];
+  std::snprintf(s, sizeof s, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return s;
+}
+
+int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std::string& title) {
+  profile::FrameTree tree(profile::Merge::kAll);
+  profile::FoldedReader reader(tree, {});
+  reader.read_text(folded);
+  tree.finalize();
+  flame::FlameOptions fo;
+  fo.title = title;
+  fo.count_name = "bytes";
+  fo.palette = scene::Palette::kMem;
+  flame::FlameStats st;
+  scene::Scene s = flame::layout_flame(tree, fo, &st);
+  if (auto w = write_picture(s, a.output, format_of(a.output), 1); !w) {
+    std::fprintf(stderr, "hearth alloc: %s\n", w.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> validate_alloc(const AllocArgs& a) {
+  std::vector<std::string> problems;
+  if (a.pid <= 0) problems.push_back("give -p PID (a running process)");
+  if (a.output.empty()) problems.push_back("give -o OUT.folded (folded stacks) or OUT.svg");
+  if (!(a.duration > 0 && a.duration <= 7 * 24 * 3600))
+    problems.push_back("-d must be above 0 and at most a week");
+  if (a.mean < 1 || a.mean > (uint64_t{1} << 34))
+    problems.push_back("--mean must be between 1 and 17179869184 bytes");
+  if (a.max_frames < 1 || a.max_frames > 4096)
+    problems.push_back("--max-frames must be between 1 and 4096");
+  return problems;
+}
+
+int run_alloc(const AllocArgs& a) {
+  std::vector<std::string> problems = validate_alloc(a);
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "hearth alloc: %s\n", p.c_str());
+    return 2;
+  }
+  if (!outputs_are_new("alloc", {}, {a.output})) return 2;
+  install_shutdown_handlers();
+  unsetenv("DEBUGINFOD_URLS");  // names from the host's files only, never a download
+
+  // The pidfd first: the process it names is the one we attach to, even if the pid is reused.
+  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, a.pid, 0)));
+  if (pidfd.get() < 0) {
+    std::fprintf(stderr, "hearth alloc: no process %d\n", a.pid);
+    return 2;
+  }
+  auto maps = proc::read_maps(a.pid);
+  if (!maps) {
+    std::fprintf(stderr, "hearth alloc: %s\n", maps.error().message.c_str());
+    return 1;
+  }
+  auto allocator = alloc::find_allocator(a.pid, *maps);
+  if (!allocator) {
+    std::fprintf(stderr, "hearth alloc: %s\n", allocator.error().message.c_str());
+    return 1;
+  }
+  auto probe = alloc::AllocProbe::open({.pid = a.pid, .mean_bytes = a.mean}, *allocator);
+  if (!probe) {
+    std::fprintf(stderr, "hearth alloc: %s\n", probe.error().message.c_str());
+    return 1;
+  }
+  auto profile = alloc::AllocProfile::open({.pid = a.pid,
+                                            .mean_bytes = probe->mean_bytes(),
+                                            .max_frames = a.max_frames,
+                                            .merge_threads = a.merge_threads,
+                                            .symbol_cache = symbol_cache_dir(a.symbol_cache)});
+  if (!profile) {
+    std::fprintf(stderr, "hearth alloc: %s\n", profile.error().message.c_str());
+    return 1;
+  }
+  std::string names;
+  for (const alloc::AllocatorEntry& e : allocator->entries)
+    names += (names.empty() ? "" : ", ") + e.name;
+  std::fprintf(stderr,
+               "hearth alloc: sampling %s of %s in process %d, one sample per %s allocated on "
+               "average, for %g s (Ctrl-C ends sooner)\n",
+               names.c_str(), allocator->path.c_str(), a.pid,
+               bytes_text(static_cast<double>(a.mean)).c_str(), a.duration);
+
+  auto on_sample = [&](const hearth_alloc_event& e) { profile->add(e); };
+  const auto start = AllocClock::now();
+  const auto end = start + std::chrono::duration_cast<AllocClock::duration>(
+                               std::chrono::duration<double>(a.duration));
+  auto next_maps_check = start + kAllocMapsCheck;
+  std::string ended_because;
+  while (AllocClock::now() < end && !shutdown_requested()) {
+    if (exited(pidfd.get())) {
+      ended_because = "the process exited";
+      break;
+    }
+    auto r = probe->poll(kAllocPoll, on_sample);
+    if (!r) {
+      ended_because = r.error().message;
+      break;
+    }
+    if (AllocClock::now() >= next_maps_check) {
+      profile->refresh_maps();
+      next_maps_check = AllocClock::now() + kAllocMapsCheck;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(AllocClock::now() - start).count();
+  // The target runs unprobed from here on; the samples still in the ring buffer are read.
+  probe->detach();
+  while (true) {
+    auto r = probe->poll(std::chrono::milliseconds(0), on_sample);
+    if (!r || *r == 0) break;
+  }
+  const alloc::AllocProbeTotals totals = probe->totals();
+  probe = std::unexpected(Error{});  // nothing of ours left in the kernel
+  if (!ended_because.empty())
+    std::fprintf(stderr, "hearth alloc: window ended: %s\n", ended_because.c_str());
+
+  stacks::StackCounts counts = profile->counts();
+  const alloc::AllocProfileStats& ps = profile->stats();
+  if (counts.total() == 0) {
+    std::fprintf(stderr,
+                 "hearth alloc: no allocation sampled in %.1f s (%s calls, %s allocated): nothing "
+                 "written; a longer -d or a smaller --mean samples more\n",
+                 seconds, thousands(totals.calls).c_str(),
+                 bytes_text(static_cast<double>(totals.bytes)).c_str());
+    return 1;
+  }
+  const std::string folded = counts.to_folded();
+  int status = 0;
+  if (is_picture(a.output)) {
+    status = write_alloc_picture(a, folded,
+                                 "Allocations: process " + std::to_string(a.pid) + ", bytes over " +
+                                     plain_number(seconds) + " s");
+  } else if (auto w = write_file_atomically(a.output, folded); !w) {
+    std::fprintf(stderr, "hearth alloc: %s\n", w.error().message.c_str());
+    status = 1;
+  }
+  if (status != 0) return status;
+  std::fprintf(stderr,
+               "hearth alloc: wrote %s: %s allocator calls, %s allocated in %.1f s; %s sampled "
+               "(%s lost), %s stacks (%s truncated), %s estimated from the samples\n",
+               a.output.c_str(), thousands(totals.calls).c_str(),
+               bytes_text(static_cast<double>(totals.bytes)).c_str(), seconds,
+               thousands(ps.samples).c_str(), thousands(totals.lost).c_str(),
+               thousands(ps.stacks).c_str(), thousands(ps.truncated).c_str(),
+               bytes_text(ps.bytes).c_str());
+  return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,44 @@
+// What the allocation probe (alloc.bpf.c) hands to user space (alloc_probe.cpp): one event per
+// sampled allocation in the "events" ring buffer, and per-CPU totals of every call it saw. The
+// registers are the layout the stop-free capture copies (capture_abi.h: struct pt_regs on
+// x86-64, user_regs_struct's first HEARTH_REGS words), so the same unwinder takes them. Plain C:
+// compiled into the BPF object and into hearth.
+#ifndef HEARTH_COLLECTORS_ALLOC_ALLOC_ABI_H
+#define HEARTH_COLLECTORS_ALLOC_ALLOC_ABI_H
+
+#include <linux/types.h>
+
+#include "collectors/stacks/capture_abi.h"
+
+#define HEARTH_ALLOC_STACK_BYTES 16384  // stack copied from sp up, at most (less near its end)
+#define HEARTH_ALLOC_THRESHOLDS 1024    // byte thresholds user space draws before loading
+
+// hearth_alloc_event.kind: the function the target called.
+enum hearth_alloc_kind {
+  HEARTH_ALLOC_MALLOC = 0,
+  HEARTH_ALLOC_CALLOC = 1,
+  HEARTH_ALLOC_REALLOC = 2,
+  HEARTH_ALLOC_KINDS = 3,
+};
+
+struct hearth_alloc_event {
+  __u32 tid;
+  __u32 tgid;
+  __u64 size;        // bytes asked for (calloc: count * size)
+  __u32 kind;        // hearth_alloc_kind
+  __u32 stack_len;   // bytes of stack[] copied (0: none could be read)
+  __u64 stack_base;  // target address of stack[0]: sp at the call
+  char comm[16];
+  __u64 regs[HEARTH_REGS];  // the thread's registers at the allocator's first instruction
+  __u8 stack[HEARTH_ALLOC_STACK_BYTES];
+};
+
+// Every call the probes saw, sampled or not (map "stats", one per CPU).
+struct hearth_alloc_stats {
+  __u64 calls;
+  __u64 bytes;
+  __u64 samples;  // calls that crossed their thread's threshold
+  __u64 lost;     // of which the ring buffer had no room for
+};
+
+#endif  // HEARTH_COLLECTORS_ALLOC_ALLOC_ABI_H

@@ -1,0 +1,168 @@
+#include "collectors/alloc/alloc_profile.h"
+
+#include <sys/user.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collectors/alloc/alloc_probe.h"
+#include "collectors/proc/maps.h"
+#include "collectors/stacks/remote_memory.h"
+#include "collectors/stacks/symbolizer.h"
+#include "collectors/stacks/unwinder.h"
+#include "formats/folded.h"
+
+namespace hearth::alloc {
+namespace {
+
+constexpr auto kMapsRecheck = std::chrono::milliseconds(100);
+
+// One distinct (thread root, IPs) of the samples, and the bytes its samples stand for.
+struct SampledStack {
+  std::string root;
+  std::vector<uint64_t> ips;  // leaf first
+  std::vector<uint32_t> exact_ips;
+  bool truncated = false;
+  double bytes = 0;
+  std::vector<std::string> frames;  // root first, once named
+};
+
+}  // namespace
+
+struct AllocProfile::Impl {
+  AllocProfileOptions options;
+  std::unique_ptr<stacks::RemoteMemory> memory;  // the unwinder points at it: never moved
+  std::optional<stacks::Unwinder> unwinder;
+  std::optional<stacks::Symbolizer> symbolizer;
+  uint64_t maps_hash = 0;
+  std::chrono::steady_clock::time_point last_maps_check;
+  std::unordered_map<std::string, SampledStack> stacks_by_key;
+  AllocProfileStats stats;
+  // Reused for every sample.
+  std::vector<uint64_t> ips;
+  stacks::UnwindStatus status;
+  std::string key;
+
+  Result<void> load_maps(const std::vector<proc::Mapping>& maps) {
+    RETURN_IF_ERROR(unwinder->prepare(maps));
+    return symbolizer->set_maps(options.pid, maps, memory.get());
+  }
+
+  void name(SampledStack& s) {
+    if (!s.frames.empty()) return;
+    if (s.truncated) s.frames.push_back("[truncated]");
+    stacks::UnwindStatus st;
+    st.exact_ips = s.exact_ips;
+    for (size_t i = s.ips.size(); i-- > 0;) {
+      const bool ret = stacks::is_return_address(st, i);
+      if (i + 1 < s.ips.size() && stacks::is_return_address(st, i + 1)) {
+        for (const stacks::Frame& f : symbolizer->tail_calls(s.ips[i + 1], s.ips[i], ret))
+          s.frames.push_back(formats::folded_safe(f.name));
+      }
+      for (const stacks::Frame& f : symbolizer->symbolize(s.ips[i], ret)) {
+        if (f.name == "[unknown]" && !s.frames.empty() && s.frames.back() == "[unknown]") continue;
+        s.frames.push_back(formats::folded_safe(f.name) + (f.inlined ? "_[i]"
+                                                           : f.jit   ? "_[j]"
+                                                                     : ""));
+      }
+    }
+    if (s.frames.empty()) s.frames.push_back("[unknown]");
+  }
+};
+
+Result<AllocProfile> AllocProfile::open(const AllocProfileOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  ASSIGN_OR_RETURN(std::vector<proc::Mapping> maps, proc::read_maps(options.pid));
+  ASSIGN_OR_RETURN(stacks::RemoteMemory memory, stacks::RemoteMemory::open(options.pid));
+  impl->memory = std::make_unique<stacks::RemoteMemory>(std::move(memory));
+  ASSIGN_OR_RETURN(stacks::Unwinder unwinder, stacks::Unwinder::create(impl->memory.get()));
+  impl->unwinder.emplace(std::move(unwinder));
+  ASSIGN_OR_RETURN(stacks::Symbolizer symbolizer,
+                   stacks::Symbolizer::create({.cache_dir = options.symbol_cache}));
+  impl->symbolizer.emplace(std::move(symbolizer));
+  if (auto h = proc::maps_fingerprint(options.pid)) impl->maps_hash = *h;
+  impl->last_maps_check = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(impl->load_maps(maps));
+  return AllocProfile(std::move(impl));
+}
+
+AllocProfile::AllocProfile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AllocProfile::AllocProfile(AllocProfile&&) noexcept = default;
+AllocProfile& AllocProfile::operator=(AllocProfile&&) noexcept = default;
+AllocProfile::~AllocProfile() = default;
+
+void AllocProfile::add(const hearth_alloc_event& e) {
+  Impl& m = *impl_;
+  ++m.stats.samples;
+  user_regs_struct regs{};
+  static_assert(sizeof e.regs <= sizeof regs);
+  std::memcpy(&regs, e.regs, sizeof e.regs);
+  const uint32_t len = std::min<uint32_t>(e.stack_len, sizeof e.stack);
+  if (len == 0) {
+    ++m.stats.no_stack;
+    m.ips.assign(1, regs.rip);
+    m.status = {};
+    m.status.stop = stacks::UnwindStop::kOutsideCopy;
+  } else {
+    const stacks::StackView view{e.stack_base, std::span<const uint8_t>(e.stack, len)};
+    m.unwinder->unwind(regs, view, m.options.max_frames, &m.status, &m.ips);
+    // Code the maps read last did not show (a library loaded since, an exec): read them again.
+    const bool lost = m.status.stop == stacks::UnwindStop::kNoUnwindInfo ||
+                      m.status.stop == stacks::UnwindStop::kBadFrame;
+    if (lost && std::chrono::steady_clock::now() - m.last_maps_check > kMapsRecheck &&
+        refresh_maps())
+      m.unwinder->unwind(regs, view, m.options.max_frames, &m.status, &m.ips);
+  }
+  const bool truncated = m.status.stop != stacks::UnwindStop::kEndOfStack;
+  m.stats.truncated += truncated;
+  const std::string_view comm(e.comm, strnlen(e.comm, sizeof e.comm));
+  std::string root = formats::thread_root(comm, static_cast<pid_t>(e.tid), m.options.merge_threads);
+  m.key = root;
+  m.key.push_back('\n');
+  m.key.append(reinterpret_cast<const char*>(m.ips.data()), m.ips.size() * sizeof(uint64_t));
+  const double w = sample_weight(e.size, m.options.mean_bytes);
+  m.stats.bytes += w;
+  auto [it, added] = m.stacks_by_key.try_emplace(m.key);
+  if (added) {
+    it->second.root = std::move(root);
+    it->second.ips = m.ips;
+    it->second.exact_ips = m.status.exact_ips;
+    it->second.truncated = truncated;
+    ++m.stats.stacks;
+  }
+  it->second.bytes += w;
+}
+
+bool AllocProfile::refresh_maps() {
+  Impl& m = *impl_;
+  m.last_maps_check = std::chrono::steady_clock::now();
+  auto h = proc::maps_fingerprint(m.options.pid);
+  if (!h || *h == m.maps_hash) return false;
+  auto maps = proc::read_maps(m.options.pid);
+  if (!maps) return false;
+  for (auto& [key, s] : m.stacks_by_key) m.name(s);  // before their files may go
+  m.maps_hash = *h;
+  (void)m.load_maps(*maps);
+  return true;
+}
+
+stacks::StackCounts AllocProfile::counts() {
+  stacks::StackCounts out;
+  for (auto& [key, s] : impl_->stacks_by_key) {
+    impl_->name(s);
+    const auto bytes = static_cast<uint64_t>(std::llround(s.bytes));
+    if (bytes > 0) out.add(s.root, s.frames, bytes);
+  }
+  return out;
+}
+
+const AllocProfileStats& AllocProfile::stats() const {
+  return impl_->stats;
+}
+
+}  // namespace hearth::alloc

@@ -1,0 +1,127 @@
+#include "collectors/alloc/allocator_symbols.h"
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "collectors/alloc/alloc_abi.h"
+#include "collectors/stacks/unwinder.h"
+
+namespace hearth::alloc {
+namespace {
+
+struct ElfCloser {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
+
+constexpr struct {
+  int kind;
+  const char* name;
+} kEntryNames[] = {{HEARTH_ALLOC_MALLOC, "malloc"},
+                   {HEARTH_ALLOC_CALLOC, "calloc"},
+                   {HEARTH_ALLOC_REALLOC, "realloc"}};
+
+// The defined function NAME's st_value in ELF's symbol table of type TYPE (SHT_DYNSYM or
+// SHT_SYMTAB).
+std::optional<uint64_t> defined_function(Elf* elf, uint32_t type, const char* name) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != type || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    const size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+      const int t = GELF_ST_TYPE(sym.st_info);
+      if (t != STT_FUNC && t != STT_GNU_IFUNC) continue;
+      const char* s = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (s != nullptr && std::strcmp(s, name) == 0) return sym.st_value;
+    }
+  }
+  return std::nullopt;
+}
+
+bool offset_in(Elf* elf, uint64_t vaddr, uint64_t* offset) {
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) return false;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD) continue;
+    if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+      *offset = vaddr - ph.p_vaddr + ph.p_offset;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The allocator entries OBJECT (an open ELF file) defines; empty when it defines no malloc.
+std::vector<AllocatorEntry> entries_of(int fd) {
+  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return {};
+  std::vector<AllocatorEntry> out;
+  for (const auto& e : kEntryNames) {
+    std::optional<uint64_t> v = defined_function(elf.get(), SHT_DYNSYM, e.name);
+    if (!v) v = defined_function(elf.get(), SHT_SYMTAB, e.name);
+    uint64_t offset = 0;
+    if (!v || !offset_in(elf.get(), *v, &offset)) {
+      if (e.kind == HEARTH_ALLOC_MALLOC) return {};
+      continue;
+    }
+    out.push_back({e.kind, e.name, offset});
+  }
+  return out;
+}
+
+std::string basename_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_glibc(const std::string& path) {
+  const std::string b = basename_of(path);
+  return b.starts_with("libc.so") || b.starts_with("libc-");
+}
+
+}  // namespace
+
+Result<Allocator> find_allocator(pid_t pid, const std::vector<proc::Mapping>& maps) {
+  elf_version(EV_CURRENT);
+  std::optional<Allocator> glibc, other;
+  std::set<std::string> seen;
+  for (const proc::Mapping& m : maps) {
+    if (!m.exec || m.path.empty() || m.path.front() == '[' || !seen.insert(m.path).second) continue;
+    const std::string base = basename_of(m.path);
+    if (base.starts_with("ld-linux") || base.starts_with("ld-")) continue;  // the loader's own
+    if (other && !is_glibc(m.path)) continue;
+    auto fd = stacks::open_mapped_file(pid, m);
+    if (!fd) continue;
+    std::vector<AllocatorEntry> entries = entries_of(fd->get());
+    if (entries.empty()) continue;
+    char range[64];
+    std::snprintf(range, sizeof range, "%llx-%llx", static_cast<unsigned long long>(m.start),
+                  static_cast<unsigned long long>(m.end));
+    Allocator a{.path = m.path,
+                .attach_path = "/proc/" + std::to_string(pid) + "/map_files/" + range,
+                .entries = std::move(entries)};
+    if (is_glibc(m.path)) {
+      if (!glibc) glibc = std::move(a);
+    } else if (!other) {
+      other = std::move(a);  // interposed on glibc's: the process calls this one
+    }
+  }
+  if (other) return std::move(*other);
+  if (glibc) return std::move(*glibc);
+  return fail("no mapped object of process " + std::to_string(pid) +
+              " defines malloc (a static binary without symbols?): nothing to probe");
+}
+
+}  // namespace hearth::alloc
