@@ -30,6 +30,29 @@ inline std::string slurp(const std::string& path) {
 
 // S split at every SEP (empty fields kept).
 // NAME under the test's temporary directory, removed if it exists: a run's output directory.
+// Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
+inline bool wait_for_text(const std::string& file, const std::string& text) {
+  for (int i = 0; i < 900; ++i) {
+    if (slurp(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// The exit status of the hearth started as PID (-1: killed by a signal); after 60 s, a test
+// failure and SIGKILL rather than a hung test.
+inline int wait_exit(pid_t pid) {
+  for (int i = 0; i < 600; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ADD_FAILURE() << "hearth did not end";
+  return -1;
+}
+
 inline std::filesystem::path fresh_dir(const std::string& name) {
   std::filesystem::path d = std::filesystem::path(::testing::TempDir()) / name;
   std::filesystem::remove_all(d);

@@ -30,6 +30,8 @@ using hearth::stacks::ProcessSet;
 using hearth::stacks::ProcessSetOptions;
 using hearth::testing_support::fresh_dir;
 using hearth::testing_support::run_hearth;
+using hearth::testing_support::wait_exit;
+using hearth::testing_support::wait_for_text;
 using hearth::testing_support::slurp;
 using hearth::testing_support::split;
 using hearth::testing_support::start_hearth;
@@ -65,26 +67,6 @@ std::map<std::string, double> published(const std::string& name) {
     if (f.size() == 5 && f[3].empty()) out[f[2]] = std::atof(f[4].c_str());
   }
   return out;
-}
-
-bool wait_for_text(const std::string& file, const std::string& text) {
-  for (int i = 0; i < 900; ++i) {  // 90 s
-    if (slurp(file).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
-}
-
-int wait_exit(pid_t pid) {
-  for (int i = 0; i < 600; ++i) {  // 60 s, then a failure rather than a hung test
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(100ms);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  ADD_FAILURE() << "hearth watch did not end";
-  return -1;
 }
 
 // The stall total (what `hearth watch` publishes as watch.sampling.stopped_us) is the run's:

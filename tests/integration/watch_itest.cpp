@@ -46,27 +46,6 @@ std::vector<fs::path> watch_reports(const fs::path& dir) {
   return out;
 }
 
-// Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
-bool wait_for_text(const std::string& file, const std::string& text) {
-  for (int i = 0; i < 900; ++i) {
-    if (slurp(file).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
-}
-
-int wait_exit(pid_t pid) {
-  for (int i = 0; i < 600; ++i) {  // 60 s, then a failure rather than a hung test
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(100ms);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  ADD_FAILURE() << "hearth watch did not end";
-  return -1;
-}
-
 // Per round of SAMPLES: its time (s) and the share of its threads whose stack holds TEXT.
 std::vector<std::pair<double, double>> shares_holding(const timed_samples::Samples& s,
                                                       const std::string& text) {
