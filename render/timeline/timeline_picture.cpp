@@ -250,38 +250,28 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
                  xe = x_of(m.window_end_ns);
     // Slots from before the tracer (hearth watch's /proc reads before its trigger) first.
     const double xu = m.untraced_until_ns > m.window_start_ns ? x_of(m.untraced_until_ns) : xs;
-    if (xu > xs) {
-      scene::Rect r = rect_at(xs, kept_y, xu - xs, kKeptH - 2, {0xe4, 0xe4, 0xe4});
-      r.title = "before the tracer: each thread's time per state per " + duration_text(m.slot_ns) +
-                " slot, from /proc read every " + duration_text(m.untraced_resolution_ns) +
-                " (approximate)";
-      if (xu - xs > 90) {
-        r.label = "/proc every " + duration_text(m.untraced_resolution_ns) + " (state shares)";
-        r.label_x = xs + 3;
+    // One band from X0 to X1 (none when empty), its label drawn where it fits.
+    auto band = [&](double x0, double x1, scene::Rgb colour, std::string hover, std::string label) {
+      if (!(x1 > x0)) return;
+      scene::Rect r = rect_at(x0, kept_y, x1 - x0, kKeptH - 2, colour);
+      r.title = std::move(hover);
+      if (x1 - x0 > 90) {
+        r.label = std::move(label);
+        r.label_x = x0 + 3;
         r.label_y = kept_y + 11;
       }
       kept.rects.push_back(std::move(r));
-    }
-    if (xw > xu) {
-      scene::Rect r = rect_at(xu, kept_y, xw - xu, kKeptH - 2, {0xd0, 0xd0, 0xd0});
-      r.title = "slots of " + duration_text(m.slot_ns) + ": each thread's time per state per slot";
-      if (xw - xu > 90) {
-        r.label = "slots of " + duration_text(m.slot_ns) + " (state shares)";
-        r.label_x = xu + 3;
-        r.label_y = kept_y + 11;
-      }
-      kept.rects.push_back(std::move(r));
-    }
-    if (xe > xw) {
-      scene::Rect r = rect_at(xw, kept_y, xe - xw, kKeptH - 2, {0xa8, 0xd0, 0xa8});
-      r.title = "whole intervals: every switch, preemptor and waker";
-      if (xe - xw > 90) {
-        r.label = "whole intervals";
-        r.label_x = xw + 3;
-        r.label_y = kept_y + 11;
-      }
-      kept.rects.push_back(std::move(r));
-    }
+    };
+    band(xs, xu, {0xe4, 0xe4, 0xe4},
+         "before the tracer: each thread's time per state per " + duration_text(m.slot_ns) +
+             " slot, from /proc read every " + duration_text(m.untraced_resolution_ns) +
+             " (approximate)",
+         "/proc every " + duration_text(m.untraced_resolution_ns) + " (state shares)");
+    band(xu, xw, {0xd0, 0xd0, 0xd0},
+         "slots of " + duration_text(m.slot_ns) + ": each thread's time per state per slot",
+         "slots of " + duration_text(m.slot_ns) + " (state shares)");
+    band(xw, xe, {0xa8, 0xd0, 0xa8}, "whole intervals: every switch, preemptor and waker",
+         "whole intervals");
     s.texts.push_back(text_at(kLeft - 6, kept_y + 10, "kept", fs - 2, scene::Anchor::kEnd));
   }
 
