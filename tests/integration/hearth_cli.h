@@ -12,8 +12,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,8 +31,6 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// S split at every SEP (empty fields kept).
-// NAME under the test's temporary directory, removed if it exists: a run's output directory.
 // Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
 inline bool wait_for_text(const std::string& file, const std::string& text) {
   for (int i = 0; i < 900; ++i) {
@@ -53,12 +54,14 @@ inline int wait_exit(pid_t pid) {
   return -1;
 }
 
+// NAME under the test's temporary directory, removed if it exists: a run's output directory.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   std::filesystem::path d = std::filesystem::path(::testing::TempDir()) / name;
   std::filesystem::remove_all(d);
   return d;
 }
 
+// S split at every SEP (empty fields kept).
 inline std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
@@ -140,6 +143,41 @@ inline HearthRun run_hearth(const std::vector<std::string>& args,
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// PCP_TMP_DIR set to DIR for as long as it lives (hearth, and every process the test starts,
+// publish their MMV files in DIR/mmv, never the host's), restored after.
+class PcpTmpDir {
+ public:
+  explicit PcpTmpDir(const std::filesystem::path& dir) {
+    std::filesystem::create_directories(dir / "mmv");
+    if (const char* old = getenv("PCP_TMP_DIR")) old_ = old;
+    setenv("PCP_TMP_DIR", dir.c_str(), 1);
+  }
+  ~PcpTmpDir() {
+    if (old_) {
+      setenv("PCP_TMP_DIR", old_->c_str(), 1);
+    } else {
+      unsetenv("PCP_TMP_DIR");
+    }
+  }
+  PcpTmpDir(const PcpTmpDir&) = delete;
+  PcpTmpDir& operator=(const PcpTmpDir&) = delete;
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// The figures hearth watch publishes as NAME (single values, by metric), read once.
+inline std::map<std::string, double> published(const std::string& name) {
+  std::map<std::string, double> out;
+  auto r = run_hearth({"mmv", name, "-n", "1", "-o", "-"});
+  for (const std::string& line : split(r.out, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> f = split(line, '\t');  // time, series, metric, instance, value
+    if (f.size() == 5 && f[3].empty()) out[f[2]] = std::atof(f[4].c_str());
+  }
+  return out;
 }
 
 }  // namespace hearth::testing_support

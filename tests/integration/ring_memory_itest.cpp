@@ -29,6 +29,8 @@ using hearth::stacks::CaptureMethod;
 using hearth::stacks::ProcessSet;
 using hearth::stacks::ProcessSetOptions;
 using hearth::testing_support::fresh_dir;
+using hearth::testing_support::PcpTmpDir;
+using hearth::testing_support::published;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::wait_exit;
 using hearth::testing_support::wait_for_text;
@@ -36,38 +38,6 @@ using hearth::testing_support::slurp;
 using hearth::testing_support::split;
 using hearth::testing_support::start_hearth;
 using hearth::testing_support::Target;
-
-// PCP_TMP_DIR set to DIR for the test (hearth publishes its figures there), restored after.
-class PcpTmpDir {
- public:
-  explicit PcpTmpDir(const fs::path& dir) {
-    fs::create_directories(dir / "mmv");
-    if (const char* old = getenv("PCP_TMP_DIR")) old_ = old;
-    setenv("PCP_TMP_DIR", dir.c_str(), 1);
-  }
-  ~PcpTmpDir() {
-    if (old_) {
-      setenv("PCP_TMP_DIR", old_->c_str(), 1);
-    } else {
-      unsetenv("PCP_TMP_DIR");
-    }
-  }
-
- private:
-  std::optional<std::string> old_;
-};
-
-// The figures hearth watch publishes as NAME (single values, by metric), read once.
-std::map<std::string, double> published(const std::string& name) {
-  std::map<std::string, double> out;
-  auto r = run_hearth({"mmv", name, "-n", "1", "-o", "-"});
-  for (const std::string& line : split(r.out, '\n')) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> f = split(line, '\t');  // time, series, metric, instance, value
-    if (f.size() == 5 && f[3].empty()) out[f[2]] = std::atof(f[4].c_str());
-  }
-  return out;
-}
 
 // The stall total (what `hearth watch` publishes as watch.sampling.stopped_us) is the run's:
 // forgetting rounds drops their per-thread figures, not their share of the total.

@@ -136,6 +136,7 @@ class SchedTarget {
   bool ready() const { return ready_; }
   pid_t pid() const { return p_.pid; }
   int stdout_fd() const { return p_.stdout_fd; }
+  bool say(char c) const { return write(p_.stdin_fd, &c, 1) == 1; }
 
  private:
   PipedChild p_;
@@ -336,12 +337,25 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
 
 TEST_F(SchedCli, PinnedThreadStaysOnItsCpuAndALateThreadAppears) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
-  SchedTarget t({"--pinned", "1", "--late-ms", "1200"});
+  SchedTarget t({"--pinned", "1", "--late-on-input"});
   ASSERT_TRUE(t.ready());
   std::string dir = fresh_dir("sched_pinned");
   pid_t h = start_hearth({"sched", "-p", std::to_string(t.pid()), "-d", "2.5", "-o", dir},
                          testing::TempDir() + "/hearth_sched_pinned.err");
-  std::string late = read_line(t.stdout_fd());  // "late TID NS", ~1.2 s after ready
+  // The late thread once the window has begun (hearth's instance has sched_switch enabled and
+  // tracing on; bounded: 60 s), 2.5 s before it ends on however loaded a machine.
+  bool tracing = false;
+  for (int i = 0; i < 6000 && !tracing; ++i) {
+    for (const std::string& name : hearth_instances(h)) {
+      const std::string inst = std::string(kTracing) + "/instances/" + name;
+      tracing |= slurp(inst + "/events/sched/sched_switch/enable").rfind("1", 0) == 0 &&
+                 slurp(inst + "/tracing_on").rfind("1", 0) == 0;
+    }
+    if (!tracing) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(tracing) << slurp(testing::TempDir() + "/hearth_sched_pinned.err");
+  ASSERT_TRUE(t.say('L'));
+  std::string late = read_line(t.stdout_fd());  // "late TID NS"
   int status = 0;
   waitpid(h, &status, 0);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -65,6 +65,8 @@ class WatchCli : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (the bpf capture)";
     dir_ = fresh_dir("watch");
     fs::create_directories(dir_);
+    // What hearth watch publishes goes to the test's directory, never the host's.
+    pcp_tmp_ = std::make_unique<PcpTmpDir>(dir_ / "tmp");
     target_ = Target::start("burst_target-nofp", {"--threads", "4"});
     ASSERT_TRUE(target_);
     err_ = (dir_ / "watch.err").string();
@@ -75,17 +77,26 @@ class WatchCli : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return start_hearth(args, err_);
   }
+  void TearDown() override { pcp_tmp_.reset(); }
   fs::path dir_;
   std::string err_;
+  std::unique_ptr<PcpTmpDir> pcp_tmp_;
   std::unique_ptr<Target> target_;
 };
 
 TEST_F(WatchCli, OneReportWithTheCalmBeforeAndTheLockAfter) {
   pid_t h = start_watch({"--rule", "lock = stack:'contend_on_lock' > 30%", "--ring", "60",
-                         "--rate", "4", "--after", "2", "-F", "20", "--cooldown", "600"});
+                         "--rate", "4", "--after", "2", "-F", "20", "--cooldown", "600",
+                         "--publish", "calm"});
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
-  // Calm samples in the ring (the rate is 4 Hz: a few whatever the load), then the burst.
-  std::this_thread::sleep_for(1500ms);
+  // Calm samples in the ring, then the burst: the ring's span, as published, says when the
+  // calm is in it (bounded: 60 s), however slowly a loaded host lets hearth sample.
+  double ring_s = 0;
+  for (int i = 0; i < 600 && ring_s < 1.0; ++i) {
+    ring_s = published("calm")["watch.ring.seconds"];
+    if (ring_s < 1.0) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_GE(ring_s, 1.0) << "the ring never held 1 s of calm\n" << slurp(err_);
   timespec signalled{};
   clock_gettime(CLOCK_REALTIME, &signalled);
   ASSERT_EQ(kill(target_->pid(), SIGUSR1), 0);
@@ -447,20 +458,11 @@ class WatchPcp : public WatchCli {
     WatchCli::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_EQ(access(kWatchPmdaMmv, R_OK), 0) << "no " << kWatchPmdaMmv << " (Debian's pcp)";
-    fs::create_directories(dir_ / "tmp/mmv");
-    if (const char* old = getenv("PCP_TMP_DIR")) old_tmp_dir_ = old;
-    // This process (the test's MMV file) and hearth (its figures) inherit it; pmdammv too.
-    setenv("PCP_TMP_DIR", (dir_ / "tmp").c_str(), 1);
+    // PCP_TMP_DIR (WatchCli's): this process (the test's MMV file) and hearth (its figures)
+    // inherit it; pmdammv is given it.
     ASSERT_EQ(pmcd_.start((dir_ / "pmcd").string(), {{"mmv", 70, "mmv_init", kWatchPmdaMmv}},
                           {"PCP_TMP_DIR=" + (dir_ / "tmp").string()}),
               "");
-  }
-  void TearDown() override {
-    if (old_tmp_dir_) {
-      setenv("PCP_TMP_DIR", old_tmp_dir_->c_str(), 1);
-    } else {
-      unsetenv("PCP_TMP_DIR");
-    }
   }
   std::string pminfo(const std::string& metric) {
     const std::string out = (dir_ / "pminfo.out").string();
@@ -470,7 +472,6 @@ class WatchPcp : public WatchCli {
   }
   std::string host() const { return "127.0.0.1:" + std::to_string(pmcd_.port()); }
   static constexpr const char* kWatchPmdaMmv = "/var/lib/pcp/pmdas/mmv/pmda_mmv.so";
-  std::optional<std::string> old_tmp_dir_;
   PrivatePmcd pmcd_;
 };
 

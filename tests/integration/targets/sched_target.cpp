@@ -1,7 +1,7 @@
 // Scheduler scenarios for `hearth sched` tests and benchmarks.
 //
 //   sched_target [--hogs N] [--hog-cpu C] [--sleeper] [--sleeper-cpu CPU] [--pinned CPU]
-//                [--late-ms MS] [--realtime]
+//                [--late-on-input] [--realtime]
 //
 // --hogs N: N threads "hog-I" spinning, all pinned to CPU C (default 0): each is mostly
 //   preempted (runnable), by the others.
@@ -10,8 +10,9 @@
 // --realtime: the hogs run SCHED_RR (priority 1) and the sleeper SCHED_FIFO (priority 2), so
 //   the hogs take turns every RR slice (100 ms) whatever else the machine runs, and the sleeper
 //   preempts them each time it wakes: the same picture on a loaded machine as on an idle one.
-// --late-ms MS: after MS ms, a thread "late" appears; it sleeps 1 ms at a time and spins a
-//   little between sleeps (so it switches in and out).
+// --late-on-input: when an 'L' comes on stdin, a thread "late" appears (the test says when:
+//   once hearth traces, however late a loaded machine lets it start); it sleeps 1 ms at a time
+//   and spins a little between sleeps (so it switches in and out).
 // Prints "ready PID" once every thread runs, "late TID NS" when the late thread starts (NS:
 // CLOCK_MONOTONIC right before its creation); exits when stdin closes (the main thread blocks
 // reading it).
@@ -105,8 +106,7 @@ void late_main(long long created_ns) {
 
 int main(int argc, char** argv) {
   int hogs = 0, hog_cpu = 0, pinned = -1, sleeper_cpu = -1;
-  long late_ms = -1;
-  bool sleeper = false;
+  bool sleeper = false, late_on_input = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> long {
@@ -122,8 +122,8 @@ int main(int argc, char** argv) {
       hog_cpu = static_cast<int>(next());
     } else if (a == "--pinned") {
       pinned = static_cast<int>(next());
-    } else if (a == "--late-ms") {
-      late_ms = next();
+    } else if (a == "--late-on-input") {
+      late_on_input = true;
     } else if (a == "--sleeper-cpu") {
       sleeper_cpu = static_cast<int>(next());
     } else if (a == "--sleeper") {
@@ -142,16 +142,14 @@ int main(int argc, char** argv) {
   while (g_started.load() < expected) sleep_us(1000);
   std::printf("ready %d\n", static_cast<int>(getpid()));
   std::fflush(stdout);
-  if (late_ms >= 0) {
-    std::thread([late_ms] {
-      sleep_us(late_ms * 1000);
+  char c;
+  while (read(0, &c, 1) > 0) {
+    if (c == 'L' && late_on_input) {
+      late_on_input = false;  // one
       timespec now{};
       clock_gettime(CLOCK_MONOTONIC, &now);  // just before the clone: the fork comes after
       std::thread(late_main, now.tv_sec * 1000000000ll + now.tv_nsec).detach();
-    }).detach();
-  }
-  char c;
-  while (read(0, &c, 1) > 0) {
+    }
   }
   return 0;
 }
