@@ -97,6 +97,18 @@ cmp -s <(gunzip -c "$t/flame.pb.gz") "$t/raw.pb" && ok || bad "flame -o .pb.gz i
 # diff reads pprof too.
 expect_exit 0 "diff of pprof and folded" -- "$hearth" diff "$t/1.pb.gz" "$f" --summary "$t/diff.md" -o "$t/diff.svg"
 
+# hearth stacks -o OUT.pb.gz: a real process's samples, with the sampling period.
+sleep 60 &
+sleeper=$!
+expect_exit 0 "stacks -o .pb.gz" -- "$hearth" stacks -p "$sleeper" -n 2 -F 10 -o "$t/stacks.pb.gz"
+kill "$sleeper" 2>/dev/null; wait "$sleeper" 2>/dev/null
+go tool pprof -symbolize=none -raw "$t/stacks.pb.gz" >"$t/stacks.raw" 2>"$t/go.err"
+grep -q '^Period: 100000000$' "$t/stacks.raw" && grep -q 'wall/nanoseconds' "$t/stacks.raw" && ok \
+  || bad "stacks' pprof has no wall time at -F 10: $(head -5 "$t/stacks.raw") $(head -2 "$t/go.err")"
+grep -q "thread_id:\[$sleeper\]" "$t/stacks.raw" && ok || bad "stacks' pprof has no thread_id label $sleeper"
+stacks_total=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 } s && $1 ~ /^[0-9]+:?$/ { n += $1 } END { print n + 0 }' "$t/stacks.raw")
+[ "$stacks_total" = 2 ] && ok || bad "stacks' pprof holds $stacks_total samples, not 2"
+
 # Bad input: one line on stderr, exit 2, no output.
 head -c 300000000 /dev/zero | gzip -1 >"$t/bomb.pb.gz"
 expect_exit 2 "gzip bomb" -- "$hearth" flame "$t/bomb.pb.gz" -o "$t/bomb.svg"
