@@ -1,5 +1,8 @@
 #include "render/profile/pprof_labels.h"
 
+#include <charconv>
+#include <system_error>
+
 #include "formats/folded.h"
 #include "render/profile/filters.h"
 
@@ -51,10 +54,14 @@ bool thread_labels(std::string_view frame, bool under_process, RootLabels* label
   // perf's comm-PID/TID.
   std::string_view name = thread_name(frame);
   size_t slash = frame.rfind('/');
+  std::string_view pid_digits = frame.substr(name.size() + 1, slash - name.size() - 1);
+  std::string_view tid_digits = frame.substr(slash + 1);
   int64_t pid = 0, tid = 0;
-  for (char c : frame.substr(name.size() + 1, slash - name.size() - 1)) pid = pid * 10 + (c - '0');
-  for (char c : frame.substr(slash + 1)) tid = tid * 10 + (c - '0');
-  if (name.empty() || frame.size() > name.size() + 40 ||
+  auto [pid_end, pid_error] =
+      std::from_chars(pid_digits.data(), pid_digits.data() + pid_digits.size(), pid);
+  auto [tid_end, tid_error] =
+      std::from_chars(tid_digits.data(), tid_digits.data() + tid_digits.size(), tid);
+  if (name.empty() || pid_error != std::errc() || tid_error != std::errc() ||
       thread_frame(name, pid, tid, true) != frame) {
     return false;  // leading zeros, or digits past int64
   }

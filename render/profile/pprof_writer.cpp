@@ -71,7 +71,11 @@ Result<std::string> to_pprof(const FrameTree& tree, const PprofWriteOptions& opt
         "pprof holds whole counts: a profile with fractional counts cannot be written "
         "as pprof");
   }
-  const bool timed = options.period_ns > 0 && std::isfinite(options.period_ns);
+  if (!(options.period_ns >= 0 && options.period_ns < 9e18)) {
+    return fail("a sampling period of " + std::to_string(options.period_ns) +
+                " ns is past pprof's int64");
+  }
+  const bool timed = options.period_ns > 0;
   const int64_t period = timed ? std::max<int64_t>(1, std::llround(options.period_ns)) : 0;
 
   std::string out;
