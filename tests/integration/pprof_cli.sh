@@ -6,6 +6,7 @@
 #    total hearth flame draws, and its ten top functions (-top) have the flat counts the folded
 #    leaves have; the profile it writes back (-proto, Go's own encoder) reads as the same stacks
 #    (-symbolize=none: else pprof simplifies C++ names, dropping template and parameter lists);
+#  - a real Go program's CPU profile reads as go tool pprof reads it (samples, hottest function);
 #  - hearth flame draws a .pb.gz (by content, forced, or piped) as it draws the folded file;
 #  - bad pprof (truncated, a gzip bomb): one line, exit 2, nothing written.
 #   tests/integration/pprof_cli.sh HEARTH_BINARY SOURCE_DIR [FOLDED_TESTDATA_DIR]
@@ -96,6 +97,58 @@ expect_exit 0 "flame -o .pb.gz" -- "$hearth" flame "$f" --grep . -o "$t/flame.pb
 cmp -s <(gunzip -c "$t/flame.pb.gz") "$t/raw.pb" && ok || bad "flame -o .pb.gz is not convert's profile"
 # diff reads pprof too.
 expect_exit 0 "diff of pprof and folded" -- "$hearth" diff "$t/1.pb.gz" "$f" --summary "$t/diff.md" -o "$t/diff.svg"
+
+# A real Go program's CPU profile (runtime/pprof: mappings, addresses, Go's own encoding): hearth
+# reads the samples go tool pprof reads, and the same flat count of its hottest function.
+mkdir -p "$t/goprog"
+cat >"$t/goprog/main.go" <<'GO'
+package main
+
+import (
+	"os"
+	"runtime/pprof"
+	"time"
+)
+
+//go:noinline
+func spinLeaf(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i * i
+	}
+	return s
+}
+
+//go:noinline
+func spinMiddle() int { return spinLeaf(1 << 20) }
+
+func main() {
+	f, _ := os.Create(os.Args[1])
+	pprof.StartCPUProfile(f)
+	s := 0
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		s += spinMiddle()
+	}
+	pprof.StopCPUProfile()
+	f.Close()
+	if s == 42 {
+		println(s)
+	}
+}
+GO
+(cd "$t/goprog" && go run main.go "$t/go.cpu.pb.gz") 2>"$t/go.err" && ok || bad "the Go program failed: $(head -3 "$t/go.err")"
+expect_exit 0 "convert Go's CPU profile" -- "$hearth" convert "$t/go.cpu.pb.gz" "$t/go.cpu.folded"
+go tool pprof -symbolize=none -raw "$t/go.cpu.pb.gz" >"$t/go.cpu.raw" 2>"$t/go.err"
+go_samples=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 } s && $1 ~ /^[0-9]+$/ && $2 ~ /:$/ { n += $1 } END { print n + 0 }' "$t/go.cpu.raw")
+hearth_samples=$(awk '{ n += $NF } END { print n + 0 }' "$t/go.cpu.folded")
+[ "$go_samples" -ge 5 ] && [ "$hearth_samples" = "$go_samples" ] && ok \
+  || bad "Go's CPU profile: go tool pprof reads $go_samples samples, hearth $hearth_samples"
+go_leaf=$(go_flat "$t/go.cpu.pb.gz" | awk '$1 == "main.spinLeaf" { print $2 }')
+hearth_leaf=$(awk '{ c = $NF; $NF = ""; sub(/ $/, ""); k = split($0, fs, ";"); if (fs[k] == "main.spinLeaf") n += c } END { print n + 0 }' "$t/go.cpu.folded")
+[ -n "$go_leaf" ] && [ "$hearth_leaf" = "$go_leaf" ] && ok \
+  || bad "Go's CPU profile: main.spinLeaf's flat count is ${go_leaf:-none} by go tool pprof, $hearth_leaf by hearth"
+grep -q '^runtime.main;main.main;main.spinMiddle;main.spinLeaf ' "$t/go.cpu.folded" && ok \
+  || bad "Go's CPU profile: no stack runtime.main;main.main;main.spinMiddle;main.spinLeaf: $(head -3 "$t/go.cpu.folded")"
 
 # hearth stacks -o OUT.pb.gz: a real process's samples, with the sampling period.
 sleep 60 &
