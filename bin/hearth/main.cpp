@@ -77,7 +77,7 @@ void add_chart_command(CLI::App& app, ChartArgs* a) {
 void add_diff_command(CLI::App& app, DiffArgs* a) {
   CLI::App* c = app.add_subcommand(
       "diff", "Compare two folded profiles: what grew, by how much, and is it more than noise");
-  c->add_option("files", a->inputs, "BASE.folded NEW.folded");
+  c->add_option("files", a->inputs, "BASE.folded NEW.folded (or pprof profiles: .pb.gz)");
   c->add_option("-o,--output", a->output,
                 "Differential flamegraph: OUT.svg, OUT.png or OUT.pdf (.md or .json: a summary)");
   c->add_option("--summary", a->summary, "Write a summary: FILE.md (Markdown) or FILE.json");
@@ -131,7 +131,9 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
 
 void add_flame_command(CLI::App& app, FlameArgs* a) {
   CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
-  c->add_option("files", a->inputs, "Folded stack files ('-' or none: standard input)");
+  c->add_option("files", a->inputs,
+                "Folded stack files, gdb's backtraces or pprof profiles ('-' or none: standard "
+                "input)");
   c->add_option("-o,--output", a->output,
                 "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout); OUT.pb.gz: the stacks as "
                 "a pprof profile");
