@@ -52,7 +52,8 @@ int run_convert(const ConvertArgs& a) {
   if (!report_reading("convert", reader.stats())) return 2;
   if (!(tree.total().value > 0 ||
         (tree.differential() && tree.base_total(profile::kRoot).value > 0))) {
-    std::fprintf(stderr, "hearth convert: no stack counts in %s\n", a.input.c_str());
+    std::fprintf(stderr, "hearth convert: no stack counts in %s\n",
+                 a.input == "-" ? "standard input" : a.input.c_str());
     return 2;
   }
   Result<void> written =

@@ -89,6 +89,10 @@ expect_exit 0 "flame --format pprof" -- "$hearth" flame --format pprof "$t/1.pb.
 cmp -s "$t/forced.svg" "$t/1.folded.svg" && ok || bad "--format pprof drew another picture"
 cat "$t/1.pb.gz" | "$hearth" flame -o "$t/piped.svg" 2>"$t/err" && ok || bad "piped pprof: $(cat "$t/err")"
 cmp -s "$t/piped.svg" "$t/1.folded.svg" && ok || bad "piped pprof drew another picture"
+# Short piped text (fewer bytes than the look at the format takes) is still folded stacks.
+[ "$(printf 'a 1' | "$hearth" convert - -)" = "a 1" ] && ok || bad "piped 'a 1' did not read as one stack"
+[ "$(printf 'b;c 2\na 1\n' | "$hearth" convert - -)" = "$(printf 'a 1\nb;c 2')" ] && ok \
+  || bad "piped folded text did not read back sorted"
 gunzip -c "$t/1.pb.gz" >"$t/raw.pb"
 expect_exit 0 "flame of raw protobuf" -- "$hearth" flame "$t/raw.pb" -o "$t/raw.svg"
 cmp -s "$t/raw.svg" "$t/1.folded.svg" && ok || bad "raw protobuf drew another picture"
