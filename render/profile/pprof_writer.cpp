@@ -2,9 +2,12 @@
 
 #include <protozero/pbf_writer.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -17,12 +20,13 @@ namespace {
 
 // profile.proto's field numbers.
 namespace field {
-constexpr uint32_t kSampleType = 1, kSample = 2, kLocation = 4, kFunction = 5, kStringTable = 6,
-                   kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
+constexpr uint32_t kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5,
+                   kStringTable = 6, kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
 constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
 constexpr uint32_t kSampleLocationId = 1, kSampleValue = 2, kSampleLabel = 3;
 constexpr uint32_t kLabelKey = 1, kLabelStr = 2, kLabelNum = 3;
-constexpr uint32_t kLocationId = 1, kLocationLine = 4;
+constexpr uint32_t kMappingId = 1, kMappingFilename = 5, kMappingHasFunctions = 7;
+constexpr uint32_t kLocationId = 1, kLocationMappingId = 2, kLocationAddress = 3, kLocationLine = 4;
 constexpr uint32_t kLineFunctionId = 1;
 constexpr uint32_t kFunctionId = 1, kFunctionName = 2, kFunctionSystemName = 3;
 }  // namespace field
@@ -56,6 +60,25 @@ void add_label(protozero::pbf_writer* sample, int64_t key, int64_t str, int64_t 
   label.add_int64(field::kLabelKey, key);
   if (str != 0) label.add_int64(field::kLabelStr, str);
   if (num != 0) label.add_int64(field::kLabelNum, num);
+}
+
+// A frame the sampler could not name, "[MODULE+0xOFFSET]": its module and offset.
+struct ModuleOffset {
+  std::string_view module;
+  uint64_t offset = 0;
+};
+
+std::optional<ModuleOffset> module_offset(std::string_view frame) {
+  size_t plus = frame.rfind("+0x");
+  if (frame.size() < 6 || frame.front() != '[' || frame.back() != ']' ||
+      plus == std::string_view::npos || plus < 2) {
+    return std::nullopt;
+  }
+  std::string_view hex = frame.substr(plus + 3, frame.size() - plus - 4);
+  ModuleOffset m{frame.substr(1, plus - 1), 0};
+  auto [end, error] = std::from_chars(hex.data(), hex.data() + hex.size(), m.offset, 16);
+  if (hex.empty() || error != std::errc() || end != hex.data() + hex.size()) return std::nullopt;
+  return m;
 }
 
 }  // namespace
@@ -149,9 +172,26 @@ Result<std::string> to_pprof(const FrameTree& tree, const PprofWriteOptions& opt
     if (labels.tid >= 0) add_label(&sample, key_thread_id, 0, labels.tid);
   }
 
+  // Frames the sampler left unnamed keep their module (a mapping, by file name) and offset (the
+  // location's address; the mapping starts at 0), besides their name.
+  std::unordered_map<std::string_view, uint64_t> mapping_of;  // module -> mapping id
+  for (NameId name : location_names) {
+    if (auto m = module_offset(tree.name(name))) {
+      if (mapping_of.try_emplace(m->module, mapping_of.size() + 1).second) {
+        protozero::pbf_writer mapping(pw, field::kMapping);
+        mapping.add_uint64(field::kMappingId, mapping_of.size());
+        mapping.add_int64(field::kMappingFilename, strings.index(m->module));
+        mapping.add_bool(field::kMappingHasFunctions, true);
+      }
+    }
+  }
   for (size_t i = 0; i < location_names.size(); ++i) {
     protozero::pbf_writer loc(pw, field::kLocation);
     loc.add_uint64(field::kLocationId, i + 1);
+    if (auto m = module_offset(tree.name(location_names[i]))) {
+      loc.add_uint64(field::kLocationMappingId, mapping_of[m->module]);
+      loc.add_uint64(field::kLocationAddress, m->offset);
+    }
     protozero::pbf_writer line(loc, field::kLocationLine);
     line.add_uint64(field::kLineFunctionId, i + 1);
   }

@@ -3,8 +3,9 @@
 // sampling period is known (count x period). Root frames that name a thread or a process become
 // per-sample labels (pprof_labels.h: thread, thread_id, process, pid); every other frame is a
 // location with one line, of a function named as the frame (one function and one location per
-// distinct name). Folded stacks hold no addresses, mappings or inlining: pprof's fields for them
-// are left out.
+// distinct name). A frame the sampler could not name, "[MODULE+0xOFFSET]", also has a mapping of
+// file MODULE (starting at 0) and the address OFFSET. Folded stacks hold no other addresses, no
+// build-ids, inlining or source lines: pprof's fields for them are left out.
 #pragma once
 
 #include <string>

@@ -1,7 +1,9 @@
 // pprof: the writer, the reader, their round trip, and bad data (truncated, a gzip bomb).
 #include <gtest/gtest.h>
+#include <protozero/pbf_reader.hpp>
 #include <protozero/pbf_writer.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -81,6 +83,46 @@ TEST(Pprof, RootsBecomeLabelsNotLocations) {
   EXPECT_NE(raw->find("thread_id"), std::string::npos);
   // A frame that is a module, not a thread, stays a frame.
   EXPECT_NE(raw->find("[libc.so.6]"), std::string::npos);
+}
+
+TEST(Pprof, UnnamedFramesKeepModuleAndOffset) {
+  auto raw = to_pprof(pprof_source_tree("[x tid=1];main;[libc.so.6+0x1f00];[libc.so.6+0x20] 1\n"));
+  ASSERT_TRUE(raw);
+  std::vector<std::string> strings;
+  int mappings = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> addresses;  // mapping id, address
+  protozero::pbf_reader m(raw->data(), raw->size());
+  while (m.next()) {
+    if (m.tag() == 3) {
+      ++mappings;
+      m.skip();
+    } else if (m.tag() == 4) {
+      protozero::pbf_reader loc = m.get_message();
+      uint64_t mapping = 0, address = 0;
+      while (loc.next()) {
+        if (loc.tag() == 2) {
+          mapping = loc.get_uint64();
+        } else if (loc.tag() == 3) {
+          address = loc.get_uint64();
+        } else {
+          loc.skip();
+        }
+      }
+      if (mapping != 0) addresses.emplace_back(mapping, address);
+    } else if (m.tag() == 6) {
+      auto v = m.get_view();
+      strings.emplace_back(v.data(), v.size());
+    } else {
+      m.skip();
+    }
+  }
+  EXPECT_EQ(mappings, 1);  // one module
+  ASSERT_EQ(addresses.size(), 2u);
+  EXPECT_EQ(addresses[0].first, addresses[1].first);
+  EXPECT_EQ(addresses[0].second + addresses[1].second, 0x1f00u + 0x20u);
+  EXPECT_NE(std::find(strings.begin(), strings.end(), "libc.so.6"), strings.end());
+  // And the frames read back by name.
+  EXPECT_EQ(folded_of_pprof(*raw), "[x tid=1];main;[libc.so.6+0x1f00];[libc.so.6+0x20] 1\n");
 }
 
 TEST(Pprof, WallTimeWhenThePeriodIsKnown) {
