@@ -61,7 +61,8 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   filter_pattern("--only-threads", a.only_threads, &problems);
   filter_pattern("--grep", a.grep, &problems);
   if (format_of(a.output) == OutFormat::kUnknown && !is_pprof_path(a.output)) {
-    problems.push_back("-o " + a.output + ": the output must end in .svg, .png, .pdf or .pb.gz (pprof)");
+    problems.push_back("-o " + a.output +
+                       ": the output must end in .svg, .png, .pdf or .pb.gz (pprof)");
   }
   int stdin_uses = 0;
   for (const std::string& f : a.inputs) stdin_uses += f == "-";

@@ -374,7 +374,8 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
   c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
   c->add_option("-o,--output", a->output,
-                "Folded stacks file, or OUT.pb.gz: pprof ('-': stdout; default: live view on a terminal, else stdout)");
+                "Folded stacks file, or OUT.pb.gz: pprof ('-': stdout; default: live view on a "
+                "terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
   c->add_option("--samples", a->samples,
                 "Also write the timed samples (every thread's state and stack at every sample, "

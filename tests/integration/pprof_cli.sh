@@ -17,7 +17,7 @@ testdata=${3:-$src/../shared/testdata/folded}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cli_lib.sh"
 command -v go >/dev/null || { echo "pprof_cli: go is not installed (bin/setup installs golang-go)"; exit 1; }
-export HOME=$t PPROF_TMPDIR=$t/pprof GOCACHE=$t/gocache GOFLAGS=-mod=mod
+export HOME=$t PPROF_TMPDIR=$t/pprof GOCACHE=$t/gocache
 
 inputs=("$src/samples/synthetic-server.folded")
 if [ -d "$testdata" ]; then
