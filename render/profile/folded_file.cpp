@@ -15,8 +15,6 @@
 #include <system_error>
 #include <thread>
 
-#include "render/profile/pprof_reader.h"
-
 namespace hearth::profile {
 namespace {
 

@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/gdb_text.h"
+#include "render/profile/pprof_reader.h"
 
 namespace hearth::profile {
 
@@ -46,7 +47,7 @@ struct ReadOptions {
   size_t max_line_bytes = kMaxLineBytes;
   Column column = Column::kAsWritten;
   // The most bytes of a pprof profile read, gzipped or not (a gzip bomb stops there).
-  size_t max_pprof_bytes = size_t{256} << 20;
+  size_t max_pprof_bytes = kMaxPprofBytes;
   bool strip_thread_ids =
       false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
   // read_file reads a regular file at least this big in two threads (when two CPUs are
