@@ -2,6 +2,7 @@
 
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/pictures.h"
+#include "bin/hearth/profile_output.h"
 
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "render/flame/layout.h"
 #include "render/profile/filters.h"
 #include "render/profile/folded_reader.h"
+#include "render/profile/pprof_writer.h"
 #include "render/svg/svg_writer.h"
 
 namespace hearth::cli {
@@ -58,8 +60,9 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
   filter_pattern("--only-threads", a.only_threads, &problems);
   filter_pattern("--grep", a.grep, &problems);
-  if (format_of(a.output) == OutFormat::kUnknown) {
-    problems.push_back("-o " + a.output + ": the output must end in .svg, .png or .pdf");
+  if (format_of(a.output) == OutFormat::kUnknown && !is_pprof_path(a.output)) {
+    problems.push_back("-o " + a.output +
+                       ": the output must end in .svg, .png, .pdf or .pb.gz (pprof)");
   }
   int stdin_uses = 0;
   for (const std::string& f : a.inputs) stdin_uses += f == "-";
@@ -93,6 +96,7 @@ int run_flame(const FlameArgs& a) {
   profile::FoldedReader reader(tree,
                                {.format = a.format == "gdb"      ? profile::InputFormat::kGdb
                                           : a.format == "folded" ? profile::InputFormat::kFolded
+                                          : a.format == "pprof"  ? profile::InputFormat::kPprof
                                                                  : profile::InputFormat::kAuto,
                                 .reverse = a.reverse});
   for (const std::string& f : inputs) {
@@ -119,6 +123,15 @@ int run_flame(const FlameArgs& a) {
                  static_cast<unsigned long long>(rs.lines),
                  profile::filters_active(filters) ? ", none left after the filters" : "");
     return 2;
+  }
+
+  if (is_pprof_path(a.output)) {
+    // The stacks themselves (after the filters), for pprof's tools: no picture.
+    if (auto w = profile::write_pprof(tree, a.output); !w) {
+      std::fprintf(stderr, "hearth flame: %s\n", w.error().message.c_str());
+      return w.error().errnum == 0 ? 2 : 1;
+    }
+    return 0;
   }
 
   flame::FlameOptions fo;

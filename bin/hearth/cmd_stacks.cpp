@@ -2,6 +2,7 @@
 
 #include "bin/hearth/figures.h"
 #include "bin/hearth/input_checks.h"
+#include "bin/hearth/profile_output.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -201,7 +202,9 @@ int run_stacks(const StacksArgs& a) {
     sampler->aggregate(&counts, ao);
     std::string out_path = a.output.empty() ? "-" : a.output;
     if (!live || !a.output.empty()) {
-      auto written = write_file_atomically(out_path, counts.to_folded());
+      auto written = is_pprof_path(out_path)
+                         ? write_folded_as_pprof(counts.to_folded(), out_path, 1e9 / a.frequency)
+                         : write_file_atomically(out_path, counts.to_folded());
       if (!written) {
         std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());
         return 1;

@@ -8,6 +8,7 @@
 
 #include "bin/hearth/cmd_alloc.h"
 #include "bin/hearth/cmd_chart.h"
+#include "bin/hearth/cmd_convert.h"
 #include "bin/hearth/cmd_diff.h"
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_heatmap.h"
@@ -76,7 +77,7 @@ void add_chart_command(CLI::App& app, ChartArgs* a) {
 void add_diff_command(CLI::App& app, DiffArgs* a) {
   CLI::App* c = app.add_subcommand(
       "diff", "Compare two folded profiles: what grew, by how much, and is it more than noise");
-  c->add_option("files", a->inputs, "BASE.folded NEW.folded");
+  c->add_option("files", a->inputs, "BASE.folded NEW.folded (or pprof profiles: .pb.gz)");
   c->add_option("-o,--output", a->output,
                 "Differential flamegraph: OUT.svg, OUT.png or OUT.pdf (.md or .json: a summary)");
   c->add_option("--summary", a->summary, "Write a summary: FILE.md (Markdown) or FILE.json");
@@ -130,8 +131,12 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
 
 void add_flame_command(CLI::App& app, FlameArgs* a) {
   CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
-  c->add_option("files", a->inputs, "Folded stack files ('-' or none: standard input)");
-  c->add_option("-o,--output", a->output, "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout)");
+  c->add_option("files", a->inputs,
+                "Folded stack files, gdb's backtraces or pprof profiles ('-' or none: standard "
+                "input)");
+  c->add_option("-o,--output", a->output,
+                "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout); OUT.pb.gz: the stacks as "
+                "a pprof profile");
   c->add_option("--title", a->title, "Title text (default: Flame Graph)");
   c->add_option("--subtitle", a->subtitle, "Second-level title");
   c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
@@ -152,9 +157,9 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
   c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
   c->add_option("--format", a->format,
-                "Input: folded stacks, or gdb's `thread apply all bt` text (one snapshot or many); "
-                "auto tells them apart by content")
-      ->check(CLI::IsMember({"auto", "folded", "gdb"}))
+                "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), or "
+                "a pprof profile (.pb.gz or raw); auto tells them apart by content")
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof"}))
       ->capture_default_str();
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
@@ -369,7 +374,8 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
   c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
   c->add_option("-o,--output", a->output,
-                "Folded stacks file ('-': stdout; default: live view on a terminal, else stdout)");
+                "Folded stacks file, or OUT.pb.gz: pprof ('-': stdout; default: live view on a "
+                "terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
   c->add_option("--samples", a->samples,
                 "Also write the timed samples (every thread's state and stack at every sample, "
@@ -397,6 +403,23 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
               "Say where hearth's own time went: attaching (step by step), the rounds, "
               "symbolization (with the symbol cache's hits and misses), writing");
   c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
+}
+
+void add_convert_command(CLI::App& app, ConvertArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "convert", "Convert a profile: folded stacks, gdb's backtraces or pprof to pprof or folded");
+  c->add_option("input", a->input,
+                "A profile hearth flame reads: folded stacks, gdb's text, pprof ('-': stdin)")
+      ->required();
+  c->add_option("output", a->output,
+                "OUT.pb.gz (pprof, gzipped), OUT.folded, or - (folded stacks on stdout)")
+      ->required();
+  c->add_option("--format", a->format, "Input format (auto: told apart by content)")
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof"}))
+      ->capture_default_str();
+  c->add_option("--hz", a->hz,
+                "The sampling rate, when known: pprof output also counts wall/nanoseconds "
+                "(count / rate)");
 }
 
 void add_alloc_command(CLI::App& app, AllocArgs* a) {
@@ -430,6 +453,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and git revision");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
+  hearth::cli::ConvertArgs convert;
+  hearth::cli::add_convert_command(app, &convert);
   hearth::cli::HeatmapArgs heatmap;
   hearth::cli::add_heatmap_command(app, &heatmap);
   hearth::cli::DiffArgs diff;
@@ -471,6 +496,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("flame")) return hearth::cli::run_flame(flame);
     if (app.got_subcommand("diff")) return hearth::cli::run_diff(diff);
+    if (app.got_subcommand("convert")) return hearth::cli::run_convert(convert);
     if (app.got_subcommand("heatmap")) return hearth::cli::run_heatmap(heatmap);
     if (app.got_subcommand("sched")) return hearth::cli::run_sched(sched);
     if (app.got_subcommand("chart")) return hearth::cli::run_chart(chart);

@@ -53,6 +53,13 @@ int FoldedReader::read_lines(int fd, int64_t begin, int64_t end) {
   if (end >= 0) cap = static_cast<size_t>(std::min<int64_t>(cap, end - begin + 1));
   std::unique_ptr<char[]> buf(new char[cap]);
   size_t have = 0;        // bytes of an unfinished line carried over at the start of buf
+  if (end < 0 && !pending_.empty()) {
+    // What read_file read to tell the format: the first bytes (a few, fewer than the buffer).
+    have = pending_.size();
+    std::memcpy(buf.get(), pending_.data(), have);
+    stats_.bytes += have;
+    pending_.clear();
+  }
   bool skipping = false;  // inside a line over the limit, already counted as overlong
   int64_t pos = begin;
   for (;;) {
@@ -232,6 +239,29 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   start_file();
   struct stat st {};
   const bool regular = path != "-" && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (options_.format == InputFormat::kAuto || options_.format == InputFormat::kPprof) {
+    // The first bytes tell a pprof profile: of a regular file read in place, of a pipe kept for
+    // read_lines.
+    std::string head(4, '\0');
+    size_t got = 0;
+    while (got < head.size()) {
+      ssize_t n = regular ? ::pread(fd, head.data() + got, head.size() - got, got)
+                          : ::read(fd, head.data() + got, head.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int e = errno;
+        return fail_errno("cannot read " + path, e);
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    head.resize(got);
+    if (options_.format == InputFormat::kPprof || looks_like_pprof(head)) {
+      if (regular) head.clear();  // read again, from the start
+      return read_pprof_fd(fd, std::move(head));
+    }
+    if (!regular) pending_ = std::move(head);
+  }
   if (regular && static_cast<uint64_t>(st.st_size) >= options_.parallel_min_bytes &&
       st.st_size > 0 && options_.format != InputFormat::kGdb && !head_has_gdb_text(fd) &&
       tree_.merge() == Merge::kAll &&

@@ -245,6 +245,10 @@ void FoldedReader::add_line(std::string_view line) {
     }
     prev_stack_.assign(s);
   }
+  add_count(node, count, two_counts, base);
+}
+
+void FoldedReader::add_count(NodeId node, Count count, bool two_counts, Count base) {
   switch (options_.column) {
     case Column::kAsWritten:
       if (two_counts) {

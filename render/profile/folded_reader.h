@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "common/result.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/gdb_text.h"
+#include "render/profile/pprof_reader.h"
 
 namespace hearth::profile {
 
@@ -32,16 +34,20 @@ enum class Column : uint8_t {
   kNew,
 };
 
-// What a file holds. kAuto: folded stacks, unless a line of gdb's `thread apply all bt` (a
-// "Thread N (…):" header or a "#N  …" frame) comes before the first folded line: then gdb's text
-// from there to the file's end (gdb_text.h), its preamble lines not counted as ignored.
-enum class InputFormat : uint8_t { kAuto, kFolded, kGdb };
+// What a file holds. kAuto: a pprof profile when its first bytes are pprof's (gzip, or a raw
+// profile.proto message: pprof_reader.h's looks_like_pprof); else folded stacks, unless a line of
+// gdb's `thread apply all bt` (a "Thread N (…):" header or a "#N  …" frame) comes before the
+// first folded line: then gdb's text from there to the file's end (gdb_text.h), its preamble
+// lines not counted as ignored.
+enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof };
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
   bool reverse = false;  // leaf first (flamegraph.pl --reverse)
   size_t max_line_bytes = kMaxLineBytes;
   Column column = Column::kAsWritten;
+  // The most bytes of a pprof profile read, gzipped or not (a gzip bomb stops there).
+  size_t max_pprof_bytes = kMaxPprofBytes;
   bool strip_thread_ids =
       false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
   // read_file reads a regular file at least this big in two threads (when two CPUs are
@@ -78,6 +84,9 @@ class FoldedReader {
   Result<void> read_file(const std::string& path);
   // Reads text already in memory (tests, fuzzing).
   void read_text(std::string_view text);
+  // Reads a pprof profile already in memory, gzipped or not; NAME says where it came from in
+  // errors. A profile that is not valid adds nothing.
+  Result<void> read_pprof(std::string_view data, const std::string& name);
 
   const ReadStats& stats() const { return stats_; }
   // Thread blocks read from gdb text, over all files (0: none was gdb's).
@@ -85,6 +94,12 @@ class FoldedReader {
 
  private:
   void take_line(std::string_view line);  // add_line, or skip a line over the limit
+  // A stack (root first) from a format that is not text: like a line of them.
+  void add_frames(std::span<const std::string_view> frames, Count count);
+  // Where a stack ending at NODE adds its count (or its two, BASE NEW), by options_.column.
+  void add_count(NodeId node, Count count, bool two_counts, Count base);
+  // read_file of a pprof profile: FD's bytes after HEAD (read already from a pipe).
+  Result<void> read_pprof_fd(int fd, std::string head);
   void start_file();                      // a file's first line is next
   void end_file();                        // its last line was read
   void take_gdb_line(std::string_view line);
@@ -121,6 +136,8 @@ class FoldedReader {
   uint64_t ignored_undecided_ = 0;
   std::unique_ptr<GdbTextFolder> gdb_;
   uint64_t gdb_threads_ = 0;
+  // Bytes read from a pipe to tell its format, which read_lines takes first.
+  std::string pending_;
 };
 
 enum class TrailingCount : uint8_t {

@@ -1,0 +1,70 @@
+#include "bin/hearth/cmd_convert.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "bin/hearth/input_checks.h"
+#include "bin/hearth/profile_output.h"
+#include "render/profile/folded_reader.h"
+#include "render/profile/folded_writer.h"
+#include "render/profile/pprof_writer.h"
+
+namespace hearth::cli {
+namespace {
+
+profile::InputFormat convert_input_format(const std::string& name) {
+  if (name == "folded") return profile::InputFormat::kFolded;
+  if (name == "gdb") return profile::InputFormat::kGdb;
+  if (name == "pprof") return profile::InputFormat::kPprof;
+  return profile::InputFormat::kAuto;
+}
+
+}  // namespace
+
+int run_convert(const ConvertArgs& a) {
+  const bool pprof = is_pprof_path(a.output);
+  if (!pprof && a.output != "-" && !a.output.ends_with(".folded")) {
+    std::fprintf(stderr,
+                 "hearth convert: %s: the output must end in .pb.gz (pprof) or .folded (folded "
+                 "stacks), or be - (folded stacks on stdout)\n",
+                 a.output.c_str());
+    return 2;
+  }
+  if (!(a.hz >= 0 && std::isfinite(a.hz))) {
+    std::fprintf(stderr, "hearth convert: --hz must be a rate in samples a second\n");
+    return 2;
+  }
+  if (a.input == "-" && isatty(STDIN_FILENO)) {
+    std::fprintf(stderr, "hearth convert: no input: give a profile, or pipe one in\n");
+    return 2;
+  }
+  if (!outputs_are_new("convert", {a.input}, {a.output})) return 2;
+
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {.format = convert_input_format(a.format)});
+  if (auto r = reader.read_file(a.input); !r) {
+    std::fprintf(stderr, "hearth convert: %s\n", r.error().message.c_str());
+    return 2;
+  }
+  tree.finalize();
+  if (!report_reading("convert", reader.stats())) return 2;
+  if (!(tree.total().value > 0 ||
+        (tree.differential() && tree.base_total(profile::kRoot).value > 0))) {
+    std::fprintf(stderr, "hearth convert: no stack counts in %s\n",
+                 a.input == "-" ? "standard input" : a.input.c_str());
+    return 2;
+  }
+  Result<void> written =
+      pprof ? profile::write_pprof(tree, a.output, {.period_ns = a.hz > 0 ? 1e9 / a.hz : 0})
+            : profile::write_folded(tree, a.output);
+  if (!written) {
+    std::fprintf(stderr, "hearth convert: %s\n", written.error().message.c_str());
+    // A profile pprof cannot hold is the input's fault; a failed write is not.
+    return written.error().errnum == 0 ? 2 : 1;
+  }
+  return 0;
+}
+
+}  // namespace hearth::cli
