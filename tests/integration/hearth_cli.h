@@ -15,7 +15,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -108,10 +110,42 @@ inline bool exited_with(const HearthRun& r, int code) {
   return WIFEXITED(r.status) && WEXITSTATUS(r.status) == code;
 }
 
-// Runs hearth with ARGS to its end; SIGINT after SIGINT_AFTER when given; SIGKILL (and a test
-// failure) after 60 s. Output files are named after the running test.
+// Whether hearth PID's own tracefs instance (hearth-PID-…) traces: sched_switch enabled and
+// tracing on, so its window has begun (`hearth sched`, and `hearth record` with its scheduler
+// collector). A test waits for this rather than for a time: a loaded machine, or a sanitizer,
+// may take seconds to get hearth there.
+inline bool hearth_tracing(pid_t hearth) {
+  const std::string root = "/sys/kernel/tracing/instances";
+  const std::string prefix = "hearth-" + std::to_string(hearth) + "-";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    if (e.path().filename().string().rfind(prefix, 0) != 0) continue;
+    if (slurp((e.path() / "events/sched/sched_switch/enable").string()).rfind("1", 0) == 0 &&
+        slurp((e.path() / "tracing_on").string()).rfind("1", 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+// Waits (bounded: 60 s) until hearth PID traces (hearth_tracing), then FOR longer; false if it
+// never did, or ended first.
+inline bool wait_tracing(pid_t hearth,
+                         std::chrono::milliseconds then = std::chrono::milliseconds(0)) {
+  for (int i = 0; i < 6000; ++i) {
+    if (hearth_tracing(hearth)) {
+      std::this_thread::sleep_for(then);
+      return true;
+    }
+    if (kill(hearth, 0) != 0) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Runs hearth with ARGS to its end; SIGINT once SIGINT_WHEN(pid) holds, when given (polled every
+// 5 ms); SIGKILL (and a test failure) after 90 s. Output files are named after the running test.
 inline HearthRun run_hearth(const std::vector<std::string>& args,
-                            std::chrono::milliseconds sigint_after = std::chrono::milliseconds(0)) {
+                            const std::function<bool(pid_t)>& sigint_when = nullptr) {
   using Clock = std::chrono::steady_clock;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string name = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name()
@@ -127,12 +161,11 @@ inline HearthRun run_hearth(const std::vector<std::string>& args,
   const auto start = Clock::now();
   bool signalled = false;
   while (waitpid(pid, &r.status, WNOHANG) == 0) {
-    const auto now = Clock::now();
-    if (sigint_after.count() > 0 && !signalled && now - start >= sigint_after) {
+    if (sigint_when && !signalled && sigint_when(pid)) {
       kill(pid, SIGINT);
       signalled = true;
     }
-    if (now - start > std::chrono::seconds(60)) {
+    if (Clock::now() - start > std::chrono::seconds(90)) {
       kill(pid, SIGKILL);
       waitpid(pid, &r.status, 0);
       ADD_FAILURE() << "hearth did not finish";
@@ -143,6 +176,41 @@ inline HearthRun run_hearth(const std::vector<std::string>& args,
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// Whether process PID catches SIGINT (its /proc status's SigCgt): hearth's handlers are in
+// place, so a SIGINT ends its run early rather than killing it.
+inline bool handles_sigint(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("SigCgt:", 0) == 0) {
+      const unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return (mask >> (SIGINT - 1)) & 1;
+    }
+  }
+  return false;
+}
+
+// A SIGINT_WHEN for run_hearth: once hearth has caught SIGINT for THEN (its handlers in place,
+// then THEN of its run).
+inline std::function<bool(pid_t)> once_handling_sigint_for(std::chrono::milliseconds then) {
+  using Clock = std::chrono::steady_clock;
+  auto since = std::make_shared<std::optional<Clock::time_point>>();
+  return [since, then](pid_t pid) {
+    if (!*since && handles_sigint(pid)) *since = Clock::now();
+    return *since && Clock::now() - **since >= then;
+  };
+}
+
+// A SIGINT_WHEN for run_hearth: once hearth has traced for FOR (its window begun, then FOR).
+inline std::function<bool(pid_t)> once_tracing_for(std::chrono::milliseconds then) {
+  using Clock = std::chrono::steady_clock;
+  auto since = std::make_shared<std::optional<Clock::time_point>>();
+  return [since, then](pid_t pid) {
+    if (!*since && hearth_tracing(pid)) *since = Clock::now();
+    return *since && Clock::now() - **since >= then;
+  };
 }
 
 // PCP_TMP_DIR set to DIR for as long as it lives (hearth, and every process the test starts,

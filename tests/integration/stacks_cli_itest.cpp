@@ -244,7 +244,7 @@ TEST_P(StacksCli, SigintEndsARunEarlyWithCompleteOutput) {
   std::string out = testing::TempDir() + "/sigint.folded";
   HearthRun r = run_hearth({"stacks", "--method", method(), "-p", std::to_string(t->pid()), "-d",
                             "30", "-F", "20", "-o", out},
-                           500ms);
+                           hearth::testing_support::once_handling_sigint_for(500ms));
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   std::ifstream in(out);
   std::stringstream ss;
