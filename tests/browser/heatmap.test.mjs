@@ -16,7 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
+import { ACTION_TIMEOUT_MS, CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
 
 const [exe, outDir] = process.argv.slice(2);
 if (!exe || !outDir) die("usage: node heatmap.test.mjs HEARTH_EXE OUTDIR");
@@ -339,6 +339,7 @@ async function main() {
   let server = null;
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     const url = pathToFileURL(path.resolve(page1)).href;
     const errors = [];
     const page = await context.newPage();

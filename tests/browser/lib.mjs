@@ -9,6 +9,10 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 
 export const CHROMIUM = process.env.HEARTH_CHROMIUM || "/usr/bin/chromium";
+// How long one action (a hover, a click, a wait for a selector) may take before the test fails:
+// playwright's 30 s default was not enough for a hover beside bin/test's other stages and builds
+// at a load of 79; a hung page still fails, in 2 minutes.
+export const ACTION_TIMEOUT_MS = 120000;
 export const CHROMIUM_ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -62,6 +66,7 @@ export async function runTest(svgPath, name, body) {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      context.setDefaultTimeout(ACTION_TIMEOUT_MS);
       const page = await context.newPage();
       const errors = [];
       page.on("console", (m) => {

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, startServe } from "./lib.mjs";
+import { ACTION_TIMEOUT_MS, CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, startServe } from "./lib.mjs";
 
 const [exe] = process.argv.slice(2);
 if (!exe) die("usage: node listing.test.mjs HEARTH_EXE");
@@ -33,6 +33,7 @@ async function main(out) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     const page = await browser.newPage();
+    page.setDefaultTimeout(ACTION_TIMEOUT_MS);
     const errors = [];
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -64,6 +65,7 @@ async function main(out) {
     check(JSON.stringify(await visible()) === JSON.stringify(["b-newest", "c-middle"]), `one word: ${await visible()}`);
 
     const again = await browser.newPage();
+    again.setDefaultTimeout(ACTION_TIMEOUT_MS);
     await again.goto(page.url(), { waitUntil: "load" });
     const restored = await again.$$eval("#reports tbody tr", (rows) =>
       rows.filter((r) => !r.hidden).map((r) => r.querySelector("a").textContent));

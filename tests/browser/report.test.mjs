@@ -8,7 +8,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
+import { ACTION_TIMEOUT_MS, CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
 
 const [exe, dir] = process.argv.slice(2);
 if (!exe || !dir) die("usage: node report.test.mjs HEARTH_EXE REPORT_DIR");
@@ -66,6 +66,7 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     const origin = url.replace(/\/$/, "");
     const page = await context.newPage();
     await checkPage(page, url, origin, "http");

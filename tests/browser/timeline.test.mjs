@@ -21,7 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
+import { ACTION_TIMEOUT_MS, CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance } from "./lib.mjs";
 
 const [exe, outDir, inputDir, untracedDir] = process.argv.slice(2);
 if (!exe || !outDir || !inputDir) die("usage: node timeline.test.mjs HEARTH_EXE OUTDIR INPUT_DIR");
@@ -78,6 +78,7 @@ async function main() {
   const errors = [];
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     const page = await open(context, "", errors);
     const stats = await page.evaluate(() => window.hearthTimeline.stats());
     check(stats.lanes === 5 && stats.intervals === 837, `5 lanes, 837 intervals (${stats.lanes}, ${stats.intervals})`);

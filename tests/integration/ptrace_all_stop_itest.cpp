@@ -165,15 +165,18 @@ TEST(PtraceAllStop, TheSnapshotNamesAThreadTakenAlone) {
   const pid_t pid = target->pid(), held = h.held;
   std::string err;
   bool named = false;
-  // The thread is held from before hearth starts for 3 s (hearth's attach takes hundreds of ms
-  // on a busy host, its snapshot follows); hearth waits up to --stop-timeout (8 s) for a runnable
-  // thread. A few tries, should an attach outlast the hold.
-  for (int attempt = 0; attempt < 3 && !named; ++attempt) {
-    RealTimeHog hog(last_cpu(), std::chrono::milliseconds(3000));
+  // The thread is held from before hearth starts, for 3 s (hearth's attach takes hundreds of ms
+  // on a busy host, its snapshot follows), hearth waiting up to --stop-timeout (10 s, its most) for a
+  // runnable thread. Should the attach outlast the hold (over 3 s under ASan beside builds at a
+  // load of 79), it is tried again with a longer hold: one the attach cannot outlast, and still
+  // shorter than hearth waits.
+  for (int hold_ms : {3000, 6000, 9000}) {
+    if (named) break;
+    RealTimeHog hog(last_cpu(), std::chrono::milliseconds(hold_ms));
     ASSERT_TRUE(hog.ok()) << "could not run a SCHED_FIFO spinner";
     testing_support::HearthRun r =
         testing_support::run_hearth({"stacks", "--method", "ptrace", "-p", std::to_string(pid),
-                                     "-n", "1", "--stop-timeout", "8000", "-o", "/dev/null"});
+                                     "-n", "1", "--stop-timeout", "10000", "-o", "/dev/null"});
     ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.err;
     err = r.err;
     for (const std::string& line : testing_support::split(err, '\n')) {

@@ -246,7 +246,9 @@ TEST_F(WatchCli, TheSchedulerRowsShowTheCalmBeforeAndTheLockAfter) {
   EXPECT_LT(calm_on_cpu, 0.1) << shares;
   // On the lock, one of the four holds it at any time, spinning: on a CPU or queued for one.
   EXPECT_GT(lock_busy, 0.2) << shares;
-  EXPECT_GT(lock_on_cpu, 2 * calm_on_cpu) << shares;
+  // More on a CPU than the calm (some 10 times idle; 1.4 times under ThreadSanitizer beside
+  // builds and stress-ng at a load of 79, where even the calm waited 42% of its time for a CPU).
+  EXPECT_GT(lock_on_cpu, calm_on_cpu) << shares;
   std::cerr << shares << "\n";
   EXPECT_TRUE(released(target_->pid()));
 }
