@@ -160,6 +160,9 @@ struct Symbolizer::Impl {
   // addresses, so both are dropped when the maps change. Symbol tables by module, for them.
   std::map<std::pair<uint64_t, uint64_t>, std::vector<Frame>> tail_cache;
   std::unordered_map<Dwfl_Module*, std::unique_ptr<SymbolIndex>> symbol_indexes;
+  // The function DIE holding an address add_inlines() looked up, and its module's DWARF bias
+  // (valid while the Dwfl is): cleared with the Dwfl.
+  std::unordered_map<uint64_t, std::pair<Dwarf_Die, Dwarf_Addr>> function_dies;
   // Modules whose unread debug sections were left out (dwarf_sections.h), before their DWARF
   // was first opened: cleared with the Dwfl.
   std::unordered_set<Dwfl_Module*> trimmed;
@@ -329,6 +332,7 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     s.tail_cache.clear();
     s.symbol_indexes.clear();  // their modules are reported again
     s.trimmed.clear();
+    s.function_dies.clear();
     dwfl_report_begin(s.dwfl);
   } else {
     dwfl_report_begin_add(s.dwfl);
@@ -367,6 +371,14 @@ void Symbolizer::Impl::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string*
   Dwarf_Die* chain = nullptr;
   const int m = dwarf_getscopes_die(&scopes[0], &chain);
   std::free(scopes);
+  // The function the code is in (the outermost subprogram), for a tail-call lookup from this
+  // address as a caller's (find_tail_calls) which would walk the same scopes again.
+  for (int i = m - 1; i >= 0; --i) {
+    if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+      function_dies[addr] = {chain[i], bias};
+      break;
+    }
+  }
   for (int i = 0; i < m; ++i) {
     const int tag = dwarf_tag(&chain[i]);
     if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
@@ -555,7 +567,11 @@ void Symbolizer::Impl::find_tail_calls(uint64_t caller_ip, uint64_t callee,
   Dwfl_Module* caller_mod = dwarf_module(caller_ip - 1);
   Dwfl_Module* callee_mod = dwarf_module(callee);
   if (caller_mod == nullptr || callee_mod == nullptr) return;
-  std::optional<std::string> called = called_function(caller_mod, caller_ip);
+  auto known = function_dies.find(caller_ip - 1);
+  std::optional<std::string> called =
+      known != function_dies.end()
+          ? called_function(&known->second.first, known->second.second, caller_ip)
+          : called_function(caller_mod, caller_ip);
   if (!called) return;  // an indirect call, or no call-site information
   GElf_Off offset = 0;
   GElf_Sym sym{};
