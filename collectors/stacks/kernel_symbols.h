@@ -3,10 +3,11 @@
 // every symbol), so the core kernel's symbols, which are fixed for a boot, are kept in the
 // symbol cache (symbol_cache.h) under the boot id and the kernel's build notes; an address
 // outside the core text (a module, a BPF program, a trampoline: those change while the system
-// runs) reads the whole /proc/kallsyms, once per hearth process. prefetch() starts that load on
-// a thread of its own as soon as a capture that takes kernel stacks is ready, so that a cold
-// start-up's read of /proc/kallsyms (the kernel formats ~120,000 lines) overlaps the capture,
-// the unwinding and the user-space symbols instead of following them.
+// runs) reads the whole /proc/kallsyms, once (a cold start-up's read, which fills the cache,
+// serves it). prefetch() starts the load on a thread of its own as soon as a capture that takes
+// kernel stacks is ready, so that a cold start-up's read of /proc/kallsyms (the kernel formats
+// ~120,000 lines) overlaps the capture, the unwinding and the user-space names instead of
+// following them.
 // Thread-safe.
 #pragma once
 
