@@ -58,7 +58,8 @@ class KernelSymbols {
   std::thread loader_;                          // prefetch()'s, until a lookup joins it
   Core loaded_;                                 // the loader's result (read after joining it)
   std::shared_ptr<const proc::Kallsyms> core_;  // from the cache: the core text only
-  std::shared_ptr<const proc::Kallsyms> full_;  // /proc/kallsyms (proc::Kallsyms::shared())
+  // /proc/kallsyms whole: the cold load's own read, else proc::Kallsyms::shared() on demand.
+  std::shared_ptr<const proc::Kallsyms> full_;
 };
 
 // The cache entry's first line for this boot: boot id and a hash of the kernel's notes (its
