@@ -25,19 +25,23 @@ Result<Kallsyms> Kallsyms::load() {
     const int e = errno;
     return fail_errno("cannot read /proc/kallsyms", e);
   }
+  // Read in place: reserved for the ~5 MB the file holds (a page costs only once written), so
+  // that neither a bounce buffer nor a doubling string copies it.
+  constexpr size_t kStep = 8 << 10;
   std::string text;
-  char buffer[8 << 10];
+  text.reserve(8 << 20);
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      return fail_errno("cannot read /proc/kallsyms", e);
-    }
+    const size_t used = text.size();
+    if (text.capacity() - used < kStep) text.reserve(text.capacity() * 2);
+    text.resize(used + kStep);
+    const ssize_t n = ::read(fd.get(), text.data() + used, kStep);
+    const int e = errno;
+    text.resize(used + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    if (n < 0 && e == EINTR) continue;
+    if (n < 0) return fail_errno("cannot read /proc/kallsyms", e);
     if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
   }
-  return parse(text);
+  return parse(std::move(text));
 }
 
 std::shared_ptr<const Kallsyms> Kallsyms::shared() {
@@ -52,13 +56,18 @@ std::shared_ptr<const Kallsyms> Kallsyms::shared() {
   return kallsyms;
 }
 
-Result<Kallsyms> Kallsyms::parse(std::string_view text) {
+Result<Kallsyms> Kallsyms::parse(std::string text) {
+  // The names stay where they are in TEXT, which the table keeps.
+  if (text.size() > UINT32_MAX) return fail("/proc/kallsyms: larger than 4 GiB");
   Kallsyms k;
+  k.symbols_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  bool sorted = true;
   size_t at = 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
+    if (end == std::string::npos) end = text.size();
+    const size_t line_at = at;
+    std::string_view line = std::string_view(text).substr(at, end - at);
     at = end + 1;
     // "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[module]"
     size_t sp1 = line.find(' ');
@@ -73,15 +82,18 @@ Result<Kallsyms> Kallsyms::parse(std::string_view text) {
     if (name.empty() || name.size() > 1024) continue;
     if (name == "_stext" && k.core_start_ == 0) k.core_start_ = address;
     if (name == "_etext" && k.core_end_ == 0) k.core_end_ = address;
+    if (!k.symbols_.empty() && address < k.symbols_.back().address) sorted = false;
     k.symbols_.push_back(
-        {address, static_cast<uint32_t>(k.names_.size()), static_cast<uint32_t>(name.size())});
-    k.names_.append(name);
+        {address, static_cast<uint32_t>(line_at + sp1 + 3), static_cast<uint32_t>(name.size())});
   }
   if (k.symbols_.empty()) {
     return fail("/proc/kallsyms shows no kernel addresses (needs root; see kptr_restrict)");
   }
-  std::stable_sort(k.symbols_.begin(), k.symbols_.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  if (!sorted) {  // the core kernel's lines come sorted; modules' and BPF programs' may not
+    std::stable_sort(k.symbols_.begin(), k.symbols_.end(),
+                     [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  }
+  k.names_ = std::move(text);
   return k;
 }
 
@@ -122,9 +134,9 @@ Result<Kallsyms> Kallsyms::parse_core_text(std::string text, std::string_view he
   // start-up neither copies the 5 MB nor grows a table by doubling.
   const size_t body_begin = first + 1, body_end = last + 1;
   Kallsyms k;
-  k.symbols_.reserve(static_cast<size_t>(
-      std::count(text.begin() + static_cast<ptrdiff_t>(body_begin),
-                 text.begin() + static_cast<ptrdiff_t>(body_end), '\n')));
+  k.symbols_.reserve(
+      static_cast<size_t>(std::count(text.begin() + static_cast<ptrdiff_t>(body_begin),
+                                     text.begin() + static_cast<ptrdiff_t>(body_end), '\n')));
   size_t lines = 0;
   bool sorted = true;
   for (size_t at = body_begin; at < body_end; ++lines) {
@@ -154,8 +166,8 @@ Result<Kallsyms> Kallsyms::parse_core_text(std::string text, std::string_view he
     if (name == "_stext" && k.core_start_ == 0) k.core_start_ = address;
     if (name == "_etext" && k.core_end_ == 0) k.core_end_ = address;
     if (!k.symbols_.empty() && address < k.symbols_.back().address) sorted = false;
-    k.symbols_.push_back({address, static_cast<uint32_t>(line_at + 19),
-                          static_cast<uint32_t>(name.size())});
+    k.symbols_.push_back(
+        {address, static_cast<uint32_t>(line_at + 19), static_cast<uint32_t>(name.size())});
   }
   if (k.symbols_.empty()) return fail("no symbols");
   if (!sorted) {  // core_text() writes them sorted; an edited file may not be

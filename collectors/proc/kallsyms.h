@@ -22,8 +22,9 @@ class Kallsyms {
   // null when it failed (not tried again). Thread-safe.
   static std::shared_ptr<const Kallsyms> shared();
   // Parses text in /proc/kallsyms's format ("ADDR TYPE NAME [MODULE]" per line); exposed for
-  // tests and fuzzing. Fails when no line has a non-zero address.
-  static Result<Kallsyms> parse(std::string_view text);
+  // tests and fuzzing. Fails when no line has a non-zero address. The table keeps TEXT (its
+  // names are read in place).
+  static Result<Kallsyms> parse(std::string text);
 
   // The function holding ADDR (a return address: ADDR - 1 is looked up, as the kernel's own
   // stack dumps do), or "" when ADDR is below the first symbol.
@@ -51,8 +52,8 @@ class Kallsyms {
     uint32_t name;  // offset into names_
     uint32_t length;
   };
-  std::vector<Symbol> symbols_;  // text symbols, ascending address
-  std::string names_;  // Symbol::name is an offset into it
+  std::vector<Symbol> symbols_;             // text symbols, ascending address
+  std::string names_;                       // Symbol::name is an offset into it: the text parsed
   uint64_t core_start_ = 0, core_end_ = 0;  // _stext, _etext (0: not seen)
 };
 

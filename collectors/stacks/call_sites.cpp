@@ -116,10 +116,15 @@ std::optional<std::string> called_function(Dwfl_Module* mod, uint64_t return_add
   Dwarf_Die function;
   Dwarf_Addr bias = 0;
   if (!function_at(mod, return_address - 1, &function, &bias)) return std::nullopt;
+  return called_function(&function, bias, return_address);
+}
+
+std::optional<std::string> called_function(Dwarf_Die* function, Dwarf_Addr bias,
+                                           uint64_t return_address) {
   const Dwarf_Addr want = return_address - bias;
   std::optional<std::string> called;
   bool seen = false;
-  for_each_call_site(&function, [&](Dwarf_Die* site) {
+  for_each_call_site(function, [&](Dwarf_Die* site) {
     if (seen) return;
     if (auto pc = return_pc(site); pc && *pc == want) {
       seen = true;

@@ -38,6 +38,10 @@ class SymbolIndex {
 // linkage name when it has one), from the call site's DW_AT_call_origin; nullopt for an indirect
 // call or without call-site information.
 std::optional<std::string> called_function(Dwfl_Module* mod, uint64_t return_address);
+// The same, when the function holding RETURN_ADDRESS - 1 is known: its DIE (the outermost
+// DW_TAG_subprogram of the scopes there) and its module's DWARF bias.
+std::optional<std::string> called_function(Dwarf_Die* function, Dwarf_Addr bias,
+                                           uint64_t return_address);
 
 // The names of the functions the function starting at ENTRY ends in a tail call to (its
 // call sites with DW_AT_call_tail_call, inlined code included); empty without DWARF.

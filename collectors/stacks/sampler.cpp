@@ -96,7 +96,8 @@ Result<void> Sampler::Impl::load_maps() {
     RETURN_IF_ERROR(symbolizer->set_maps(options.pid, maps, memory.get()));
     code_maps = std::move(code);
   }
-  add_phase("maps: unwind tables", std::chrono::duration<double, std::milli>(tables - began).count());
+  add_phase("maps: unwind tables",
+            std::chrono::duration<double, std::milli>(tables - began).count());
   add_phase("maps: symbol tables",
             std::chrono::duration<double, std::milli>(Clock::now() - tables).count());
   return {};
@@ -317,6 +318,8 @@ Result<Sampler> Sampler::attach(const SamplerOptions& options) {
       s->fallback = bpf.error().message;
     }
   }
+  // Kernel frames will need names: their table loads beside what follows (kernel_symbols.h).
+  if (s->bpf && options.kernel_stacks) KernelSymbols::shared(options.symbol_cache)->prefetch();
   if (!s->bpf) {
     ASSIGN_OR_RETURN(PtraceSession session, PtraceSession::attach(options.pid));
     s->session.emplace(std::move(session));

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "collectors/stacks/call_sites.h"
+#include "collectors/stacks/dwarf_sections.h"
 #include "collectors/stacks/perf_map.h"
 #include "collectors/stacks/symbol_cache.h"
 #include "collectors/stacks/unwinder.h"
@@ -48,9 +49,9 @@ struct ModuleName {
   std::string key;       // build-id in hex, or dev:inode:path when the file has none
   std::string basename;  // for "[basename+0xOFFSET]"
   // For the on-disk cache (symbol_cache.h): set by set_maps().
-  std::string build_id;  // "" when the file has none: never cached on disk
-  std::string path;      // as mapped
-  std::string debuglink; // .gnu_debuglink's file name, or ""
+  std::string build_id;   // "" when the file has none: never cached on disk
+  std::string path;       // as mapped
+  std::string debuglink;  // .gnu_debuglink's file name, or ""
   uint64_t size = 0;
   int64_t mtime_ns = 0;
   bool vdso = false;
@@ -159,6 +160,12 @@ struct Symbolizer::Impl {
   // addresses, so both are dropped when the maps change. Symbol tables by module, for them.
   std::map<std::pair<uint64_t, uint64_t>, std::vector<Frame>> tail_cache;
   std::unordered_map<Dwfl_Module*, std::unique_ptr<SymbolIndex>> symbol_indexes;
+  // The function DIE holding an address add_inlines() looked up, and its module's DWARF bias
+  // (valid while the Dwfl is): cleared with the Dwfl.
+  std::unordered_map<uint64_t, std::pair<Dwarf_Die, Dwarf_Addr>> function_dies;
+  // Modules whose unread debug sections were left out (dwarf_sections.h), before their DWARF
+  // was first opened: cleared with the Dwfl.
+  std::unordered_set<Dwfl_Module*> trimmed;
   // JIT code (outside every file mapping): the runtime's perf map, and its names by address
   // (dropped whenever the map is read again).
   pid_t pid = 0;
@@ -199,6 +206,8 @@ struct Symbolizer::Impl {
   std::optional<std::pair<uint32_t, uint64_t>> file_of(uint64_t addr) const;
   // The SharedNames key of MODULE's file under this Symbolizer's options.
   std::string shared_key(uint32_t module) const;
+  // The module at ADDR, ready for its DWARF to be read (dwarf_sections.h); null when none.
+  Dwfl_Module* dwarf_module(uint64_t addr);
   void add_inlines(Dwfl_Module* mod, uint64_t addr, std::string* function,
                    std::vector<Frame>* inlined);
 };
@@ -322,6 +331,8 @@ Result<void> Symbolizer::set_maps(pid_t pid, const std::vector<proc::Mapping>& m
     for (ModuleName& m : s.modules) m.reported = false;
     s.tail_cache.clear();
     s.symbol_indexes.clear();  // their modules are reported again
+    s.trimmed.clear();
+    s.function_dies.clear();
     dwfl_report_begin(s.dwfl);
   } else {
     dwfl_report_begin_add(s.dwfl);
@@ -360,6 +371,14 @@ void Symbolizer::Impl::add_inlines(Dwfl_Module* mod, uint64_t addr, std::string*
   Dwarf_Die* chain = nullptr;
   const int m = dwarf_getscopes_die(&scopes[0], &chain);
   std::free(scopes);
+  // The function the code is in (the outermost subprogram), for a tail-call lookup from this
+  // address as a caller's (find_tail_calls) which would walk the same scopes again.
+  for (int i = m - 1; i >= 0; --i) {
+    if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+      function_dies[addr] = {chain[i], bias};
+      break;
+    }
+  }
   for (int i = 0; i < m; ++i) {
     const int tag = dwarf_tag(&chain[i]);
     if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
@@ -393,9 +412,15 @@ std::string Symbolizer::Impl::unnamed(uint64_t addr, const Range& range) const {
   return "[" + modules[range.module].basename + "+" + hex(addr - range.start + range.offset) + "]";
 }
 
+Dwfl_Module* Symbolizer::Impl::dwarf_module(uint64_t addr) {
+  Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
+  if (mod != nullptr && trimmed.insert(mod).second) leave_out_unread_debug_sections(mod);
+  return mod;
+}
+
 std::vector<Frame> Symbolizer::Impl::resolve(uint64_t addr, const Range& range) {
   std::vector<Frame> inlined;
-  Dwfl_Module* mod = dwfl != nullptr ? dwfl_addrmodule(dwfl, addr) : nullptr;
+  Dwfl_Module* mod = dwarf_module(addr);
   std::string function = symbol_name(mod, addr);
   if (mod != nullptr && options.inlines) add_inlines(mod, addr, &function, &inlined);
   if (function.empty()) function = unnamed(addr, range);
@@ -539,10 +564,14 @@ const std::vector<Frame>& Symbolizer::tail_calls(uint64_t caller_ip, uint64_t ca
 
 void Symbolizer::Impl::find_tail_calls(uint64_t caller_ip, uint64_t callee,
                                        std::vector<Frame>* out) {
-  Dwfl_Module* caller_mod = dwfl_addrmodule(dwfl, caller_ip - 1);
-  Dwfl_Module* callee_mod = dwfl_addrmodule(dwfl, callee);
+  Dwfl_Module* caller_mod = dwarf_module(caller_ip - 1);
+  Dwfl_Module* callee_mod = dwarf_module(callee);
   if (caller_mod == nullptr || callee_mod == nullptr) return;
-  std::optional<std::string> called = called_function(caller_mod, caller_ip);
+  auto known = function_dies.find(caller_ip - 1);
+  std::optional<std::string> called =
+      known != function_dies.end()
+          ? called_function(&known->second.first, known->second.second, caller_ip)
+          : called_function(caller_mod, caller_ip);
   if (!called) return;  // an indirect call, or no call-site information
   GElf_Off offset = 0;
   GElf_Sym sym{};
@@ -575,8 +604,7 @@ const std::string& Symbolizer::Impl::identity_of(uint32_t module) {
   ModuleName& m = modules[module];
   if (!m.identity) {
     std::string id = "v1\n" + m.build_id + "\n" + m.basename + "\n" + options_key + "\n";
-    id += m.vdso ? std::string("vdso")
-                 : std::to_string(m.size) + ":" + std::to_string(m.mtime_ns);
+    id += m.vdso ? std::string("vdso") : std::to_string(m.size) + ":" + std::to_string(m.mtime_ns);
     id += "\n" + debug_files_identity(m.build_id, m.path, m.debuglink, options.debuginfo_path);
     m.identity = std::move(id);
   }
@@ -593,8 +621,7 @@ FileNames& Symbolizer::Impl::file_names(uint32_t module) {
   const std::string& identity = identity_of(module);
   SymbolCacheStats delta;
   std::optional<std::string> text = cache_dir->read(entry_name(m.build_id, shared_key(module)));
-  Result<symbol_cache::Entry> entry =
-      text ? symbol_cache::parse(*text) : fail("absent");
+  Result<symbol_cache::Entry> entry = text ? symbol_cache::parse(*text) : fail("absent");
   if (!text) {
     ++delta.entries_absent;
   } else if (!entry || entry->identity != identity) {
@@ -605,7 +632,8 @@ FileNames& Symbolizer::Impl::file_names(uint32_t module) {
     ++delta.entries_loaded;
     for (symbol_cache::Address& a : entry->addresses) {
       std::vector<Frame> frames;
-      for (symbol_cache::CachedFrame& f : a.frames) frames.push_back({std::move(f.name), f.inlined});
+      for (symbol_cache::CachedFrame& f : a.frames)
+        frames.push_back({std::move(f.name), f.inlined});
       if (file.frames.try_emplace(a.offset, std::move(frames)).second)
         file.from_disk.insert(a.offset);
     }
@@ -616,8 +644,8 @@ FileNames& Symbolizer::Impl::file_names(uint32_t module) {
                              std::move(frames));
     }
   }
-  delta.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                            began).count();
+  delta.load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   add_symbol_cache_stats(delta);
   return file;
 }
@@ -660,8 +688,8 @@ void Symbolizer::Impl::save_cache() {
     }
     for (const auto& [name, text] : writes) cache_dir->write(name, text);
     delta.entries_written = writes.size();
-    delta.write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                               began).count();
+    delta.write_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
   }
   add_symbol_cache_stats(delta);
 }

@@ -1,6 +1,7 @@
 // The symbol cache's entry format (formats/symbol_cache.h), its directory's checks
 // (collectors/stacks/symbol_cache.h) and the kernel symbols' cached core text
-// (collectors/proc/kallsyms.h).
+// (collectors/proc/kallsyms.h), loaded on a thread of their own
+// (collectors/stacks/kernel_symbols.h).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "collectors/proc/kallsyms.h"
+#include "collectors/stacks/kernel_symbols.h"
 #include "collectors/stacks/symbol_cache.h"
 #include "formats/symbol_cache.h"
 
@@ -62,7 +65,7 @@ TEST(SymbolCacheFormat, RefusesEveryCutAndDamage) {
            std::string("# hearth symbol cache 1\nidentity\tx\na\t10\tF\nend\t1\n"),   // empty name
            std::string("# hearth symbol cache 1\nidentity\tx\na\tzz\tFf\nend\t1\n"),  // bad offset
            std::string("# hearth symbol cache 1\nidentity\tx\na\t10\tFa\\q\nend\t1\n"),
-           std::string("# hearth symbol cache 1\nidentity\tx\na\t10\tFa\nend\t2\n"),  // count
+           std::string("# hearth symbol cache 1\nidentity\tx\na\t10\tFa\nend\t2\n"),   // count
            std::string("# hearth symbol cache 1\nidentity\tx\nt\t1\t2\t3\nend\t1\n"),  // short id
            std::string("# hearth symbol cache 1\nidentity\tx\nend\t0\na\t1\tFa\n"),
            std::string("# hearth symbol cache 1\nidentity\tx\nq\t1\nend\t1\n"),
@@ -166,8 +169,8 @@ TEST(KallsymsCoreText, RefusesALineCoreTextDoesNotWriteAndSortsWhatIsOutOfOrder)
   const std::string stext = "ffffffff81000000 t _stext\n", etext = "ffffffff82000000 t _etext\n";
   const std::string one = "ffffffff81000100 t do_one\n", two = "ffffffff81000200 t do_two\n";
   // Out of order (an edited file): read, and named as if sorted.
-  auto shuffled =
-      hearth::proc::Kallsyms::parse_core_text(head + two + stext + etext + one + "# end 4\n", "# head");
+  auto shuffled = hearth::proc::Kallsyms::parse_core_text(
+      head + two + stext + etext + one + "# end 4\n", "# head");
   ASSERT_TRUE(shuffled) << shuffled.error().message;
   EXPECT_EQ(shuffled->name_of_return_address(0xffffffff81000150ull), "do_one");
   EXPECT_EQ(shuffled->name_of_return_address(0xffffffff81000201ull), "do_two");
@@ -175,14 +178,64 @@ TEST(KallsymsCoreText, RefusesALineCoreTextDoesNotWriteAndSortsWhatIsOutOfOrder)
   // Lines parse() alone would skip or read loosely: refused whole.
   for (const std::string bad :
        {"0000000000000000 t zero\n", "ffffffff8100010G t bad_digit\n", "ffffffff81000100 T upper\n",
-        "ffffffff81000100 t two words\n", "FFFFFFFF81000100 t upper_hex\n",
-        "ffffffff81000100 t \n", "ffffffff8100010 t short\n"}) {
-    EXPECT_FALSE(hearth::proc::Kallsyms::parse_core_text(
-        head + stext + bad + etext + "# end 3\n", "# head"))
+        "ffffffff81000100 t two words\n", "FFFFFFFF81000100 t upper_hex\n", "ffffffff81000100 t \n",
+        "ffffffff8100010 t short\n"}) {
+    EXPECT_FALSE(
+        hearth::proc::Kallsyms::parse_core_text(head + stext + bad + etext + "# end 3\n", "# head"))
         << bad;
   }
-  EXPECT_TRUE(hearth::proc::Kallsyms::parse_core_text(head + stext + one + etext + "# end 3\n",
-                                                      "# head"));
+  EXPECT_TRUE(
+      hearth::proc::Kallsyms::parse_core_text(head + stext + one + etext + "# end 3\n", "# head"));
+}
+
+TEST(Kallsyms, ModulesListedBeforeTheCoreAreSortedIn) {
+  // Sorted input is kept as read; out of order (a module loaded early, say), it is sorted.
+  auto k = hearth::proc::Kallsyms::parse(
+      "ffffffffc0001000 t mod_fn\t[mod]\n"
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81000100 T do_one\n"
+      "ffffffff81000100 t do_one_alias\n"
+      "ffffffff82000000 T _etext\n");
+  ASSERT_TRUE(k) << k.error().message;
+  EXPECT_EQ(k->name_of_return_address(0xffffffffc0001010ull), "mod_fn");
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81000101ull), "do_one");
+  EXPECT_EQ(k->name_of_return_address(0xffffffff81000100ull), "_stext");
+  EXPECT_EQ(k->name_of_return_address(0xffffffff82000001ull), "_etext");
+}
+
+TEST_F(SymbolCacheDirTest, KernelSymbolsLoadedAheadNameAsLoadedOnDemandAndFillTheCache) {
+  auto kallsyms = hearth::proc::Kallsyms::load();
+  if (!kallsyms || !kallsyms->has_core() || hearth::stacks::kernel_symbols_header().empty())
+    GTEST_SKIP() << "needs /proc/kallsyms with addresses (root) and a boot id";
+  const std::string text = kallsyms->core_text("# probe");  // a few core addresses to name
+  std::vector<uint64_t> addrs;
+  size_t line = 0;
+  for (size_t at = text.find('\n') + 1; at < text.size() && text[at] != '#';
+       at = text.find('\n', at) + 1) {
+    if (line++ % 2000 == 0) addrs.push_back(std::stoull(text.substr(at, 16), nullptr, 16) + 1);
+  }
+  ASSERT_GE(addrs.size(), 10u);
+  hearth::stacks::KernelSymbols ahead((root / "k").string());
+  ahead.prefetch();
+  ahead.prefetch();  // once
+  for (uint64_t a : addrs)
+    EXPECT_EQ(ahead.name_of_return_address(a), kallsyms->name_of_return_address(a))
+        << std::hex << a;
+  // The entry it wrote names them the same way in the next run, and so does a lookup that
+  // loads on demand.
+  hearth::stacks::KernelSymbols warm((root / "k").string());
+  warm.prefetch();
+  hearth::stacks::KernelSymbols on_demand((root / "k").string());
+  for (uint64_t a : addrs) {
+    EXPECT_EQ(warm.name_of_return_address(a), kallsyms->name_of_return_address(a)) << std::hex << a;
+    EXPECT_EQ(on_demand.name_of_return_address(a), kallsyms->name_of_return_address(a));
+  }
+  const auto stats = hearth::stacks::symbol_cache_stats();
+  EXPECT_GE(stats.entries_written, 1u);
+  EXPECT_GE(stats.entries_loaded, 2u);
+  // Loaded ahead and never asked: the loader is waited for, not left running.
+  hearth::stacks::KernelSymbols unused((root / "k").string());
+  unused.prefetch();
 }
 
 }  // namespace
