@@ -10,6 +10,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/folded_writer.h"
 #include "render/profile/pprof_writer.h"
+#include "render/profile/speedscope_writer.h"
 
 namespace hearth::cli {
 namespace {
@@ -18,6 +19,7 @@ profile::InputFormat convert_input_format(const std::string& name) {
   if (name == "folded") return profile::InputFormat::kFolded;
   if (name == "gdb") return profile::InputFormat::kGdb;
   if (name == "pprof") return profile::InputFormat::kPprof;
+  if (name == "speedscope") return profile::InputFormat::kSpeedscope;
   return profile::InputFormat::kAuto;
 }
 
@@ -25,10 +27,11 @@ profile::InputFormat convert_input_format(const std::string& name) {
 
 int run_convert(const ConvertArgs& a) {
   const bool pprof = is_pprof_path(a.output);
-  if (!pprof && a.output != "-" && !a.output.ends_with(".folded")) {
+  const bool speedscope = profile::is_speedscope_path(a.output);
+  if (!pprof && !speedscope && a.output != "-" && !a.output.ends_with(".folded")) {
     std::fprintf(stderr,
-                 "hearth convert: %s: the output must end in .pb.gz (pprof) or .folded (folded "
-                 "stacks), or be - (folded stacks on stdout)\n",
+                 "hearth convert: %s: the output must end in .pb.gz (pprof), .speedscope.json "
+                 "(speedscope) or .folded (folded stacks), or be - (folded stacks on stdout)\n",
                  a.output.c_str());
     return 2;
   }
@@ -57,8 +60,9 @@ int run_convert(const ConvertArgs& a) {
     return 2;
   }
   Result<void> written =
-      pprof ? profile::write_pprof(tree, a.output, {.period_ns = a.hz > 0 ? 1e9 / a.hz : 0})
-            : profile::write_folded(tree, a.output);
+      pprof        ? profile::write_pprof(tree, a.output, {.period_ns = a.hz > 0 ? 1e9 / a.hz : 0})
+      : speedscope ? profile::write_speedscope(tree, a.output)
+                   : profile::write_folded(tree, a.output);
   if (!written) {
     std::fprintf(stderr, "hearth convert: %s\n", written.error().message.c_str());
     // A profile pprof cannot hold is the input's fault; a failed write is not.
