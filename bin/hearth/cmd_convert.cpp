@@ -4,12 +4,16 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/profile_output.h"
+#include "common/atomic_file.h"
+#include "formats/timed_samples.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/folded_writer.h"
 #include "render/profile/pprof_writer.h"
+#include "render/profile/speedscope_timed.h"
 #include "render/profile/speedscope_writer.h"
 
 namespace hearth::cli {
@@ -21,6 +25,15 @@ profile::InputFormat convert_input_format(const std::string& name) {
   if (name == "pprof") return profile::InputFormat::kPprof;
   if (name == "speedscope") return profile::InputFormat::kSpeedscope;
   return profile::InputFormat::kAuto;
+}
+
+// Whether PATH (a file) starts as hearth's timed samples do.
+bool is_timed_samples(const std::string& path) {
+  if (path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(timed_samples::kMagic.size(), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return in.gcount() == static_cast<std::streamsize>(head.size()) && head == timed_samples::kMagic;
 }
 
 }  // namespace
@@ -45,6 +58,25 @@ int run_convert(const ConvertArgs& a) {
   }
   if (!outputs_are_new("convert", {a.input}, {a.output})) return 2;
 
+  if (speedscope && a.format == "auto" && is_timed_samples(a.input)) {
+    // Timed samples keep their times: speedscope's Time Order view (speedscope_timed.h).
+    auto samples = timed_samples::read(a.input);
+    if (!samples) {
+      std::fprintf(stderr, "hearth convert: %s\n", samples.error().message.c_str());
+      return 2;
+    }
+    if (!samples->damage.empty() || samples->rounds.empty()) {
+      std::fprintf(
+          stderr, "hearth convert: %s\n",
+          samples->damage.empty() ? (a.input + ": no samples").c_str() : samples->damage.c_str());
+      return 2;
+    }
+    if (auto w = write_file_atomically(a.output, profile::timed_to_speedscope(*samples)); !w) {
+      std::fprintf(stderr, "hearth convert: %s\n", w.error().message.c_str());
+      return 1;
+    }
+    return 0;
+  }
   profile::FrameTree tree;
   profile::FoldedReader reader(tree, {.format = convert_input_format(a.format)});
   if (auto r = reader.read_file(a.input); !r) {

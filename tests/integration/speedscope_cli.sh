@@ -5,6 +5,7 @@
 #    written), and the JSON holds one sampled profile per root whose weights add up to the total;
 #  - hearth flame draws a .speedscope.json (by content, forced, or piped) as it draws the folded
 #    file; flame -o OUT.speedscope.json writes what convert writes;
+#  - timed samples (stacks.samples.txt) -> speedscope: one timed profile per thread;
 #  - bad speedscope (a dangling frame index, JSON cut short): one line, exit 2, nothing written.
 # The real speedscope app reading hearth's JSON is tests/browser/speedscope.test.mjs.
 #   tests/integration/speedscope_cli.sh HEARTH_BINARY SOURCE_DIR [FOLDED_TESTDATA_DIR]
@@ -68,6 +69,25 @@ expect_exit 0 "fractional counts to speedscope" -- "$hearth" convert "$t/frac.fo
 printf 'a;b 1 2\n' >"$t/diff.folded"
 expect_exit 2 "a differential profile to speedscope" -- "$hearth" convert "$t/diff.folded" "$t/diff.speedscope.json"
 [ ! -e "$t/diff.speedscope.json" ] && ok || bad "differential: an output was written"
+
+# Timed samples (a recording's stacks.samples.txt) keep their times: one profile per thread in
+# nanoseconds, its samples in time order, each weighted by the 100 ms to the next sample.
+timed=$src/tests/golden/inputs/heat/small.samples.txt
+expect_exit 0 "timed samples to speedscope" -- "$hearth" convert "$timed" "$t/timed.speedscope.json"
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ps = d["profiles"]
+assert all(p["unit"] == "nanoseconds" and len(p["samples"]) == len(p["weights"]) for p in ps)
+assert all(p["endValue"] - p["startValue"] >= sum(p["weights"]) for p in ps)  # a thread may leave
+assert all(p["endValue"] - p["startValue"] == sum(p["weights"]) for p in ps if p["name"] == "[app tid=4242]")
+assert all(w == 100000000 for p in ps for w in p["weights"])
+print(" ".join(sorted(p["name"] for p in ps)), {p["name"]: len(p["samples"]) for p in ps}["[app tid=4242]"])' "$t/timed.speedscope.json" 2>&1)
+[ "$got" = "[app tid=4242] [io-1 tid=4245] [worker-1 tid=4243] [worker-2 tid=4244] 30" ] && ok \
+  || bad "timed samples: the profiles are '$got'"
+expect_exit 0 "timed speedscope back to folded" -- "$hearth" convert "$t/timed.speedscope.json" "$t/timed.folded"
+grep -q '^\[app tid=4242\];_start;main;app::Server::tick() ' "$t/timed.folded" && ok \
+  || bad "timed speedscope read back without the app thread's stack: $(head -3 "$t/timed.folded")"
 
 # Bad input: one line on stderr, exit 2, no output.
 printf '%s' '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"x","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0,5]],"weights":[1,1]}]}' >"$t/dangling.speedscope.json"
