@@ -4,12 +4,17 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/profile_output.h"
+#include "common/atomic_file.h"
+#include "formats/timed_samples.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/folded_writer.h"
 #include "render/profile/pprof_writer.h"
+#include "render/profile/speedscope_timed.h"
+#include "render/profile/speedscope_writer.h"
 
 namespace hearth::cli {
 namespace {
@@ -18,17 +23,28 @@ profile::InputFormat convert_input_format(const std::string& name) {
   if (name == "folded") return profile::InputFormat::kFolded;
   if (name == "gdb") return profile::InputFormat::kGdb;
   if (name == "pprof") return profile::InputFormat::kPprof;
+  if (name == "speedscope") return profile::InputFormat::kSpeedscope;
   return profile::InputFormat::kAuto;
+}
+
+// Whether PATH (a file) starts as hearth's timed samples do.
+bool is_timed_samples(const std::string& path) {
+  if (path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(timed_samples::kMagic.size(), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return in.gcount() == static_cast<std::streamsize>(head.size()) && head == timed_samples::kMagic;
 }
 
 }  // namespace
 
 int run_convert(const ConvertArgs& a) {
   const bool pprof = is_pprof_path(a.output);
-  if (!pprof && a.output != "-" && !a.output.ends_with(".folded")) {
+  const bool speedscope = profile::is_speedscope_path(a.output);
+  if (!pprof && !speedscope && a.output != "-" && !a.output.ends_with(".folded")) {
     std::fprintf(stderr,
-                 "hearth convert: %s: the output must end in .pb.gz (pprof) or .folded (folded "
-                 "stacks), or be - (folded stacks on stdout)\n",
+                 "hearth convert: %s: the output must end in .pb.gz (pprof), .speedscope.json "
+                 "(speedscope) or .folded (folded stacks), or be - (folded stacks on stdout)\n",
                  a.output.c_str());
     return 2;
   }
@@ -42,6 +58,25 @@ int run_convert(const ConvertArgs& a) {
   }
   if (!outputs_are_new("convert", {a.input}, {a.output})) return 2;
 
+  if (speedscope && a.format == "auto" && is_timed_samples(a.input)) {
+    // Timed samples keep their times: speedscope's Time Order view (speedscope_timed.h).
+    auto samples = timed_samples::read(a.input);
+    if (!samples) {
+      std::fprintf(stderr, "hearth convert: %s\n", samples.error().message.c_str());
+      return 2;
+    }
+    if (!samples->damage.empty() || samples->rounds.empty()) {
+      std::fprintf(
+          stderr, "hearth convert: %s\n",
+          samples->damage.empty() ? (a.input + ": no samples").c_str() : samples->damage.c_str());
+      return 2;
+    }
+    if (auto w = write_file_atomically(a.output, profile::timed_to_speedscope(*samples)); !w) {
+      std::fprintf(stderr, "hearth convert: %s\n", w.error().message.c_str());
+      return 1;
+    }
+    return 0;
+  }
   profile::FrameTree tree;
   profile::FoldedReader reader(tree, {.format = convert_input_format(a.format)});
   if (auto r = reader.read_file(a.input); !r) {
@@ -57,8 +92,9 @@ int run_convert(const ConvertArgs& a) {
     return 2;
   }
   Result<void> written =
-      pprof ? profile::write_pprof(tree, a.output, {.period_ns = a.hz > 0 ? 1e9 / a.hz : 0})
-            : profile::write_folded(tree, a.output);
+      pprof        ? profile::write_pprof(tree, a.output, {.period_ns = a.hz > 0 ? 1e9 / a.hz : 0})
+      : speedscope ? profile::write_speedscope(tree, a.output)
+                   : profile::write_folded(tree, a.output);
   if (!written) {
     std::fprintf(stderr, "hearth convert: %s\n", written.error().message.c_str());
     // A profile pprof cannot hold is the input's fault; a failed write is not.

@@ -1,5 +1,6 @@
 // `hearth convert IN OUT`: a profile from one format to another. IN: whatever `hearth flame`
-// reads (folded stacks, gdb's backtraces, pprof); OUT by its name: OUT.pb.gz pprof, OUT.folded
+// reads (folded stacks, gdb's backtraces, pprof, speedscope); OUT by its name: OUT.pb.gz pprof,
+// OUT.speedscope.json speedscope, OUT.folded
 // (or "-") folded stacks.
 #pragma once
 
@@ -9,8 +10,8 @@ namespace hearth::cli {
 
 struct ConvertArgs {
   std::string input;            // "-": standard input
-  std::string output;           // OUT.pb.gz, OUT.folded, "-"
-  std::string format = "auto";  // input: auto, folded, gdb, pprof
+  std::string output;           // OUT.pb.gz, OUT.speedscope.json, OUT.folded, "-"
+  std::string format = "auto";  // input: auto, folded, gdb, pprof, speedscope
   double hz = 0;                // the sampling rate, when known: pprof's wall/nanoseconds
 };
 

@@ -14,6 +14,7 @@
 #include "render/profile/filters.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/pprof_writer.h"
+#include "render/profile/speedscope_writer.h"
 #include "render/svg/svg_writer.h"
 
 namespace hearth::cli {
@@ -60,9 +61,11 @@ std::vector<std::string> validate_flame(const FlameArgs& a) {
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
   filter_pattern("--only-threads", a.only_threads, &problems);
   filter_pattern("--grep", a.grep, &problems);
-  if (format_of(a.output) == OutFormat::kUnknown && !is_pprof_path(a.output)) {
+  if (format_of(a.output) == OutFormat::kUnknown && !is_pprof_path(a.output) &&
+      !profile::is_speedscope_path(a.output)) {
     problems.push_back("-o " + a.output +
-                       ": the output must end in .svg, .png, .pdf or .pb.gz (pprof)");
+                       ": the output must end in .svg, .png, .pdf, .pb.gz (pprof) or "
+                       ".speedscope.json");
   }
   int stdin_uses = 0;
   for (const std::string& f : a.inputs) stdin_uses += f == "-";
@@ -93,12 +96,13 @@ int run_flame(const FlameArgs& a) {
   if (!outputs_are_new("flame", inputs, {a.output.empty() ? "-" : a.output})) return 2;
 
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
-  profile::FoldedReader reader(tree,
-                               {.format = a.format == "gdb"      ? profile::InputFormat::kGdb
-                                          : a.format == "folded" ? profile::InputFormat::kFolded
-                                          : a.format == "pprof"  ? profile::InputFormat::kPprof
-                                                                 : profile::InputFormat::kAuto,
-                                .reverse = a.reverse});
+  profile::FoldedReader reader(
+      tree, {.format = a.format == "gdb"          ? profile::InputFormat::kGdb
+                       : a.format == "folded"     ? profile::InputFormat::kFolded
+                       : a.format == "pprof"      ? profile::InputFormat::kPprof
+                       : a.format == "speedscope" ? profile::InputFormat::kSpeedscope
+                                                  : profile::InputFormat::kAuto,
+             .reverse = a.reverse});
   for (const std::string& f : inputs) {
     if (auto r = reader.read_file(f); !r) {
       std::fprintf(stderr, "hearth flame: %s\n", r.error().message.c_str());
@@ -128,6 +132,14 @@ int run_flame(const FlameArgs& a) {
   if (is_pprof_path(a.output)) {
     // The stacks themselves (after the filters), for pprof's tools: no picture.
     if (auto w = profile::write_pprof(tree, a.output); !w) {
+      std::fprintf(stderr, "hearth flame: %s\n", w.error().message.c_str());
+      return w.error().errnum == 0 ? 2 : 1;
+    }
+    return 0;
+  }
+  if (profile::is_speedscope_path(a.output)) {
+    // The stacks themselves (after the filters), for speedscope: no picture.
+    if (auto w = profile::write_speedscope(tree, a.output); !w) {
       std::fprintf(stderr, "hearth flame: %s\n", w.error().message.c_str());
       return w.error().errnum == 0 ? 2 : 1;
     }

@@ -20,6 +20,7 @@
 #include "common/atomic_file.h"
 #include "common/shutdown.h"
 #include "render/live/live_view.h"
+#include "render/profile/speedscope_writer.h"
 
 namespace hearth::cli {
 namespace {
@@ -204,6 +205,8 @@ int run_stacks(const StacksArgs& a) {
     if (!live || !a.output.empty()) {
       auto written = is_pprof_path(out_path)
                          ? write_folded_as_pprof(counts.to_folded(), out_path, 1e9 / a.frequency)
+                     : profile::is_speedscope_path(out_path)
+                         ? write_folded_as_speedscope(counts.to_folded(), out_path)
                          : write_file_atomically(out_path, counts.to_folded());
       if (!written) {
         std::fprintf(stderr, "hearth stacks: %s\n", written.error().message.c_str());

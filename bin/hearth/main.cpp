@@ -132,11 +132,11 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
 void add_flame_command(CLI::App& app, FlameArgs* a) {
   CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
   c->add_option("files", a->inputs,
-                "Folded stack files, gdb's backtraces or pprof profiles ('-' or none: standard "
-                "input)");
+                "Folded stack files, gdb's backtraces, pprof or speedscope profiles ('-' or none: "
+                "standard input)");
   c->add_option("-o,--output", a->output,
                 "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout); OUT.pb.gz: the stacks as "
-                "a pprof profile");
+                "a pprof profile; OUT.speedscope.json: as a speedscope profile");
   c->add_option("--title", a->title, "Title text (default: Flame Graph)");
   c->add_option("--subtitle", a->subtitle, "Second-level title");
   c->add_option("--width", a->width, "Width of the image, px")->capture_default_str();
@@ -156,10 +156,11 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
   c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
   c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
-  c->add_option("--format", a->format,
-                "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), or "
-                "a pprof profile (.pb.gz or raw); auto tells them apart by content")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof"}))
+  c->add_option(
+       "--format", a->format,
+       "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), or "
+       "a pprof profile (.pb.gz or raw), speedscope JSON; auto tells them apart by content")
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope"}))
       ->capture_default_str();
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
@@ -374,8 +375,8 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-d,--duration", a->duration, "Sample for this many seconds");
   c->add_option("-F,--frequency", a->frequency, "Samples per second")->capture_default_str();
   c->add_option("-o,--output", a->output,
-                "Folded stacks file, or OUT.pb.gz: pprof ('-': stdout; default: live view on a "
-                "terminal, else stdout)");
+                "Folded stacks file, or OUT.pb.gz: pprof, OUT.speedscope.json: speedscope ('-': "
+                "stdout; default: live view on a terminal, else stdout)");
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
   c->add_option("--samples", a->samples,
                 "Also write the timed samples (every thread's state and stack at every sample, "
@@ -407,15 +408,19 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
 
 void add_convert_command(CLI::App& app, ConvertArgs* a) {
   CLI::App* c = app.add_subcommand(
-      "convert", "Convert a profile: folded stacks, gdb's backtraces or pprof to pprof or folded");
+      "convert",
+      "Convert a profile: folded stacks, gdb's backtraces, pprof or speedscope to pprof, "
+      "speedscope or folded");
   c->add_option("input", a->input,
-                "A profile hearth flame reads: folded stacks, gdb's text, pprof ('-': stdin)")
+                "A profile hearth flame reads: folded stacks, gdb's text, pprof, speedscope ('-': "
+                "stdin)")
       ->required();
   c->add_option("output", a->output,
-                "OUT.pb.gz (pprof, gzipped), OUT.folded, or - (folded stacks on stdout)")
+                "OUT.pb.gz (pprof, gzipped), OUT.speedscope.json, OUT.folded, or - (folded stacks "
+                "on stdout)")
       ->required();
   c->add_option("--format", a->format, "Input format (auto: told apart by content)")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof"}))
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope"}))
       ->capture_default_str();
   c->add_option("--hz", a->hz,
                 "The sampling rate, when known: pprof output also counts wall/nanoseconds "

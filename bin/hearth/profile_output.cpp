@@ -2,6 +2,7 @@
 
 #include "render/profile/folded_reader.h"
 #include "render/profile/pprof_writer.h"
+#include "render/profile/speedscope_writer.h"
 
 namespace hearth::cli {
 
@@ -16,6 +17,14 @@ Result<void> write_folded_as_pprof(std::string_view text, const std::string& pat
   reader.read_text(text);
   tree.finalize();
   return profile::write_pprof(tree, path, {.period_ns = period_ns});
+}
+
+Result<void> write_folded_as_speedscope(std::string_view text, const std::string& path) {
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {.format = profile::InputFormat::kFolded});
+  reader.read_text(text);
+  tree.finalize();
+  return profile::write_speedscope(tree, path);
 }
 
 }  // namespace hearth::cli

@@ -239,7 +239,8 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   start_file();
   struct stat st {};
   const bool regular = path != "-" && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (options_.format == InputFormat::kAuto || options_.format == InputFormat::kPprof) {
+  if (options_.format == InputFormat::kAuto || options_.format == InputFormat::kPprof ||
+      options_.format == InputFormat::kSpeedscope) {
     // The first bytes tell a pprof profile: of a regular file read in place, of a pipe kept for
     // read_lines.
     std::string head(4, '\0');
@@ -256,9 +257,15 @@ Result<void> FoldedReader::read_file(const std::string& path) {
       got += static_cast<size_t>(n);
     }
     head.resize(got);
-    if (options_.format == InputFormat::kPprof || looks_like_pprof(head)) {
+    if (options_.format == InputFormat::kPprof ||
+        (options_.format == InputFormat::kAuto && looks_like_pprof(head))) {
       if (regular) head.clear();  // read again, from the start
       return read_pprof_fd(fd, std::move(head));
+    }
+    if (options_.format == InputFormat::kSpeedscope ||
+        (options_.format == InputFormat::kAuto && looks_like_speedscope(head))) {
+      if (regular) head.clear();
+      return read_speedscope_fd(fd, std::move(head));
     }
     if (!regular) pending_ = std::move(head);
   }

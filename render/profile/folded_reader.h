@@ -17,6 +17,7 @@
 #include "render/profile/frame_tree.h"
 #include "render/profile/gdb_text.h"
 #include "render/profile/pprof_reader.h"
+#include "render/profile/speedscope_reader.h"
 
 namespace hearth::profile {
 
@@ -39,7 +40,8 @@ enum class Column : uint8_t {
 // gdb's `thread apply all bt` (a "Thread N (…):" header or a "#N  …" frame) comes before the
 // first folded line: then gdb's text from there to the file's end (gdb_text.h), its preamble
 // lines not counted as ignored.
-enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof };
+// A speedscope file when its first bytes are JSON's (speedscope_reader.h's looks_like_speedscope).
+enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof, kSpeedscope };
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
@@ -48,6 +50,7 @@ struct ReadOptions {
   Column column = Column::kAsWritten;
   // The most bytes of a pprof profile read, gzipped or not (a gzip bomb stops there).
   size_t max_pprof_bytes = kMaxPprofBytes;
+  size_t max_speedscope_bytes = kMaxSpeedscopeBytes;  // the most bytes of a speedscope file read
   bool strip_thread_ids =
       false;  // thread roots lose their ids: "[worker-3 tid=42]" -> "[worker-3]"
   // read_file reads a regular file at least this big in two threads (when two CPUs are
@@ -87,6 +90,8 @@ class FoldedReader {
   // Reads a pprof profile already in memory, gzipped or not; NAME says where it came from in
   // errors. A profile that is not valid adds nothing.
   Result<void> read_pprof(std::string_view data, const std::string& name);
+  // Reads a speedscope profile (JSON) already in memory, as read_pprof.
+  Result<void> read_speedscope(std::string_view json, const std::string& name);
 
   const ReadStats& stats() const { return stats_; }
   // Thread blocks read from gdb text, over all files (0: none was gdb's).
@@ -100,6 +105,7 @@ class FoldedReader {
   void add_count(NodeId node, Count count, bool two_counts, Count base);
   // read_file of a pprof profile: FD's bytes after HEAD (read already from a pipe).
   Result<void> read_pprof_fd(int fd, std::string head);
+  Result<void> read_speedscope_fd(int fd, std::string head);  // the same for speedscope
   void start_file();                      // a file's first line is next
   void end_file();                        // its last line was read
   void take_gdb_line(std::string_view line);

@@ -8,6 +8,9 @@
 #                                                          served by `EXE serve` and from file://
 #   tests/browser/run.sh --heatmap EXE OUTDIR                the heatmap page (heatmap.test.mjs) on a
 #                                                          recording the test writes into OUTDIR
+#   tests/browser/run.sh --speedscope EXE OUTDIR INPUT    `EXE convert` INPUT (folded) to speedscope,
+#                                                          open it in the speedscope app (npm's
+#                                                          speedscope; speedscope.test.mjs)
 #   tests/browser/run.sh --token EXE                       `EXE serve --token`: the ?token= redirect
 #                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --listing EXE                     `EXE serve`'s listing of reports: order,
@@ -104,6 +107,15 @@ case "${1:-}" in
     svg=$here/moment.test.mjs test=moment.test.mjs  # no SVG: the test writes its pages
     extra=("${@:4}")
     ;;
+  --speedscope)
+    [ $# -eq 4 ] || die "usage: run.sh --speedscope EXE OUTDIR INPUT.folded"
+    exe=$2 out=$3 input=$4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    "$exe" convert "$input" "$out/profile.speedscope.json"
+    svg=$out/profile.speedscope.json test=speedscope.test.mjs
+    extra=("$(cd "$(dirname "$input")" && pwd)/$(basename "$input")")
+    ;;
   --token)
     [ $# -eq 2 ] || die "usage: run.sh --token EXE"
     exe=$2
@@ -126,11 +138,12 @@ esac
 svg="$(cd "$(dirname "$svg")" && pwd)/$(basename "$svg")"
 
 # One install at a time when CTest runs several browser tests in parallel.
-if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+installed() { [ -f "$here/node_modules/playwright-core/package.json" ] && [ -f "$here/node_modules/speedscope/package.json" ]; }
+if ! installed; then
   command -v npm >/dev/null || die "npm not found — apt-get install npm"
   (
     flock 9
-    if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+    if ! installed; then
       cd "$here" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error
     fi
   ) 9>"$here/.npm-install.lock"  # in the checkout, not /tmp: nothing left behind there
