@@ -24,6 +24,7 @@ profile::InputFormat convert_input_format(const std::string& name) {
   if (name == "gdb") return profile::InputFormat::kGdb;
   if (name == "pprof") return profile::InputFormat::kPprof;
   if (name == "speedscope") return profile::InputFormat::kSpeedscope;
+  if (name == "perf-script") return profile::InputFormat::kPerfScript;
   return profile::InputFormat::kAuto;
 }
 
@@ -85,6 +86,7 @@ int run_convert(const ConvertArgs& a) {
   }
   tree.finalize();
   if (!report_reading("convert", reader.stats())) return 2;
+  report_perf_script("convert", reader.perf_script());
   if (!(tree.total().value > 0 ||
         (tree.differential() && tree.base_total(profile::kRoot).value > 0))) {
     std::fprintf(stderr, "hearth convert: no stack counts in %s\n",

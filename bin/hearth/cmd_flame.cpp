@@ -97,11 +97,12 @@ int run_flame(const FlameArgs& a) {
 
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
   profile::FoldedReader reader(
-      tree, {.format = a.format == "gdb"          ? profile::InputFormat::kGdb
-                       : a.format == "folded"     ? profile::InputFormat::kFolded
-                       : a.format == "pprof"      ? profile::InputFormat::kPprof
-                       : a.format == "speedscope" ? profile::InputFormat::kSpeedscope
-                                                  : profile::InputFormat::kAuto,
+      tree, {.format = a.format == "gdb"           ? profile::InputFormat::kGdb
+                       : a.format == "folded"      ? profile::InputFormat::kFolded
+                       : a.format == "pprof"       ? profile::InputFormat::kPprof
+                       : a.format == "speedscope"  ? profile::InputFormat::kSpeedscope
+                       : a.format == "perf-script" ? profile::InputFormat::kPerfScript
+                                                   : profile::InputFormat::kAuto,
              .reverse = a.reverse});
   for (const std::string& f : inputs) {
     if (auto r = reader.read_file(f); !r) {
@@ -112,6 +113,7 @@ int run_flame(const FlameArgs& a) {
   tree.finalize();
   const profile::ReadStats& rs = reader.stats();
   if (!report_reading("flame", rs)) return 2;
+  report_perf_script("flame", reader.perf_script());
 
   profile::FilterOptions filters;
   std::vector<std::string> validated;  // stays empty: validate_flame compiled them already

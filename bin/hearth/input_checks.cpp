@@ -68,4 +68,14 @@ bool report_reading(const char* verb, const profile::ReadStats& rs) {
   return true;
 }
 
+void report_perf_script(const char* verb, const profile::PerfScriptStats& ps) {
+  if (ps.other_samples == 0) return;
+  std::fprintf(stderr,
+               "hearth %s: read the %s samples of %s, the first event of the perf script; "
+               "skipped %s samples of other events (the first: %s) — `perf script "
+               "--per-event-dump` writes each event's samples to a file of its own\n",
+               verb, thousands(ps.samples).c_str(), ps.event.c_str(),
+               thousands(ps.other_samples).c_str(), ps.other_event.c_str());
+}
+
 }  // namespace hearth::cli

@@ -27,5 +27,8 @@ bool outputs_are_new(const char* verb, const std::vector<std::string>& inputs,
 // is not ..."; lines over the length limit). False, after one line saying where, when the
 // counts went past kMaxWholeCount: the caller exits 2.
 bool report_reading(const char* verb, const profile::ReadStats& stats);
+// When `perf script` text held samples of more than one event: which one was read, and how many
+// samples of the others were skipped (one line on stderr).
+void report_perf_script(const char* verb, const profile::PerfScriptStats& stats);
 
 }  // namespace hearth::cli

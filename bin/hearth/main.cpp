@@ -156,11 +156,11 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_option("--bgcolors", a->bgcolors, "Background: yellow, blue, green, grey or #rrggbb");
   c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
   c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
-  c->add_option(
-       "--format", a->format,
-       "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), or "
-       "a pprof profile (.pb.gz or raw), speedscope JSON; auto tells them apart by content")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope"}))
+  c->add_option("--format", a->format,
+                "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), "
+                "a pprof profile (.pb.gz or raw), speedscope JSON, or `perf script`'s text; auto "
+                "tells them apart by content")
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
       ->capture_default_str();
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
@@ -420,7 +420,7 @@ void add_convert_command(CLI::App& app, ConvertArgs* a) {
                 "on stdout)")
       ->required();
   c->add_option("--format", a->format, "Input format (auto: told apart by content)")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope"}))
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
       ->capture_default_str();
   c->add_option("--hz", a->hz,
                 "The sampling rate, when known: pprof output also counts wall/nanoseconds "

@@ -154,6 +154,7 @@ bool head_has_gdb_text(int fd) {
     if (nl == std::string_view::npos) break;  // a line cut by the 64 KiB: not looked at
     std::string_view line = text.substr(0, nl);
     if (is_gdb_thread_header(line) || is_gdb_frame(line)) return true;
+    if (looks_like_perf_script(line)) return true;
     text.remove_prefix(nl + 1);
   }
   return false;
@@ -270,7 +271,8 @@ Result<void> FoldedReader::read_file(const std::string& path) {
     if (!regular) pending_ = std::move(head);
   }
   if (regular && static_cast<uint64_t>(st.st_size) >= options_.parallel_min_bytes &&
-      st.st_size > 0 && options_.format != InputFormat::kGdb && !head_has_gdb_text(fd) &&
+      st.st_size > 0 && options_.format != InputFormat::kGdb &&
+      options_.format != InputFormat::kPerfScript && !head_has_gdb_text(fd) &&
       tree_.merge() == Merge::kAll &&
       (options_.threads != 0 ? options_.threads : std::min(usable_cpus(), 2u)) >= 2) {
     ASSIGN_OR_RETURN(bool done, read_parallel(fd, st.st_size));

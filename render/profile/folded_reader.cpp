@@ -284,7 +284,17 @@ void FoldedReader::take_line(std::string_view line) {
     take_gdb_line(line);
     return;
   }
+  if (perf_) {
+    take_perf_line(line);
+    return;
+  }
   if (!format_known_) {
+    if (options_.format == InputFormat::kPerfScript ||
+        (options_.format == InputFormat::kAuto && looks_like_perf_script(line))) {
+      start_perf_script();
+      take_perf_line(line);
+      return;
+    }
     if (options_.format == InputFormat::kGdb ||
         (options_.format == InputFormat::kAuto &&
          (is_gdb_thread_header(line) || is_gdb_frame(line)))) {
@@ -316,10 +326,29 @@ void FoldedReader::take_gdb_line(std::string_view line) {
   gdb_->add_line(line);
 }
 
+void FoldedReader::start_perf_script() {
+  stats_.ignored -= ignored_undecided_;
+  if (stats_.ignored == 0) {
+    stats_.first_ignored_line = 0;
+    stats_.first_ignored_file.clear();
+  }
+  perf_ = std::make_unique<PerfScriptFolder>([this](std::string_view folded, int64_t) {
+    add_line(folded);
+    --line_no_;  // a sample's line, not one of the file's
+  });
+  format_known_ = true;
+}
+
+void FoldedReader::take_perf_line(std::string_view line) {
+  ++line_no_;
+  if (!perf_->add_line(line)) ignore_line();
+}
+
 void FoldedReader::start_file() {
   format_known_ = options_.format == InputFormat::kFolded;
   ignored_undecided_ = 0;
   gdb_.reset();
+  perf_.reset();
 }
 
 void FoldedReader::end_file() {
@@ -327,6 +356,14 @@ void FoldedReader::end_file() {
     gdb_->finish();
     gdb_threads_ += gdb_->threads();
     gdb_.reset();
+  }
+  if (perf_) {
+    perf_->finish();
+    perf_stats_.samples += perf_->samples();
+    perf_stats_.other_samples += perf_->other_event_samples();
+    if (perf_stats_.event.empty()) perf_stats_.event = perf_->event();
+    if (perf_stats_.other_event.empty()) perf_stats_.other_event = perf_->other_event();
+    perf_.reset();
   }
 }
 

@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/gdb_text.h"
+#include "render/profile/perf_script.h"
 #include "render/profile/pprof_reader.h"
 #include "render/profile/speedscope_reader.h"
 
@@ -39,9 +40,10 @@ enum class Column : uint8_t {
 // profile.proto message: pprof_reader.h's looks_like_pprof); else folded stacks, unless a line of
 // gdb's `thread apply all bt` (a "Thread N (…):" header or a "#N  …" frame) comes before the
 // first folded line: then gdb's text from there to the file's end (gdb_text.h), its preamble
-// lines not counted as ignored.
+// lines not counted as ignored; the same for `perf script`'s text (perf_script.h) when a sample
+// header with perf's time field comes first.
 // A speedscope file when its first bytes are JSON's (speedscope_reader.h's looks_like_speedscope).
-enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof, kSpeedscope };
+enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof, kSpeedscope, kPerfScript };
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
@@ -96,6 +98,9 @@ class FoldedReader {
   const ReadStats& stats() const { return stats_; }
   // Thread blocks read from gdb text, over all files (0: none was gdb's).
   uint64_t gdb_threads() const { return gdb_threads_; }
+  // perf script text read, over all files: its samples of the event drawn, and of others
+  // (skipped); the event drawn and the first skipped ("" when none).
+  const PerfScriptStats& perf_script() const { return perf_stats_; }
 
  private:
   void take_line(std::string_view line);  // add_line, or skip a line over the limit
@@ -109,6 +114,8 @@ class FoldedReader {
   void start_file();                      // a file's first line is next
   void end_file();                        // its last line was read
   void take_gdb_line(std::string_view line);
+  void take_perf_line(std::string_view line);
+  void start_perf_script();  // the lines before were a preamble, not ignored folded lines
   void ignore_line();
   void skip_overlong_line();
   void note_overflow();
@@ -142,6 +149,8 @@ class FoldedReader {
   uint64_t ignored_undecided_ = 0;
   std::unique_ptr<GdbTextFolder> gdb_;
   uint64_t gdb_threads_ = 0;
+  std::unique_ptr<PerfScriptFolder> perf_;
+  PerfScriptStats perf_stats_;
   // Bytes read from a pipe to tell its format, which read_lines takes first.
   std::string pending_;
 };

@@ -1,0 +1,83 @@
+// Fuzz target for `perf script`'s text (render/profile/perf_script.h): any bytes through the
+// folder, and through the folded reader, forced (kPerfScript) and detecting the format (kAuto).
+//
+// Invariants checked (abort with context on failure):
+// - every line the folder emits is one folded stack: "[ROOT];FRAME;… COUNT" (or "[ROOT] COUNT"),
+//   a root in brackets, no frame empty, no newline or NUL, COUNT a whole number above 0;
+// - one emitted line per sample counted (samples());
+// - the reader given the same text as perf script's counts exactly those stacks.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "render/profile/folded_reader.h"
+#include "render/profile/frame_tree.h"
+#include "render/profile/perf_script.h"
+
+namespace {
+
+namespace profile = hearth::profile;
+
+[[noreturn]] void die(const char* what, std::string_view detail) {
+  std::fprintf(stderr, "perf_script_fuzz: %s\n--- (%zu bytes)\n%.*s\n", what, detail.size(),
+               static_cast<int>(detail.size()), detail.data());
+  std::abort();
+}
+
+void check_folded(std::string_view l) {
+  if (l.find('\n') != std::string_view::npos || l.find('\0') != std::string_view::npos) {
+    die("newline or NUL in a folded line", l);
+  }
+  size_t blank = l.rfind(' ');
+  if (blank == std::string_view::npos) die("no count", l);
+  std::string_view count = l.substr(blank + 1);
+  if (count.empty() || count == "0" || count.front() == '0') die("a count that is not 1+", l);
+  for (char c : count) {
+    if (c < '0' || c > '9') die("a count that is not a whole number", l);
+  }
+  std::string_view stack = l.substr(0, blank);
+  if (!stack.starts_with('[')) die("root not in brackets", l);
+  size_t semi = stack.find(';');
+  if (stack.substr(0, semi).back() != ']') die("root not in brackets", l);
+  for (size_t i = 0; i + 1 < stack.size(); ++i) {
+    if (stack[i] == ';' && stack[i + 1] == ';') die("an empty frame", l);
+  }
+  if (stack.back() == ';') die("an empty last frame", l);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  uint64_t emitted = 0;
+  profile::PerfScriptFolder folder([&](std::string_view l, int64_t) {
+    check_folded(l);
+    ++emitted;
+  });
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    size_t nl = rest.find('\n');
+    folder.add_line(rest.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    rest.remove_prefix(nl + 1);
+  }
+  folder.finish();
+  if (emitted != folder.samples()) die("samples() is not the lines emitted", text);
+
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {.format = profile::InputFormat::kPerfScript});
+  reader.read_text(text);
+  tree.finalize();
+  if (reader.perf_script().samples != emitted) die("the reader folded another number", text);
+  if (reader.stats().overflow_line == 0 && reader.stats().lines != emitted) {
+    die("the reader added another number of stacks", text);
+  }
+
+  profile::FrameTree auto_tree;
+  profile::FoldedReader auto_reader(auto_tree, {});
+  auto_reader.read_text(text);  // detection: must not crash or trip a check
+  auto_tree.finalize();
+  return 0;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# `hearth flame` on `perf script`'s text of a real `perf record -g` of a test target, against an
+# independent reading of the same text (awk: each sample's header period, and the function of each
+# frame line, its offset dropped): the same total (the periods' sum, as stackcollapse-perf.pl
+# counts), and for every plain function name that no stack holds twice, the same total of the
+# stacks holding it. Thread roots "[COMM tid=TID]", one per sampled thread. Format detected from
+# the content, or forced; `hearth convert` to folded gives the same stacks.
+# With STACKCOLLAPSE_PERF=PATH/TO/stackcollapse-perf.pl (FlameGraph's; not shipped, not in
+# Debian): hearth's folded stacks are exactly `stackcollapse-perf.pl --tid --all`'s, its
+# "COMM-PID/TID" roots written as hearth's; and with FLAMEGRAPH_PL=PATH/TO/flamegraph.pl too,
+# flamegraph.pl draws the same frames from them as hearth from perf script's text.
+#   tests/integration/perf_script_cli.sh HEARTH_BINARY TARGETS_DIR
+set -uo pipefail
+hearth=${1:?usage: perf_script_cli.sh HEARTH_BINARY TARGETS_DIR}
+targets=${2:?usage: perf_script_cli.sh HEARTH_BINARY TARGETS_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/cli_lib.sh"
+command -v perf >/dev/null || { echo "perf_script_cli: perf is not installed (bin/setup installs it)"; exit 1; }
+
+mkfifo "$t/in"
+"$targets/stack_target-fp" --threads 3 --depth 4 --spin 2 <"$t/in" >"$t/ready" &
+target=$!
+exec 4>"$t/in"  # the target runs while this stays open
+trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
+for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
+grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+
+perf record -g -F 499 -p "$target" -o "$t/perf.data" -- sleep 2 >/dev/null 2>"$t/record.err" \
+  || { echo "FAIL: perf record: $(tail -1 "$t/record.err")"; exit 1; }
+kill -0 "$target" 2>/dev/null && ok || bad "the target did not survive perf record"
+perf script -i "$t/perf.data" >"$t/perf.txt" 2>/dev/null
+samples=$(grep -c '^[^#[:space:]]' "$t/perf.txt")
+[ "$samples" -ge 50 ] && ok || bad "perf recorded $samples samples, want 50+"
+
+# The independent reading: per sample, its period (1 without one) and its frames' functions.
+awk 'function end() { if (in_s) { s = f[1]; for (i = 2; i <= n; i++) s = s "," f[i]; print p, s } n = 0; in_s = 0; f[1] = "" }
+     /^#/ { next }
+     /^$/ { end(); next }
+     /^[^ \t]/ { end(); in_s = 1; p = 1
+                 if (match($0, /: +[0-9]+ [^ ]+: *$/)) { q = substr($0, RSTART + 1); sub(/^ +/, "", q); split(q, w, " "); p = w[1] }
+                 next }
+     in_s { sym = $0; sub(/^[ \t]*[0-9a-f]+ /, "", sym); sub(/ \([^()]*\)$/, "", sym); sub(/\+0x[0-9a-f]+$/, "", sym); f[++n] = sym }
+     END { end() }' "$t/perf.txt" >"$t/stacks"
+total=$(awk '{ n += $1 } END { print n + 0 }' "$t/stacks")
+
+expect_exit 0 "flame on perf script text" -- "$hearth" flame "$t/perf.txt" -o "$t/auto.svg"
+expect_exit 0 "flame --format perf-script" -- "$hearth" flame --format perf-script "$t/perf.txt" -o "$t/forced.svg"
+cmp -s "$t/auto.svg" "$t/forced.svg" && ok || bad "detected and forced perf script drew different pictures"
+"$hearth" flame -o "$t/piped.svg" <"$t/perf.txt" 2>"$t/err" && cmp -s "$t/auto.svg" "$t/piped.svg" && ok \
+  || bad "perf script | hearth flame drew another picture: $(cat "$t/err")"
+total_text=$(echo "$total" | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta')
+grep -q "<title>all ($total_text samples, 100%)</title>" "$t/auto.svg" && ok \
+  || bad "the picture's total is not the periods' sum $total_text: $(grep -o '<title>all [^<]*' "$t/auto.svg")"
+roots=$(grep -o '<title>\[spin-[0-9] tid=[0-9]*\] ' "$t/auto.svg" | sort -u | wc -l)
+[ "$roots" -ge 2 ] && ok || bad "$roots thread roots [spin-N tid=TID], want the 2+ spinning threads"
+
+# Per function: the periods of the stacks holding it, by awk and in the picture.
+awk '{ n = $1; split($2, fs, ","); delete seen
+       for (i in fs) seen[fs[i]]++
+       for (f in seen) { count[f] += n; if (seen[f] > 1) bad[f] = 1 } }
+     END { for (f in count) if (!(f in bad) && f ~ /^[A-Za-z_][A-Za-z0-9_.]*$/) print f, count[f] }' \
+  "$t/stacks" | sort >"$t/want"
+"$here/../golden/frames.sh" "$t/auto.svg" |
+  awk '{ $1 = $2 = $3 = ""; sub(/^ +/, ""); name = $0; sub(/ \([0-9,]+ samples?, [0-9.]+%\)$/, "", name)
+         sub(/_\[k\]$/, "", name)
+         n = $0; sub(/.* \(/, "", n); sub(/ samples?.*/, "", n); gsub(/,/, "", n); sum[name] += n }
+       END { for (f in sum) print f, sum[f] }' | sort >"$t/got"
+compared=0
+while read -r name want; do
+  got=$(awk -v f="$name" '$1 == f { print $2 }' "$t/got")
+  [ "$got" = "$want" ] && ok || bad "$name: $want by awk, ${got:-none} in the picture"
+  compared=$((compared + 1))
+done <"$t/want"
+[ "$compared" -ge 5 ] && ok || bad "only $compared functions compared"
+grep -q '^leaf_spin ' "$t/want" && ok || bad "the target's leaf_spin is not among them"
+
+# Folded out: the same stacks.
+expect_exit 0 "convert perf script to folded" -- "$hearth" convert "$t/perf.txt" "$t/hearth.folded"
+awk '{ n += $NF } END { print n + 0 }' "$t/hearth.folded" | grep -qx "$total" && ok \
+  || bad "the folded stacks do not add up to $total"
+
+if [ -n "${STACKCOLLAPSE_PERF:-}" ]; then
+  perl "$STACKCOLLAPSE_PERF" --tid --all "$t/perf.txt" 2>/dev/null |
+    sed -E 's|^([^;]*)-[0-9?]+/([0-9]+);|[\1 tid=\2];|; s|^([^;]*)-[0-9?]+/([0-9]+) ([0-9]+)$|[\1 tid=\2] \3|' |
+    LC_ALL=C sort >"$t/pl.folded"
+  LC_ALL=C sort "$t/hearth.folded" | diff -q "$t/pl.folded" - >/dev/null && ok \
+    || bad "folded stacks differ from stackcollapse-perf.pl's: $(LC_ALL=C sort "$t/hearth.folded" | diff "$t/pl.folded" - | head -4)"
+  echo "perf_script_cli: compared with stackcollapse-perf.pl: $(wc -l <"$t/pl.folded") stacks"
+  if [ -n "${FLAMEGRAPH_PL:-}" ]; then
+    perl "$FLAMEGRAPH_PL" "$t/pl.folded" >"$t/pl.svg" 2>/dev/null
+    "$hearth" flame "$t/perf.txt" -o "$t/plain.svg" 2>/dev/null
+    "$here/../golden/frames.sh" "$t/pl.svg" >"$t/pl.frames"
+    "$here/../golden/frames.sh" "$t/plain.svg" >"$t/hearth.frames"
+    diff -q "$t/pl.frames" "$t/hearth.frames" >/dev/null && ok \
+      || bad "frames differ from flamegraph.pl's: $(diff "$t/pl.frames" "$t/hearth.frames" | head -4)"
+    echo "perf_script_cli: compared with flamegraph.pl: $(wc -l <"$t/pl.frames") frames"
+  fi
+fi
+
+# Bad input: binary junk and a huge line, forced as perf script: one line, exit 2, no output.
+yes $'\x01\xff\x7f junk 12 \x02\x80' | head -c 65536 >"$t/junk"  # "junk 12 ": a header's start
+expect_exit 2 "flame --format perf-script on junk" -- "$hearth" flame --format perf-script "$t/junk" -o "$t/junk.svg"
+[ ! -e "$t/junk.svg" ] && ok || bad "an SVG was written for junk"
+{ printf '\t1 '; head -c 300000000 /dev/zero | tr '\0' 'x'; printf ' (dso)\n'; } >"$t/huge"
+expect_exit 2 "flame on a 300 MB line" -- "$hearth" flame --format perf-script "$t/huge" -o "$t/huge.svg"
+[ ! -e "$t/huge.svg" ] && ok || bad "an SVG was written for a huge line"
+grep -q "limit" "$t/err" && ok || bad "no word of the line limit: $(cat "$t/err")"
+rm -f "$t/huge"
+finish perf_script_cli
