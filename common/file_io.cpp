@@ -43,6 +43,23 @@ Result<std::string> read_file(const std::string& path) {
   return out;
 }
 
+int read_fd_bounded(int fd, size_t limit, std::string& data) {
+  while (data.size() <= limit) {
+    const size_t old = data.size();
+    data.resize(old + std::min<size_t>(limit + 1 - old, 1 << 20));
+    const ssize_t n = ::read(fd, data.data() + old, data.size() - old);
+    if (n < 0) {
+      const int e = errno;
+      data.resize(old);
+      if (e == EINTR) continue;
+      return e;
+    }
+    data.resize(old + static_cast<size_t>(n));
+    if (n == 0) break;
+  }
+  return 0;
+}
+
 int write_all(int fd, const char* data, size_t size) {
   // 16 KiB per write(): one large write() kept a CPU 3.5 ms in the kernel (1 MB into ext4, on a
   // kernel without preemption), where a real-time thread of a sampled process waited for it;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/file_io.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/gzip_data.h"
 #include "render/profile/pprof_reader.h"
@@ -51,24 +52,12 @@ Result<void> FoldedReader::read_pprof_fd(int fd, std::string head) {
   // The whole profile, up to one byte past the limit (so that one past it is seen).
   std::string data = std::move(head);
   const size_t limit = options_.max_pprof_bytes;
-  for (;;) {
-    if (data.size() > limit) {
-      return fail(current_file_ + ": a pprof profile past " + std::to_string(limit >> 20) +
-                  " MiB (the limit)");
-    }
-    size_t old = data.size();
-    data.resize(old + std::min<size_t>(limit + 1 - old, 1 << 20));
-    ssize_t n = ::read(fd, data.data() + old, data.size() - old);
-    if (n < 0 && errno == EINTR) {
-      data.resize(old);
-      continue;
-    }
-    if (n < 0) {
-      int e = errno;
-      return fail_errno("cannot read " + current_file_, e);
-    }
-    data.resize(old + static_cast<size_t>(n));
-    if (n == 0) break;
+  if (int e = read_fd_bounded(fd, limit, data); e != 0) {
+    return fail_errno("cannot read " + current_file_, e);
+  }
+  if (data.size() > limit) {
+    return fail(current_file_ + ": a pprof profile past " + std::to_string(limit >> 20) +
+                " MiB (the limit)");
   }
   stats_.bytes += data.size();
   return read_pprof(data, current_file_);

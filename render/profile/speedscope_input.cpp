@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/file_io.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/speedscope_reader.h"
 
@@ -28,24 +29,12 @@ Result<void> FoldedReader::read_speedscope_fd(int fd, std::string head) {
   // The whole file, up to one byte past the limit (so that one past it is seen).
   std::string data = std::move(head);
   const size_t limit = options_.max_speedscope_bytes;
-  for (;;) {
-    if (data.size() > limit) {
-      return fail(current_file_ + ": a speedscope file past " + std::to_string(limit >> 20) +
-                  " MiB (the limit)");
-    }
-    size_t old = data.size();
-    data.resize(old + std::min<size_t>(limit + 1 - old, 1 << 20));
-    ssize_t n = ::read(fd, data.data() + old, data.size() - old);
-    if (n < 0 && errno == EINTR) {
-      data.resize(old);
-      continue;
-    }
-    if (n < 0) {
-      int e = errno;
-      return fail_errno("cannot read " + current_file_, e);
-    }
-    data.resize(old + static_cast<size_t>(n));
-    if (n == 0) break;
+  if (int e = read_fd_bounded(fd, limit, data); e != 0) {
+    return fail_errno("cannot read " + current_file_, e);
+  }
+  if (data.size() > limit) {
+    return fail(current_file_ + ": a speedscope file past " + std::to_string(limit >> 20) +
+                " MiB (the limit)");
   }
   stats_.bytes += data.size();
   return read_speedscope(data, current_file_);
