@@ -192,7 +192,13 @@ void expect_intervals_match_states(const std::string& dir, const Tsv& states, pi
   ASSERT_TRUE(sl) << sl.error().message;
   const si::Kept kept = iv->header.kept;
   EXPECT_EQ(kept.slot_ns, 1'000'000'000u);
-  EXPECT_EQ(kept.whole_from_ns, iv->header.window_start_ns + kept.slot_ns);
+  // --intervals 0.5: the latest slot boundary at or before the window's end less 0.5 s (the
+  // window is -d 2 or longer: hearth may end it late on a loaded machine, by 0.9 s in a CI run).
+  const uint64_t window = iv->header.window_end_ns - iv->header.window_start_ns;
+  ASSERT_GT(window, 500'000'000u);
+  EXPECT_EQ(kept.whole_from_ns, iv->header.window_start_ns +
+                                    (window - 500'000'000u) / kept.slot_ns * kept.slot_ns);
+  EXPECT_GE(kept.whole_from_ns, iv->header.window_start_ns + kept.slot_ns);
   EXPECT_EQ(iv->header.window_end_ns, window_field(states, 2));
   EXPECT_EQ(sl->header.kept.whole_from_ns, kept.whole_from_ns);
   std::map<int64_t, std::map<std::string, uint64_t>> sums;
@@ -262,8 +268,9 @@ TEST_F(SchedCli, TwoHogsOnOneCpuPreemptEachOtherAndASleeperSleeps) {
             "# target\tpid=" + std::to_string(t.pid()) + "\tcomm=sched_target-fp");
   EXPECT_EQ(states.comments[4], "# lost\t0");
   uint64_t window = window_ns(states);
+  // At least the -d asked for; no upper bound: on a loaded machine hearth's own end of the
+  // window can come late (2.94 s for -d 2 in a CI run, with the RT hogs on CPU 0).
   EXPECT_GT(window, 1'900'000'000u);
-  EXPECT_LT(window, 2'500'000'000u);
 
   // Every thread existed for the whole window: its states add up to it exactly.
   for (const auto& row : states.rows) {
@@ -429,7 +436,7 @@ TEST_F(SchedCli, SigintEndsTheWindowWritesOutputsAndRemovesTheInstance) {
   // The ftrace text is opt-in (--ftrace).
   EXPECT_FALSE(std::filesystem::exists(dir + "/sched.ftrace.txt"));
   Tsv states = read_tsv(dir + "/sched.states.tsv");
-  EXPECT_LT(window_ns(states), 5'000'000'000u);
+  EXPECT_LT(window_ns(states), 60'000'000'000u);  // SIGINT ended it, not -d 60
   EXPECT_NE(by_comm(states, "sleeper"), nullptr);
   for (const auto& e : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(e.path().filename().string().find("hearth-tmp"), std::string::npos);
