@@ -46,6 +46,10 @@ std::vector<std::string> validate_stacks(const StacksArgs& a) {
   if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (a.one_at_a_time && a.all_stop)
     problems.push_back("--one-at-a-time and --all-stop exclude each other");
+  if (a.format != "folded" && a.format != "gdb")
+    problems.push_back("--format must be folded or gdb");
+  if (a.format == "gdb" && (is_pprof_path(a.output) || profile::is_speedscope_path(a.output)))
+    problems.push_back("--format gdb writes gdb's text: -o names a pprof or speedscope file");
   if (a.threads != "split" && a.threads != "merge" && a.threads != "raw")
     problems.push_back("--threads must be split, merge or raw");
   if (a.max_frames < 1 || a.max_frames > 4096)
@@ -69,7 +73,7 @@ int run_stacks(const StacksArgs& a) {
   if (!a.raw.empty()) outputs.push_back(a.raw);
   if (!a.samples.empty()) outputs.push_back(a.samples);
   if (!outputs_are_new("stacks", {}, outputs)) return 2;
-  bool live = a.output.empty() && isatty(STDOUT_FILENO);
+  bool live = a.output.empty() && a.format == "folded" && isatty(STDOUT_FILENO);
   int count = a.count;
   if (count == 0 && a.duration == 0 && !live) count = 1;
 
@@ -203,7 +207,8 @@ int run_stacks(const StacksArgs& a) {
     sampler->aggregate(&counts, ao);
     std::string out_path = a.output.empty() ? "-" : a.output;
     if (!live || !a.output.empty()) {
-      auto written = is_pprof_path(out_path)
+      auto written = a.format == "gdb" ? write_file_atomically(out_path, sampler->gdb_text())
+                     : is_pprof_path(out_path)
                          ? write_folded_as_pprof(counts.to_folded(), out_path, 1e9 / a.frequency)
                      : profile::is_speedscope_path(out_path)
                          ? write_folded_as_speedscope(counts.to_folded(), out_path)
@@ -249,10 +254,11 @@ int run_stacks(const StacksArgs& a) {
   if (status != 0) return status;
   std::fputs(sampler_summary("stacks", *sampler).c_str(), stderr);
   const std::string times =
-      a.verbose ? time_summary("stacks", sampler->summary(),
-                               {.began = began, .attached = attached, .sampled = sampled,
-                                .written = Clock::now()})
-                : "";
+      a.verbose
+          ? time_summary(
+                "stacks", sampler->summary(),
+                {.began = began, .attached = attached, .sampled = sampled, .written = Clock::now()})
+          : "";
   // Ending the samplers writes what their symbolizers learned to the symbol cache.
   sampler = std::unexpected(Error{});
   std::fputs(times.c_str(), stderr);

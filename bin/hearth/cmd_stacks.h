@@ -16,6 +16,7 @@ struct StacksArgs : SelectionArgs {
   double duration = 0;    // s
   double frequency = 10;  // Hz
   std::string output;     // folded stacks; empty: live view on a terminal, else stdout
+  std::string format = "folded";  // folded, or gdb: each sample as gdb's `thread apply all bt`
   std::string raw;        // every sample as a line
   std::string samples;    // the timed samples (formats/timed_samples.h)
   std::string threads = "split";

@@ -377,6 +377,10 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
   c->add_option("-o,--output", a->output,
                 "Folded stacks file, or OUT.pb.gz: pprof, OUT.speedscope.json: speedscope ('-': "
                 "stdout; default: live view on a terminal, else stdout)");
+  c->add_option("--format", a->format,
+                "folded, or gdb: each sample as gdb's `thread apply all bt` prints it, for "
+                "poor-man's-profiler scripts")
+      ->capture_default_str();
   c->add_option("--raw", a->raw, "Also write every sample as a line: time, tid, state, stack");
   c->add_option("--samples", a->samples,
                 "Also write the timed samples (every thread's state and stack at every sample, "

@@ -292,6 +292,18 @@ std::string ProcessSet::raw_text(const AggregateOptions& options) {
   return out;
 }
 
+std::string ProcessSet::gdb_text() {
+  std::vector<Sampler::RawRound> rounds;
+  for (auto& m : members_) {
+    for (Sampler::RawRound& r : m->sampler.gdb_rounds()) rounds.push_back(std::move(r));
+  }
+  std::stable_sort(rounds.begin(), rounds.end(),
+                   [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
+  std::string out;
+  for (const Sampler::RawRound& r : rounds) out += r.text;
+  return out;
+}
+
 timed_samples::Samples ProcessSet::timed(const AggregateOptions& options) {
   const Sampler& first = members_.front()->sampler;
   std::vector<timed_samples::Process> processes;

@@ -68,6 +68,10 @@ class ProcessSet {
   // One process without process roots: Sampler::raw_text. Otherwise a header naming every
   // process, then every process's rounds in time order.
   std::string raw_text(const AggregateOptions& options);
+  // Every round as gdb's `thread apply all bt` prints it (Sampler::gdb_rounds), the rounds of
+  // all processes in time order: one gdb run per process per round, as a poor-man's profiler
+  // looping over the processes leaves them.
+  std::string gdb_text();
   // Every process's samples as timed samples (formats/timed_samples.h), rounds in time order;
   // one process alone keeps its pid and name in the header, a set lists its processes.
   timed_samples::Samples timed(const AggregateOptions& options);

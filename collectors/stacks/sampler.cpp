@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "collectors/proc/maps.h"
@@ -68,6 +69,14 @@ bool same_mapping(const proc::Mapping& a, const proc::Mapping& b) {
 Result<void> Sampler::Impl::load_maps() {
   ASSIGN_OR_RETURN(std::vector<proc::Mapping> maps, proc::read_maps(options.pid));
   std::vector<proc::Mapping> code = code_mappings(maps);
+  {  // the executable: gdb names no library for its frames (sampler_gdb.cpp)
+    std::error_code ec;
+    std::string exe =
+        std::filesystem::read_symlink("/proc/" + std::to_string(options.pid) + "/exe", ec);
+    constexpr std::string_view kDeleted = " (deleted)";
+    if (exe.ends_with(kDeleted)) exe.resize(exe.size() - kDeleted.size());
+    if (!ec) exe_path = std::move(exe);
+  }
   const bool code_changed = code.size() != code_maps.size() ||
                             !std::equal(code.begin(), code.end(), code_maps.begin(), same_mapping);
   if (code_changed) {

@@ -171,6 +171,9 @@ class Sampler {
     std::string text;
   };
   std::vector<RawRound> raw_rounds(const AggregateOptions& options);
+  // Every round as gdb's `thread apply all bt` of the process prints it (sampler_gdb.cpp): the
+  // text poor-man's-profiler scripts parse. One string per round, as raw_rounds'.
+  std::vector<RawRound> gdb_rounds();
   // The timed samples (formats/timed_samples.h) of the rounds so far: how many there are, the
   // time of one (as raw_rounds'), and round ROUND added to BUILDER (its threads with their roots
   // as aggregate()'s and their frames; the state is the sample's, not a frame: state_frames is

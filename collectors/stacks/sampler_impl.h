@@ -130,6 +130,7 @@ struct Sampler::Impl {
   std::vector<std::string> match_texts;
   // The code mappings (executable, of a file or the vDSO) the symbolizer was given last.
   std::vector<proc::Mapping> code_maps;
+  std::string exe_path;  // the executable's path (/proc/PID/exe) when the maps were read
   std::vector<Round> rounds;
   uint64_t stacks_added = 0, names_added = 0;    // SamplerTables
   size_t trim_stacks_at = 0, trim_names_at = 0;  // trim_tables() looks at these sizes
@@ -241,6 +242,10 @@ struct Sampler::Impl {
   // --- Names and outputs (sampler_output.cpp) ---
 
   const std::vector<std::string>& frames_of(uint32_t id);
+  // sampler_gdb.cpp: the code mapping holding IP (nullptr: none), and thread T's stack as gdb's
+  // `bt` prints it, under gdb's "Thread NUMBER (LWP TID "NAME"):" line.
+  const proc::Mapping* code_mapping_of(uint64_t ip) const;
+  void append_gdb_thread(const ThreadSample& t, size_t number, std::string* out);
 
   // Stack ID's frames, each on a line of its own ("\nA\nB\n"), as frames_of() names them but from
   // the symbol tables alone (Symbolizer::function_name): no inlined functions, no tail calls, and
