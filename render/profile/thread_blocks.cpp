@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "render/profile/folded_reader.h"
+
 namespace hearth::profile::text {
 
 std::string_view trim(std::string_view s) {
@@ -61,6 +63,12 @@ void ThreadBlockFolder::add_frame(std::string frame) {
 
 void ThreadBlockFolder::end() {
   if (!root_.empty() && !frames_.empty()) {
+    // The leaf comes just before the count: a blank and a number at its end ("f 2") would be
+    // read as a first count (a differential line), so that blank becomes '_'.
+    std::string& leaf = frames_.front();
+    std::string_view before = leaf;
+    Count unused;
+    if (take_trailing_count(&before, &unused) != TrailingCount::kNoCount) leaf[before.size()] = '_';
     line_ = root_;
     for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
       line_.push_back(';');

@@ -121,7 +121,8 @@ class TraceWriter {
   void write(const TraceOptions& options) {
     buf_.append("{\"traceEvents\":[");
     for (const Process& p : m_.processes) {
-      if (p.groups.empty()) continue;
+      // Threads of no known process are each their own (trace_pid), unnamed.
+      if (p.groups.empty() || p.pid == 0) continue;
       const int64_t pid = trace_pid(m_.lanes[p.groups.front().lanes.front()]);
       begin_event();
       buf_.append("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");

@@ -3,7 +3,8 @@
 //
 //   {"traceEvents": [...], "stackFrames": {...}, "otherData": {...}}
 //
-// Per process, a "process_name" metadata event ("ph":"M"); per thread (lane), "thread_name" and
+// Per known process, a "process_name" metadata event ("ph":"M"; a thread of no known process is
+// a process of its own, pid = its tid); per thread (lane), "thread_name" and
 // "thread_sort_index" (the timeline's lane order), then its events in time order:
 // - each scheduler interval, a complete event ("ph":"X", "cat":"sched"), named by its state's
 //   class ("on CPU", "runnable", "sleeping", "blocked", "stopped", "other (T)" with the kernel's

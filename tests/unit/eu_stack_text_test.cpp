@@ -110,6 +110,19 @@ TEST(EuStackText, ConcatenatedSnapshotsAndOtherLines) {
   EXPECT_EQ(lines[1], lines[3]);
 }
 
+TEST(EuStackText, ALeafEndingInANumberIsNotReadAsASecondCount) {
+  const std::string text = "TID 7:\n#0  0x1 f 2\n#1  0x2 main\n";
+  std::vector<std::string> lines = fold(text);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "[unnamed tid=7];main;f_2 1");
+  FrameTree tree;
+  FoldedReader reader(tree, {});
+  reader.read_text(text);
+  tree.finalize();
+  EXPECT_FALSE(tree.differential());
+  EXPECT_EQ(tree.total().value, 1);
+}
+
 TEST(EuStackText, TheReaderTellsItFromContentAndCountsEachThreadOnce) {
   FrameTree tree;
   FoldedReader reader(tree, {});
