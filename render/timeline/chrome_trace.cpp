@@ -19,11 +19,25 @@ using sched_intervals::StateClass;
 
 constexpr size_t kTraceChunkBytes = size_t{1} << 20;
 
-// NS as µs, exactly: 81264567890123 ns is "81264567890.123".
-void append_us(std::string* out, uint64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
-  out->append(buf);
+// Times are written in units of 1/1024 µs (0.98 ns): such a number of µs is a binary fraction,
+// which a reader's double holds exactly, so ts + dur (added as doubles by speedscope, by ns in
+// Perfetto after truncating each) lands exactly on the next interval's ts, never past it, where
+// a decimal of the ns ("22275482459.613") is rounded and may overlap the next by a hair. A unit
+// under 1 ns keeps every ns: round(µs × 1000) gives the ns back.
+uint64_t to_units(uint64_t ns) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(ns) * 1024 + 500) / 1000);
+}
+
+// UNITS (1/1024 µs) as µs, exactly: "1234.5009765625", "17" when whole.
+void append_units(std::string* out, uint64_t units) {
+  char buf[48];
+  int n = std::snprintf(buf, sizeof buf, "%" PRIu64, units >> 10);
+  if (uint64_t frac = units & 1023; frac != 0) {
+    // frac / 1024 = frac × 9765625 / 10^10: ten digits, trailing zeros dropped.
+    n += std::snprintf(buf + n, sizeof buf - n, ".%010" PRIu64, frac * 9765625);
+    while (buf[n - 1] == '0') --n;
+  }
+  out->append(buf, static_cast<size_t>(n));
 }
 
 void append_int(std::string* out, int64_t v) {
@@ -116,7 +130,7 @@ class FrameIds {
 class TraceWriter {
  public:
   TraceWriter(const Model& m, const Names& names, const std::function<void(std::string_view)>& out)
-      : m_(m), names_(names), out_(out) {}
+      : m_(m), names_(names), out_(out), zero_(m.start_ns) {}
 
   void write(const TraceOptions& options) {
     buf_.append("{\"traceEvents\":[");
@@ -138,7 +152,9 @@ class TraceWriter {
     frames_.append_json(&buf_);
     buf_.append(",\n\"otherData\":{\"producer\":\"hearth\",\"source\":");
     append_json_string(&buf_, options.source);
-    buf_.append(",\"clock\":\"CLOCK_MONOTONIC\",\"window_start_ns\":\"");
+    buf_.append(",\"clock\":\"CLOCK_MONOTONIC\",\"ts_zero_mono_ns\":\"");
+    append_int(&buf_, static_cast<int64_t>(zero_));
+    buf_.append("\",\"window_start_ns\":\"");
     append_int(&buf_, static_cast<int64_t>(m_.window_start_ns));
     buf_.append("\",\"window_end_ns\":\"");
     append_int(&buf_, static_cast<int64_t>(m_.window_end_ns));
@@ -159,6 +175,8 @@ class TraceWriter {
   }
 
  private:
+  uint64_t since_zero(uint64_t t) const { return t > zero_ ? t - zero_ : 0; }
+
   // A thread of no known process is its own process.
   static int64_t trace_pid(const Lane& l) { return l.pid > 0 ? l.pid : l.tid; }
 
@@ -179,9 +197,10 @@ class TraceWriter {
     buf_.append(",\"tid\":");
     append_int(&buf_, l.tid);
     buf_.append(",\"ts\":");
-    append_us(&buf_, start);
+    append_units(&buf_, to_units(since_zero(start)));
     buf_.append(",\"dur\":");
-    append_us(&buf_, end - start);
+    // The difference of the two ends' units: adjacent intervals stay adjacent.
+    append_units(&buf_, to_units(since_zero(end)) - to_units(since_zero(start)));
   }
 
   void write_lane(const Lane& l, size_t index) {
@@ -279,7 +298,7 @@ class TraceWriter {
     buf_.append(",\"tid\":");
     append_int(&buf_, l.tid);
     buf_.append(",\"ts\":");
-    append_us(&buf_, t.time_ns);
+    append_units(&buf_, to_units(since_zero(t.time_ns)));
     buf_.append(",\"name\":");
     append_json_string(&buf_, frames.empty() ? std::string_view("sample") : frames.back());
     buf_.append(",\"cat\":\"stack\"");
@@ -301,6 +320,8 @@ class TraceWriter {
   const Model& m_;
   const Names& names_;
   const std::function<void(std::string_view)>& out_;
+  // ts 0: the model's start (the window's, or an earlier first sample), CLOCK_MONOTONIC ns.
+  const uint64_t zero_;
   FrameIds frames_;
   std::string buf_;
   bool first_ = true;

@@ -20,9 +20,12 @@
 // or "stackFrames" from JSON (it shows an instant on its thread's track, and its args when one is
 // clicked); chrome://tracing shows the instant too, and its "sf" stack.
 //
-// Times: "ts" and "dur" in µs of CLOCK_MONOTONIC (the scheduler's trace clock), written as exact
-// decimals of the ns (3 digits after the point), so a thread's intervals meet exactly as in
-// sched.intervals.tsv and never overlap. At one time, an interval comes before a sample, so the
+// Times: "ts" and "dur" in µs since the model's start (the scheduler's window, or an earlier
+// first sample; otherData.ts_zero_mono_ns is that instant on CLOCK_MONOTONIC), in steps of
+// 1/1024 µs written exactly ("1234.5009765625"): a binary fraction a reader's double holds
+// exactly, so an interval's ts + dur is exactly the next one's ts (a decimal of the ns is
+// rounded, and speedscope then saw each interval overlap the next); a step under 1 ns keeps the
+// ns: round(µs × 1000) gives them back. At one time, an interval comes before a sample, so the
 // sample nests in the interval that starts there. "otherData" says what was read and the clocks.
 // Deterministic: the same model gives the same bytes.
 #pragma once

@@ -2,8 +2,9 @@
 # `hearth convert DIR OUT.trace.json` on a real `hearth record` of a test target: the JSON
 # parses; every event has the Trace Event Format's required fields (ph, ts, pid, tid, name; dur
 # for X); each recorded thread has its thread_name; per thread the scheduler intervals never
-# overlap, and summed per state they are the thread's sched.states.tsv row exactly; every stack
-# sample of stacks.samples.txt is an instant on its thread. Bad input: one line, exit 2, nothing
+# overlap, and summed per state (their times rounded to the ns they came from) they are the
+# thread's sched.states.tsv row exactly; every stack sample of stacks.samples.txt is an instant
+# on its thread. Bad input: one line, exit 2, nothing
 # written. (No Perfetto trace processor or UI can be installed here, from Debian or npm: the
 # format's fields are checked instead.)
 #   tests/integration/chrome_trace_cli.sh HEARTH_BINARY TARGETS_DIR
@@ -40,6 +41,7 @@ trace = json.load(open(path), parse_float=Decimal)
 events = trace["traceEvents"]
 names = {}
 by_tid = {}
+as_double = {}
 instants = {}
 for e in events:
     for f in ("ph", "ts", "pid", "tid", "name"):
@@ -50,8 +52,12 @@ for e in events:
     if e.get("ph") == "M" and e.get("name") == "thread_name":
         names[e["tid"]] = e["args"]["name"]
     if e.get("ph") == "X" and e.get("cat") == "sched":
-        ns = lambda v: int(Decimal(v) * 1000)
-        by_tid.setdefault(e["tid"], []).append((ns(e["ts"]), ns(e["dur"]), e["name"]))
+        # µs in steps of 1/1024 (exact decimals): rounded to the ns they came from.
+        start = round(Decimal(e["ts"]) * 1000)
+        end = round((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000)
+        by_tid.setdefault(e["tid"], []).append((start, end - start, e["name"]))
+        # As a reader adding doubles sees it (speedscope does): where it ends, per thread.
+        as_double.setdefault(e["tid"], []).append((float(e["ts"]), float(e["ts"]) + float(e["dur"])))
     if e.get("ph") == "i":
         if e.get("s") != "t" or not isinstance(e["args"].get("stack"), list):
             bad(f"a sample that is not a thread instant with a stack: {e}")
@@ -65,6 +71,12 @@ lines = [l.rstrip("\n").split("\t") for l in open(f"{rec}/sched.states.tsv") if 
 header = lines[0]
 for r in lines[1:]:
     rows[int(r[0])] = dict(zip(header, r))
+for tid, ivs in as_double.items():
+    ivs.sort()
+    for (_, end), (start, _) in zip(ivs, ivs[1:]):
+        if end > start:
+            bad(f"tid {tid}: as doubles, an interval ends at {end} µs after the next starts at {start}")
+            break
 for tid, ivs in by_tid.items():
     ivs.sort()
     for (a, d, _), (b, _, _) in zip(ivs, ivs[1:]):

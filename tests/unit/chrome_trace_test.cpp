@@ -1,7 +1,8 @@
 // render/timeline/chrome_trace: the Trace Event JSON of a recording's model, parsed back with
 // nlohmann/json: metadata per process and thread, one complete event per interval and slot
-// with exact µs times and the args the README promises, samples as instants nested in their
-// interval, their stacks in "stackFrames", and bytes that do not depend on how they are cut.
+// with exact times (each ending where the next starts) and the args the README promises, samples as
+// instants nested in their interval, their stacks in "stackFrames", and bytes that do not depend on
+// how they are cut.
 #include "render/timeline/chrome_trace.h"
 
 #include <gtest/gtest.h>
@@ -124,8 +125,9 @@ TEST(ChromeTrace, MetadataNamesProcessesAndThreadsInLaneOrder) {
 TEST(ChromeTrace, IntervalsAreCompleteEventsWithExactTimesAndWhoPreemptedOrWoke) {
   Fixture f;
   const std::string text = chrome_trace(f.model, f.names, {});
-  // Exact decimals: the sleep from 200 ms to 300 ms + 7 ns after kT0, in µs.
-  EXPECT_NE(text.find("\"ts\":10200000.000,\"dur\":100000.007"), std::string::npos);
+  // µs since the window's start (kT0) in steps of 1/1024 µs: the sleep from 200 ms to 300 ms +
+  // 7 ns is 100,000 µs and 7/1024.
+  EXPECT_NE(text.find("\"ts\":200000,\"dur\":100000.0068359375"), std::string::npos);
   json t = json::parse(text);
   json x = events_of(t, 100, "X");
   ASSERT_EQ(x.size(), 5u);  // two slots, three intervals
@@ -148,10 +150,16 @@ TEST(ChromeTrace, IntervalsAreCompleteEventsWithExactTimesAndWhoPreemptedOrWoke)
   ASSERT_EQ(other.size(), 1u);
   EXPECT_EQ(other[0]["name"], "other (T)");
   // One after the other, never overlapping: each starts where the one before ends (in ns).
-  auto ns = [](const json& v) { return std::llround(v.get<double>() * 1000); };
+  // Each ends exactly where the next starts, as doubles (speedscope adds them so) and as ns
+  // rounded (the ns are kept: 300 ms + 7 ns).
   for (size_t i = 1; i < x.size(); ++i) {
-    EXPECT_EQ(ns(x[i]["ts"]), ns(x[i - 1]["ts"]) + ns(x[i - 1]["dur"])) << i;
+    EXPECT_EQ(x[i]["ts"].get<double>(),
+              x[i - 1]["ts"].get<double>() + x[i - 1]["dur"].get<double>())
+        << i;
   }
+  EXPECT_EQ(std::llround((x[2]["ts"].get<double>() + x[2]["dur"].get<double>()) * 1000),
+            300 * kMs + 7);
+  EXPECT_EQ(t["otherData"]["ts_zero_mono_ns"], std::to_string(kT0));
 }
 
 TEST(ChromeTrace, SamplesAreInstantsWithTheirStacksLeafFirst) {
@@ -165,7 +173,7 @@ TEST(ChromeTrace, SamplesAreInstantsWithTheirStacksLeafFirst) {
   EXPECT_EQ(i[0]["args"]["stack"], json({"poll", "run", "main"}));
   EXPECT_EQ(i[1]["name"], "work");
   const std::string text = chrome_trace(f.model, f.names, {});
-  EXPECT_NE(text.find("\"ts\":10300000.000,\"name\":\"work\""), std::string::npos);
+  EXPECT_NE(text.find("\"ts\":300000,\"name\":\"work\""), std::string::npos);
   // The stack frames: the leaf's chain of parents is the stack.
   const json& frames = t["stackFrames"];
   std::vector<std::string> chain;
@@ -177,7 +185,7 @@ TEST(ChromeTrace, SamplesAreInstantsWithTheirStacksLeafFirst) {
   EXPECT_EQ(chain, (std::vector<std::string>{"work", "run", "main"}));
   EXPECT_EQ(frames.size(), 4u);  // main, run, poll, work: the shared prefix once
   // A sample at an interval's start comes after it in the file, so it nests in it.
-  const size_t interval = text.find("\"tid\":100,\"ts\":10200000.000,\"dur\"");
+  const size_t interval = text.find("\"tid\":100,\"ts\":200000,\"dur\"");
   ASSERT_NE(interval, std::string::npos);
   EXPECT_LT(interval, text.find("\"name\":\"poll\""));
 }
