@@ -25,7 +25,8 @@ constexpr size_t kTraceChunkBytes = size_t{1} << 20;
 // a decimal of the ns ("22275482459.613") is rounded and may overlap the next by a hair. A unit
 // under 1 ns keeps every ns: round(µs × 1000) gives the ns back.
 uint64_t to_units(uint64_t ns) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(ns) * 1024 + 500) / 1000);
+  // round(ns × 1024 / 1000) = round(ns × 128 / 125), without overflow: 125 is odd, so no tie.
+  return ns / 125 * 128 + (ns % 125 * 128 + 62) / 125;
 }
 
 // UNITS (1/1024 µs) as µs, exactly: "1234.5009765625", "17" when whole.
