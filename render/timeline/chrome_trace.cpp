@@ -264,6 +264,11 @@ class TraceWriter {
       buf_.append("\"").append(key).append("\":");
       append_int(&buf_, static_cast<int64_t>(value));
     }
+    if (s.slot_start_ns < m_.untraced_until_ns && m_.intervals != nullptr) {
+      // Not the tracer's: read from another source before it (hearth watch's /proc reads).
+      buf_.append(",\"source\":");
+      append_json_string(&buf_, m_.intervals->header.untraced.source);
+    }
     buf_.append("}}");
   }
 

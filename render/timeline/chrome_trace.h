@@ -11,7 +11,8 @@
 //   letter), args {state, cpu (when known), preemptor/waker and preemptor_tid/waker_tid (when
 //   known: README's `by`)}, and a "cname" chrome://tracing colours it by (Perfetto ignores it);
 // - each slot before the intervals kept whole, a complete event named "slot"
-//   ("cat":"sched.slot", args: its six state times in ns and its switches);
+//   ("cat":"sched.slot", args: its six state times in ns and its switches, and "source" for a
+//   slot not of the tracer's: "proc", hearth watch's reads from before its trigger);
 // - each stack sample, a thread-scoped instant event ("ph":"i", "s":"t", "cat":"stack") named by
 //   its leaf frame, args {state: /proc's letter, stack: [frames, leaf first, the thread's root
 //   left out]}, and "sf", the id of its leaf in "stackFrames" (each frame once per path from the
