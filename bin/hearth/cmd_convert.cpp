@@ -15,6 +15,8 @@
 #include "render/profile/pprof_writer.h"
 #include "render/profile/speedscope_timed.h"
 #include "render/profile/speedscope_writer.h"
+#include "render/timeline/chrome_trace.h"
+#include "render/timeline/timeline_inputs.h"
 
 namespace hearth::cli {
 namespace {
@@ -22,6 +24,7 @@ namespace {
 profile::InputFormat convert_input_format(const std::string& name) {
   if (name == "folded") return profile::InputFormat::kFolded;
   if (name == "gdb") return profile::InputFormat::kGdb;
+  if (name == "eu-stack") return profile::InputFormat::kEuStack;
   if (name == "pprof") return profile::InputFormat::kPprof;
   if (name == "speedscope") return profile::InputFormat::kSpeedscope;
   if (name == "perf-script") return profile::InputFormat::kPerfScript;
@@ -37,15 +40,64 @@ bool is_timed_samples(const std::string& path) {
   return in.gcount() == static_cast<std::streamsize>(head.size()) && head == timed_samples::kMagic;
 }
 
+// A recording's scheduler intervals (and slots, and timed samples) as a Chrome Trace Event JSON
+// trace (render/timeline/chrome_trace.h). A damaged input is refused: a trace missing what came
+// after the damage would pass for the whole recording.
+int convert_to_chrome_trace(const ConvertArgs& a) {
+  if (a.format != "auto") {
+    std::fprintf(stderr,
+                 "hearth convert: --format names a profile's format; a trace is written from a "
+                 "recording (its directory, or its sched.intervals.tsv)\n");
+    return 2;
+  }
+  auto sources = timeline::find_sources({a.input});
+  if (!sources) {
+    std::fprintf(stderr, "hearth convert: %s\n", sources.error().message.c_str());
+    return 2;
+  }
+  if (!outputs_are_new("convert", sources->all(), {a.output})) return 2;
+  auto inputs = timeline::read_inputs(*sources);
+  if (!inputs) {
+    std::fprintf(stderr, "hearth convert: %s\n", inputs.error().message.c_str());
+    return 2;
+  }
+  if (!inputs->damage.empty()) {
+    std::fprintf(stderr, "hearth convert: %s\n", inputs->damage.front().c_str());
+    return 2;
+  }
+  const timeline::Model model =
+      timeline::build_model(inputs->intervals, inputs->slots ? &*inputs->slots : nullptr,
+                            inputs->samples ? &*inputs->samples : nullptr, inputs->names);
+  if (model.lanes.empty()) {
+    std::fprintf(stderr, "hearth convert: %s: no thread in it\n", sources->intervals.c_str());
+    return 2;
+  }
+  // The files by their names in the recording (no directory: the trace says the same wherever
+  // the recording lies).
+  std::string source;
+  for (const std::string& f : sources->all()) {
+    source += (source.empty() ? "" : ", ") + f.substr(f.rfind('/') + 1);
+  }
+  if (auto w =
+          timeline::write_chrome_trace_file(model, inputs->names, {.source = source}, a.output);
+      !w) {
+    std::fprintf(stderr, "hearth convert: %s\n", w.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_convert(const ConvertArgs& a) {
+  if (timeline::is_chrome_trace_path(a.output)) return convert_to_chrome_trace(a);
   const bool pprof = is_pprof_path(a.output);
   const bool speedscope = profile::is_speedscope_path(a.output);
   if (!pprof && !speedscope && a.output != "-" && !a.output.ends_with(".folded")) {
     std::fprintf(stderr,
                  "hearth convert: %s: the output must end in .pb.gz (pprof), .speedscope.json "
-                 "(speedscope) or .folded (folded stacks), or be - (folded stacks on stdout)\n",
+                 "(speedscope), .trace.json (Chrome trace, from a recording) or .folded (folded "
+                 "stacks), or be - (folded stacks on stdout)\n",
                  a.output.c_str());
     return 2;
   }

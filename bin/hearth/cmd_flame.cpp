@@ -98,6 +98,7 @@ int run_flame(const FlameArgs& a) {
   profile::FrameTree tree(a.flamechart ? profile::Merge::kLastChild : profile::Merge::kAll);
   profile::FoldedReader reader(
       tree, {.format = a.format == "gdb"           ? profile::InputFormat::kGdb
+                       : a.format == "eu-stack"    ? profile::InputFormat::kEuStack
                        : a.format == "folded"      ? profile::InputFormat::kFolded
                        : a.format == "pprof"       ? profile::InputFormat::kPprof
                        : a.format == "speedscope"  ? profile::InputFormat::kSpeedscope

@@ -132,8 +132,8 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
 void add_flame_command(CLI::App& app, FlameArgs* a) {
   CLI::App* c = app.add_subcommand("flame", "Render folded stacks as an interactive flamegraph");
   c->add_option("files", a->inputs,
-                "Folded stack files, gdb's backtraces, pprof or speedscope profiles ('-' or none: "
-                "standard input)");
+                "Folded stack files, gdb's or eu-stack's backtraces, perf script, pprof or "
+                "speedscope profiles ('-' or none: standard input)");
   c->add_option("-o,--output", a->output,
                 "OUT.svg, OUT.png or OUT.pdf (default: SVG on stdout); OUT.pb.gz: the stacks as "
                 "a pprof profile; OUT.speedscope.json: as a speedscope profile");
@@ -157,10 +157,11 @@ void add_flame_command(CLI::App& app, FlameArgs* a) {
   c->add_flag("--hash", a->hash, "Colour by name prefix: similar names, similar colours");
   c->add_flag("--reverse", a->reverse, "Reverse stacks (leaf first), merging from the leaves");
   c->add_option("--format", a->format,
-                "Input: folded stacks, gdb's `thread apply all bt` text (one snapshot or many), "
-                "a pprof profile (.pb.gz or raw), speedscope JSON, or `perf script`'s text; auto "
-                "tells them apart by content")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
+                "Input: folded stacks, gdb's `thread apply all bt` or eu-stack's text (one "
+                "snapshot or many), a pprof profile (.pb.gz or raw), speedscope JSON, or `perf "
+                "script`'s text; auto tells them apart by content")
+      ->check(CLI::IsMember(
+          {"auto", "folded", "gdb", "eu-stack", "pprof", "speedscope", "perf-script"}))
       ->capture_default_str();
   c->add_flag("--inverted", a->inverted, "Icicle graph (root at the top)");
   c->add_flag("--flamechart", a->flamechart, "Flame chart: input order is time, no merging");
@@ -413,18 +414,21 @@ void add_stacks_command(CLI::App& app, StacksArgs* a) {
 void add_convert_command(CLI::App& app, ConvertArgs* a) {
   CLI::App* c = app.add_subcommand(
       "convert",
-      "Convert a profile: folded stacks, gdb's backtraces, pprof or speedscope to pprof, "
-      "speedscope or folded");
+      "Convert a profile: folded stacks, gdb's or eu-stack's backtraces, perf script, pprof or "
+      "speedscope to pprof, speedscope or folded; or a recording to a Chrome trace (Perfetto)");
   c->add_option("input", a->input,
-                "A profile hearth flame reads: folded stacks, gdb's text, pprof, speedscope ('-': "
-                "stdin)")
+                "A profile hearth flame reads: folded stacks, gdb's or eu-stack's text, perf "
+                "script, pprof, speedscope ('-': stdin); for OUT.trace.json a recording's "
+                "directory or its sched.intervals.tsv")
       ->required();
   c->add_option("output", a->output,
-                "OUT.pb.gz (pprof, gzipped), OUT.speedscope.json, OUT.folded, or - (folded stacks "
-                "on stdout)")
+                "OUT.pb.gz (pprof, gzipped), OUT.speedscope.json, OUT.trace.json (Chrome Trace "
+                "Event JSON: Perfetto UI, chrome://tracing), OUT.folded, or - (folded stacks on "
+                "stdout)")
       ->required();
   c->add_option("--format", a->format, "Input format (auto: told apart by content)")
-      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
+      ->check(CLI::IsMember(
+          {"auto", "folded", "gdb", "eu-stack", "pprof", "speedscope", "perf-script"}))
       ->capture_default_str();
   c->add_option("--hz", a->hz,
                 "The sampling rate, when known: pprof output also counts wall/nanoseconds "

@@ -52,7 +52,7 @@ int FoldedReader::read_lines(int fd, int64_t begin, int64_t end) {
   size_t cap = kChunkBytes;
   if (end >= 0) cap = static_cast<size_t>(std::min<int64_t>(cap, end - begin + 1));
   std::unique_ptr<char[]> buf(new char[cap]);
-  size_t have = 0;        // bytes of an unfinished line carried over at the start of buf
+  size_t have = 0;  // bytes of an unfinished line carried over at the start of buf
   if (end < 0 && !pending_.empty()) {
     // What read_file read to tell the format: the first bytes (a few, fewer than the buffer).
     have = pending_.size();
@@ -142,8 +142,9 @@ void FoldedReader::absorb(const FoldedReader& other) {
 
 namespace {
 
-// Whether the first 64 KiB of FD hold a line of gdb's backtrace text (then the file is read in one
-// thread, from its start: the folder needs its blocks whole and in order).
+// Whether the first 64 KiB of FD hold a line of gdb's or eu-stack's backtrace text or of perf
+// script's (then the file is read in one thread, from its start: the folder needs its blocks
+// whole and in order).
 bool head_has_gdb_text(int fd) {
   char head[64 << 10];
   ssize_t n = ::pread(fd, head, sizeof head, 0);
@@ -154,6 +155,7 @@ bool head_has_gdb_text(int fd) {
     if (nl == std::string_view::npos) break;  // a line cut by the 64 KiB: not looked at
     std::string_view line = text.substr(0, nl);
     if (is_gdb_thread_header(line) || is_gdb_frame(line)) return true;
+    if (is_eu_stack_process_header(line) || is_eu_stack_thread_header(line)) return true;
     if (looks_like_perf_script(line)) return true;
     text.remove_prefix(nl + 1);
   }
@@ -272,8 +274,8 @@ Result<void> FoldedReader::read_file(const std::string& path) {
   }
   if (regular && static_cast<uint64_t>(st.st_size) >= options_.parallel_min_bytes &&
       st.st_size > 0 && options_.format != InputFormat::kGdb &&
-      options_.format != InputFormat::kPerfScript && !head_has_gdb_text(fd) &&
-      tree_.merge() == Merge::kAll &&
+      options_.format != InputFormat::kEuStack && options_.format != InputFormat::kPerfScript &&
+      !head_has_gdb_text(fd) && tree_.merge() == Merge::kAll &&
       (options_.threads != 0 ? options_.threads : std::min(usable_cpus(), 2u)) >= 2) {
     ASSIGN_OR_RETURN(bool done, read_parallel(fd, st.st_size));
     if (done) return {};

@@ -284,6 +284,11 @@ void FoldedReader::take_line(std::string_view line) {
     take_gdb_line(line);
     return;
   }
+  if (eu_stack_) {
+    ++line_no_;
+    eu_stack_->add_line(line);
+    return;
+  }
   if (perf_) {
     take_perf_line(line);
     return;
@@ -295,15 +300,24 @@ void FoldedReader::take_line(std::string_view line) {
       take_perf_line(line);
       return;
     }
+    // eu-stack's frames are gdb's too ("#0  0x… NAME"): its headers come first.
+    if (options_.format == InputFormat::kEuStack ||
+        (options_.format == InputFormat::kAuto &&
+         (is_eu_stack_process_header(line) || is_eu_stack_thread_header(line)))) {
+      forget_undecided_lines();
+      eu_stack_ = std::make_unique<EuStackFolder>([this](std::string_view folded) {
+        add_line(folded);
+        --line_no_;  // a thread block's line, not one of the file's
+      });
+      format_known_ = true;
+      ++line_no_;
+      eu_stack_->add_line(line);
+      return;
+    }
     if (options_.format == InputFormat::kGdb ||
         (options_.format == InputFormat::kAuto &&
          (is_gdb_thread_header(line) || is_gdb_frame(line)))) {
-      // gdb's text: the lines before were its preamble, not ignored folded lines.
-      stats_.ignored -= ignored_undecided_;
-      if (stats_.ignored == 0) {
-        stats_.first_ignored_line = 0;
-        stats_.first_ignored_file.clear();
-      }
+      forget_undecided_lines();  // gdb's preamble
       gdb_ = std::make_unique<GdbTextFolder>([this](std::string_view folded) {
         add_line(folded);
         --line_no_;  // a thread block's line, not one of the file's
@@ -326,12 +340,16 @@ void FoldedReader::take_gdb_line(std::string_view line) {
   gdb_->add_line(line);
 }
 
-void FoldedReader::start_perf_script() {
+void FoldedReader::forget_undecided_lines() {
   stats_.ignored -= ignored_undecided_;
   if (stats_.ignored == 0) {
     stats_.first_ignored_line = 0;
     stats_.first_ignored_file.clear();
   }
+}
+
+void FoldedReader::start_perf_script() {
+  forget_undecided_lines();
   perf_ = std::make_unique<PerfScriptFolder>([this](std::string_view folded, int64_t) {
     add_line(folded);
     --line_no_;  // a sample's line, not one of the file's
@@ -348,6 +366,7 @@ void FoldedReader::start_file() {
   format_known_ = options_.format == InputFormat::kFolded;
   ignored_undecided_ = 0;
   gdb_.reset();
+  eu_stack_.reset();
   perf_.reset();
 }
 
@@ -356,6 +375,11 @@ void FoldedReader::end_file() {
     gdb_->finish();
     gdb_threads_ += gdb_->threads();
     gdb_.reset();
+  }
+  if (eu_stack_) {
+    eu_stack_->finish();
+    eu_stack_threads_ += eu_stack_->threads();
+    eu_stack_.reset();
   }
   if (perf_) {
     perf_->finish();

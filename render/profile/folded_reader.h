@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "render/profile/eu_stack_text.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/gdb_text.h"
 #include "render/profile/perf_script.h"
@@ -40,10 +41,19 @@ enum class Column : uint8_t {
 // profile.proto message: pprof_reader.h's looks_like_pprof); else folded stacks, unless a line of
 // gdb's `thread apply all bt` (a "Thread N (…):" header or a "#N  …" frame) comes before the
 // first folded line: then gdb's text from there to the file's end (gdb_text.h), its preamble
-// lines not counted as ignored; the same for `perf script`'s text (perf_script.h) when a sample
-// header with perf's time field comes first.
+// lines not counted as ignored; the same for eu-stack's text (eu_stack_text.h) when its "PID N -
+// process" or "TID N:" header comes first, and for `perf script`'s text (perf_script.h) when a
+// sample header with perf's time field comes first.
 // A speedscope file when its first bytes are JSON's (speedscope_reader.h's looks_like_speedscope).
-enum class InputFormat : uint8_t { kAuto, kFolded, kGdb, kPprof, kSpeedscope, kPerfScript };
+enum class InputFormat : uint8_t {
+  kAuto,
+  kFolded,
+  kGdb,
+  kEuStack,
+  kPprof,
+  kSpeedscope,
+  kPerfScript
+};
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
@@ -98,6 +108,8 @@ class FoldedReader {
   const ReadStats& stats() const { return stats_; }
   // Thread blocks read from gdb text, over all files (0: none was gdb's).
   uint64_t gdb_threads() const { return gdb_threads_; }
+  // The same for eu-stack's text.
+  uint64_t eu_stack_threads() const { return eu_stack_threads_; }
   // perf script text read, over all files: its samples of the event drawn, and of others
   // (skipped); the event drawn and the first skipped ("" when none).
   const PerfScriptStats& perf_script() const { return perf_stats_; }
@@ -111,9 +123,11 @@ class FoldedReader {
   // read_file of a pprof profile: FD's bytes after HEAD (read already from a pipe).
   Result<void> read_pprof_fd(int fd, std::string head);
   Result<void> read_speedscope_fd(int fd, std::string head);  // the same for speedscope
-  void start_file();                      // a file's first line is next
-  void end_file();                        // its last line was read
+  void start_file();                                          // a file's first line is next
+  void end_file();                                            // its last line was read
   void take_gdb_line(std::string_view line);
+  // The lines before were a debugger's preamble, not ignored folded lines.
+  void forget_undecided_lines();
   void take_perf_line(std::string_view line);
   void start_perf_script();  // the lines before were a preamble, not ignored folded lines
   void ignore_line();
@@ -149,6 +163,8 @@ class FoldedReader {
   uint64_t ignored_undecided_ = 0;
   std::unique_ptr<GdbTextFolder> gdb_;
   uint64_t gdb_threads_ = 0;
+  std::unique_ptr<EuStackFolder> eu_stack_;
+  uint64_t eu_stack_threads_ = 0;
   std::unique_ptr<PerfScriptFolder> perf_;
   PerfScriptStats perf_stats_;
   // Bytes read from a pipe to tell its format, which read_lines takes first.

@@ -7,25 +7,9 @@
 namespace hearth::profile {
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-// The digits at the start of S (moved past them); "" when none.
-std::string_view take_digits(std::string_view* s) {
-  size_t n = 0;
-  while (n < s->size() && is_digit((*s)[n])) ++n;
-  std::string_view d = s->substr(0, n);
-  s->remove_prefix(n);
-  return d;
-}
+using text::as_frame;
+using text::take_digits;
+using text::trim;
 
 // The number after the first WORD (e.g. "LWP ") in S; "" when none.
 std::string_view number_after(std::string_view s, std::string_view word) {
@@ -35,16 +19,6 @@ std::string_view number_after(std::string_view s, std::string_view word) {
     if (!d.empty()) return d;
   }
   return {};
-}
-
-// NAME made one folded frame: ';' (the frame separator) becomes ':', control bytes '?'.
-std::string as_frame(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) {
-    if (c == ';') c = ':';
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
-  return out;
 }
 
 // Where NAME ends in a frame's text "NAME (ARGS)…": the first " (" outside <…> and (…) of the
@@ -104,20 +78,16 @@ std::string gdb_frame_name(std::string_view line) {
   if (name.empty() || name == "??") {
     size_t from = rest.rfind(" from ");
     if (from == std::string_view::npos) return "[unknown]";
-    std::string_view lib = trim(rest.substr(from + 6));
-    if (size_t slash = lib.rfind('/'); slash != std::string_view::npos)
-      lib.remove_prefix(slash + 1);
-    if (lib.empty()) return "[unknown]";
-    return "[" + as_frame(lib) + "]";
+    return text::module_frame(rest.substr(from + 6));
   }
   return as_frame(name);
 }
 
-GdbTextFolder::GdbTextFolder(std::function<void(std::string_view)> emit) : emit_(std::move(emit)) {}
+GdbTextFolder::GdbTextFolder(std::function<void(std::string_view)> emit)
+    : blocks_(std::move(emit)) {}
 
 void GdbTextFolder::add_line(std::string_view line) {
   if (is_gdb_thread_header(line)) {
-    flush();
     std::string_view s = trim(line);
     std::string_view number = s.substr(7);
     number = take_digits(&number);
@@ -128,35 +98,18 @@ void GdbTextFolder::add_line(std::string_view line) {
     size_t close = s.rfind('"');
     if (close != std::string_view::npos && close > 0) {
       size_t open = s.rfind('"', close - 1);
-      if (open != std::string_view::npos) name = as_frame(s.substr(open + 1, close - open - 1));
+      if (open != std::string_view::npos) name = std::string(s.substr(open + 1, close - open - 1));
     }
-    if (name.empty()) name = tid.empty() ? "thread-" + std::string(number) : "unnamed";
-    root_ = "[" + name;
-    if (!tid.empty()) root_ += " tid=" + std::string(tid);
-    root_ += "]";
+    if (name.empty() && tid.empty()) name = "thread-" + std::string(number);
+    blocks_.start(text::thread_root(name, tid));
     return;
   }
-  if (root_.empty() || !is_gdb_frame(line)) return;
-  frames_.push_back(gdb_frame_name(line));
+  if (!blocks_.in_block() || !is_gdb_frame(line)) return;
+  blocks_.add_frame(gdb_frame_name(line));
 }
 
 void GdbTextFolder::finish() {
-  flush();
-}
-
-void GdbTextFolder::flush() {
-  if (!root_.empty() && !frames_.empty()) {
-    line_ = root_;
-    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
-      line_.push_back(';');
-      line_ += *it;
-    }
-    line_ += " 1";
-    ++threads_;
-    emit_(line_);
-  }
-  root_.clear();
-  frames_.clear();
+  blocks_.finish();
 }
 
 }  // namespace hearth::profile

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "render/profile/thread_blocks.h"
+
 namespace hearth::profile {
 
 // "Thread 26 (Thread 0x77fa38cca6c0 (LWP 28083) "mariadbd"):", and gdb's other forms of it
@@ -38,16 +40,10 @@ class GdbTextFolder {
   void add_line(std::string_view line);
   void finish();  // the last thread's block ends with the text
 
-  uint64_t threads() const { return threads_; }  // thread blocks with at least one frame
+  uint64_t threads() const { return blocks_.threads(); }  // thread blocks with at least one frame
 
  private:
-  void flush();
-
-  std::function<void(std::string_view)> emit_;
-  std::string root_;                 // "" outside a thread block
-  std::vector<std::string> frames_;  // innermost first, as gdb prints them
-  std::string line_;
-  uint64_t threads_ = 0;
+  text::ThreadBlockFolder blocks_;
 };
 
 }  // namespace hearth::profile

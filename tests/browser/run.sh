@@ -11,6 +11,9 @@
 #   tests/browser/run.sh --speedscope EXE OUTDIR INPUT    `EXE convert` INPUT (folded) to speedscope,
 #                                                          open it in the speedscope app (npm's
 #                                                          speedscope; speedscope.test.mjs)
+#   tests/browser/run.sh --trace EXE OUTDIR RECORDING     `EXE convert` RECORDING (a directory) to a
+#                                                          Chrome trace, open it in the speedscope
+#                                                          app as Trace Event JSON (trace.test.mjs)
 #   tests/browser/run.sh --token EXE                       `EXE serve --token`: the ?token= redirect
 #                                                          and its cookie (token.test.mjs)
 #   tests/browser/run.sh --listing EXE                     `EXE serve`'s listing of reports: order,
@@ -115,6 +118,15 @@ case "${1:-}" in
     "$exe" convert "$input" "$out/profile.speedscope.json"
     svg=$out/profile.speedscope.json test=speedscope.test.mjs
     extra=("$(cd "$(dirname "$input")" && pwd)/$(basename "$input")")
+    ;;
+  --trace)
+    [ $# -eq 4 ] || die "usage: run.sh --trace EXE OUTDIR RECORDING"
+    exe=$2 out=$3 input=$4
+    [ -x "$exe" ] || die "no hearth binary at $exe"
+    rm -rf "$out" && mkdir -p "$out"
+    "$exe" convert "$input" "$out/rec.trace.json" || die "hearth convert failed"
+    svg=$out/rec.trace.json test=trace.test.mjs
+    extra=("$(cd "$out" && pwd)")
     ;;
   --token)
     [ $# -eq 2 ] || die "usage: run.sh --token EXE"

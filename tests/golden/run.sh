@@ -21,7 +21,13 @@ while IFS='|' read -r name input options verb; do
   name=$(echo "$name" | xargs); input=$(echo "$input" | xargs); verb=$(echo "$verb" | xargs)
   total=$((total + 1))
   eval "args=($options)"
-  if ! "$hearth" "${verb:-flame}" "$here/inputs/$input" "${args[@]}" -o "$out/$name" >"$out/$name.stdout" 2>"$out/$name.err"; then
+  # hearth convert takes its output as its second argument, not -o.
+  if [ "$verb" = convert ]; then
+    cmd=("$hearth" convert "$here/inputs/$input" "$out/$name" "${args[@]}")
+  else
+    cmd=("$hearth" "${verb:-flame}" "$here/inputs/$input" "${args[@]}" -o "$out/$name")
+  fi
+  if ! "${cmd[@]}" >"$out/$name.stdout" 2>"$out/$name.err"; then
     echo "FAIL $name: hearth exited non-zero: $(cat "$out/$name.err")"
     failed=$((failed + 1)); continue
   fi
