@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "collectors/alloc/alloc_abi.h"
 #include "collectors/stacks/unwinder.h"
@@ -23,9 +24,12 @@ using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 constexpr struct {
   int kind;
   const char* name;
-} kEntryNames[] = {{HEARTH_ALLOC_MALLOC, "malloc"},
-                   {HEARTH_ALLOC_CALLOC, "calloc"},
-                   {HEARTH_ALLOC_REALLOC, "realloc"}};
+} kEntryNames[] = {
+    {HEARTH_ALLOC_MALLOC, "malloc"},     {HEARTH_ALLOC_CALLOC, "calloc"},
+    {HEARTH_ALLOC_REALLOC, "realloc"},   {HEARTH_ALLOC_POSIX_MEMALIGN, "posix_memalign"},
+    {HEARTH_ALLOC_MEMALIGN, "memalign"}, {HEARTH_ALLOC_ALIGNED_ALLOC, "aligned_alloc"},
+    {HEARTH_ALLOC_VALLOC, "valloc"},     {HEARTH_ALLOC_PVALLOC, "pvalloc"},
+    {HEARTH_ALLOC_FREE, "free"}};
 
 // The defined function NAME's st_value in ELF's symbol table of type TYPE (SHT_DYNSYM or
 // SHT_SYMTAB).
@@ -76,7 +80,18 @@ std::vector<AllocatorEntry> entries_of(int fd) {
       if (e.kind == HEARTH_ALLOC_MALLOC) return {};
       continue;
     }
-    out.push_back({e.kind, e.name, offset});
+    // Two names of one function (glibc's aligned_alloc is its memalign): one probe, or each
+    // call would count twice. Only aliases of one signature are merged: a different one (a
+    // malloc that is also its valloc?) would read the wrong argument, so it is left out.
+    bool alias = false;
+    for (AllocatorEntry& o : out) {
+      if (o.offset != offset) continue;
+      alias = true;
+      if ((o.kind == HEARTH_ALLOC_MEMALIGN && e.kind == HEARTH_ALLOC_ALIGNED_ALLOC) ||
+          (o.kind == HEARTH_ALLOC_ALIGNED_ALLOC && e.kind == HEARTH_ALLOC_MEMALIGN))
+        o.name += std::string(" (= ") + e.name + ")";
+    }
+    if (!alias) out.push_back({e.kind, e.name, offset});
   }
   return out;
 }
@@ -111,7 +126,8 @@ Result<Allocator> find_allocator(pid_t pid, const std::vector<proc::Mapping>& ma
                   static_cast<unsigned long long>(m.end));
     Allocator a{.path = m.path,
                 .attach_path = "/proc/" + std::to_string(pid) + "/map_files/" + range,
-                .entries = std::move(entries)};
+                .entries = std::move(entries),
+                .glibc = is_glibc(m.path)};
     if (is_glibc(m.path)) {
       if (!glibc) glibc = std::move(a);
     } else if (!other) {
