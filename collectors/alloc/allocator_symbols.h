@@ -19,7 +19,7 @@ namespace hearth::alloc {
 struct AllocatorEntry {
   int kind = 0;         // hearth_alloc_kind (alloc_abi.h)
   std::string name;     // "malloc"; "memalign (= aligned_alloc)" for two names of one function
-  uint64_t offset = 0;  // file offset of its first instruction
+  uint64_t offset = 0;  // file offset of its first instruction (free: maybe past a null check)
 };
 
 struct Allocator {
