@@ -100,7 +100,10 @@ run_one() {
   wait_text "$d/out" "^done "
   exec {fd}>&-
   wait "$tpid" 2>/dev/null || true
-  [[ -n $hpid ]] && { wait "$hpid" || echo "alloc_bench: hearth failed: $(cat "$d/hearth.err")" >&2; }
+  # hearth-live on this target writes nothing and exits 1: every block is freed (no leak).
+  if [[ -n $hpid ]] && ! wait "$hpid" && ! grep -q "every sampled block was freed" "$d/hearth.err"; then
+    echo "alloc_bench: hearth failed: $(cat "$d/hearth.err")" >&2
+  fi
   sed -n 's/^done [0-9]* [0-9]* [0-9]* \([0-9.]*\)$/\1/p' "$d/out"
   rm -rf "$d"
 }
