@@ -16,7 +16,8 @@
 // sampled blocks still allocated. Unsampled blocks are never looked at beyond one hash lookup.
 #include <linux/bpf.h>
 #include <linux/types.h>
-#include <bpf/bpf_helpers.h>
+
+#include <bpf/bpf_helpers.h>  // after linux/types.h, whose types it uses
 
 #include "alloc_abi.h"
 
@@ -48,6 +49,11 @@ struct thread_state {
   __s64 left;   // bytes left before the thread's next sample
   __u32 taken;  // samples taken of the thread (the low half of their ids)
   __u32 pad;
+  // Live view: an entry that calls the allocator's malloc itself (realloc(NULL, n), an aligned
+  // call glibc relays) had its return address replaced by the uretprobe's trampoline; where it
+  // was (its sp at entry) and what it was, so a sample in the nested malloc unwinds past it.
+  __u64 outer_sp;
+  __u64 outer_ret;
 };
 
 struct {
@@ -92,35 +98,48 @@ static __always_inline __s64 draw(void) {
 
 // Copies as much of the stack from SP as can be read, largest first: a copy that would run
 // past the end of the stack's mapping (a main thread near its top) fails whole.
-static __always_inline void copy_stack(struct hearth_alloc_event *e, __u64 sp) {
-  void *from = (void *)sp;
+static __always_inline void copy_stack(struct hearth_alloc_event* e, __u64 sp) {
+  void* from = (void*)sp;
   e->stack_len = 0;
-  if (bpf_probe_read_user(e->stack, 16384, from) == 0) e->stack_len = 16384;
-  else if (bpf_probe_read_user(e->stack, 8192, from) == 0) e->stack_len = 8192;
-  else if (bpf_probe_read_user(e->stack, 4096, from) == 0) e->stack_len = 4096;
-  else if (bpf_probe_read_user(e->stack, 2048, from) == 0) e->stack_len = 2048;
-  else if (bpf_probe_read_user(e->stack, 1024, from) == 0) e->stack_len = 1024;
-  else if (bpf_probe_read_user(e->stack, 256, from) == 0) e->stack_len = 256;
+  if (bpf_probe_read_user(e->stack, 16384, from) == 0)
+    e->stack_len = 16384;
+  else if (bpf_probe_read_user(e->stack, 8192, from) == 0)
+    e->stack_len = 8192;
+  else if (bpf_probe_read_user(e->stack, 4096, from) == 0)
+    e->stack_len = 4096;
+  else if (bpf_probe_read_user(e->stack, 2048, from) == 0)
+    e->stack_len = 2048;
+  else if (bpf_probe_read_user(e->stack, 1024, from) == 0)
+    e->stack_len = 1024;
+  else if (bpf_probe_read_user(e->stack, 256, from) == 0)
+    e->stack_len = 256;
 }
 
-static __always_inline struct hearth_alloc_stats *stats_here(void) {
+static __always_inline struct hearth_alloc_stats* stats_here(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&stats, &zero);
 }
 
 // An allocation of SIZE bytes by the calling thread; MEMPTR: posix_memalign's out-pointer.
-static __always_inline int on_alloc(struct hearth_pt_regs *regs, __u64 size, __u32 kind,
+static __always_inline int on_alloc(struct hearth_pt_regs* regs, __u64 size, __u32 kind,
                                     __u64 memptr) {
   __u64 id = bpf_get_current_pid_tgid();
-  if ((__u32)(id >> 32) != target_tgid || size == 0) return 0;
+  if ((__u32)(id >> 32) != target_tgid) return 0;
+  __u32 tid = (__u32)id;
+  struct thread_state* ts = bpf_map_lookup_elem(&countdown, &tid);
+  __u64 outer_sp = 0, outer_ret = 0;
+  if (ts && ts->outer_sp != 0) {
+    outer_sp = ts->outer_sp;
+    outer_ret = ts->outer_ret;
+    ts->outer_sp = 0;  // one nested call's
+  }
+  if (size == 0) return 0;
   if (size > (1ULL << 40)) size = 1ULL << 40;  // an overflowing calloc: it fails anyway
-  struct hearth_alloc_stats *st = stats_here();
+  struct hearth_alloc_stats* st = stats_here();
   if (!st) return 0;
   st->calls++;
   st->bytes += size;
 
-  __u32 tid = (__u32)id;
-  struct thread_state *ts = bpf_map_lookup_elem(&countdown, &tid);
   __u32 taken = 0;
   if (!ts) {
     // A thread's first call: its first threshold, as if drawn when it started.
@@ -140,7 +159,7 @@ static __always_inline int on_alloc(struct hearth_pt_regs *regs, __u64 size, __u
   }
   st->samples++;
 
-  struct hearth_alloc_event *e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
+  struct hearth_alloc_event* e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
   if (!e) {
     st->lost++;
     return 0;
@@ -154,6 +173,14 @@ static __always_inline int on_alloc(struct hearth_pt_regs *regs, __u64 size, __u
   bpf_probe_read_kernel(e->regs, sizeof e->regs, regs);
   e->stack_base = regs->sp;
   copy_stack(e, regs->sp);
+  if (outer_sp >= regs->sp && outer_sp != 0) {  // equal: the outer entry jumped here
+    // The outer entry's return address, in the copy, as it was before its uretprobe took it.
+    __u64 off = outer_sp - regs->sp;
+    if ((off & 7) == 0 && off + 8 <= e->stack_len) {
+      off &= HEARTH_ALLOC_STACK_BYTES - 8;
+      *(__u64*)(e->stack + off) = outer_ret;
+    }
+  }
   if (track_live) {
     struct pending_block p = {.seq = e->seq, .size = size, .memptr = memptr};
     bpf_map_update_elem(&pending, &tid, &p, BPF_ANY);
@@ -167,22 +194,43 @@ static __always_inline void on_free(__u64 addr) {
   if (!track_live || addr == 0) return;
   if ((__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid) return;
   if (bpf_map_delete_elem(&live, &addr) != 0) return;  // not a sampled block: the common case
-  struct hearth_alloc_stats *st = stats_here();
+  struct hearth_alloc_stats* st = stats_here();
   if (st) st->freed++;
 }
 
-// Whether ALIGN is one the aligned family relays to malloc (counted there).
-static __always_inline int relayed(__u64 align) {
-  return align <= relay_align;
+// Live view: the calling entry (its uretprobe about to take its return address) calls the
+// allocator's malloc itself; on_alloc puts the address back in a nested sample's stack copy.
+static __always_inline void note_outer(struct hearth_pt_regs* regs) {
+  if (!track_live) return;
+  __u32 tid = (__u32)bpf_get_current_pid_tgid();
+  struct thread_state* ts = bpf_map_lookup_elem(&countdown, &tid);
+  __u64 ret = 0;
+  if (bpf_probe_read_user(&ret, sizeof ret, (void*)regs->sp) != 0) return;
+  if (!ts) {
+    // The thread's first call: its first threshold now, as on_alloc would draw it.
+    struct thread_state first = {.left = draw(), .outer_sp = regs->sp, .outer_ret = ret};
+    bpf_map_update_elem(&countdown, &tid, &first, BPF_NOEXIST);
+    return;
+  }
+  ts->outer_sp = regs->sp;
+  ts->outer_ret = ret;
+}
+
+// Whether ALIGN is one the aligned family relays to malloc (counted there); notes the outer
+// entry when so.
+static __always_inline int relayed(struct hearth_pt_regs* regs, __u64 align) {
+  if (align > relay_align) return 0;
+  note_outer(regs);
+  return 1;
 }
 
 SEC("uprobe")
-int hearth_malloc(struct hearth_pt_regs *ctx) {
+int hearth_malloc(struct hearth_pt_regs* ctx) {
   return on_alloc(ctx, ctx->di, HEARTH_ALLOC_MALLOC, 0);
 }
 
 SEC("uprobe")
-int hearth_calloc(struct hearth_pt_regs *ctx) {
+int hearth_calloc(struct hearth_pt_regs* ctx) {
   return on_alloc(ctx, ctx->di * ctx->si, HEARTH_ALLOC_CALLOC, 0);
 }
 
@@ -191,8 +239,11 @@ int hearth_calloc(struct hearth_pt_regs *ctx) {
 // p's block is gone, moved or not (a failed realloc keeps it: rare, and then it leaves the live
 // view early).
 SEC("uprobe")
-int hearth_realloc(struct hearth_pt_regs *ctx) {
-  if (ctx->di == 0) return 0;
+int hearth_realloc(struct hearth_pt_regs* ctx) {
+  if (ctx->di == 0) {
+    note_outer(ctx);
+    return 0;
+  }
   on_free(ctx->di);
   return on_alloc(ctx, ctx->si, HEARTH_ALLOC_REALLOC, 0);
 }
@@ -200,32 +251,32 @@ int hearth_realloc(struct hearth_pt_regs *ctx) {
 // posix_memalign(void **memptr, size_t alignment, size_t size): an alignment that is not a
 // power of two times sizeof(void *) fails with EINVAL, allocating nothing.
 SEC("uprobe")
-int hearth_posix_memalign(struct hearth_pt_regs *ctx) {
+int hearth_posix_memalign(struct hearth_pt_regs* ctx) {
   const __u64 align = ctx->si;
-  if (align == 0 || (align & (align - 1)) != 0 || (align & 7) != 0 || relayed(align)) return 0;
+  if (align == 0 || (align & (align - 1)) != 0 || (align & 7) != 0 || relayed(ctx, align)) return 0;
   return on_alloc(ctx, ctx->dx, HEARTH_ALLOC_POSIX_MEMALIGN, ctx->di);
 }
 
 SEC("uprobe")
-int hearth_aligned_alloc(struct hearth_pt_regs *ctx) {
-  if (relayed(ctx->di)) return 0;
+int hearth_aligned_alloc(struct hearth_pt_regs* ctx) {
+  if (relayed(ctx, ctx->di)) return 0;
   return on_alloc(ctx, ctx->si, HEARTH_ALLOC_ALIGNED_ALLOC, 0);
 }
 
 SEC("uprobe")
-int hearth_memalign(struct hearth_pt_regs *ctx) {
-  if (relayed(ctx->di)) return 0;
+int hearth_memalign(struct hearth_pt_regs* ctx) {
+  if (relayed(ctx, ctx->di)) return 0;
   return on_alloc(ctx, ctx->si, HEARTH_ALLOC_MEMALIGN, 0);
 }
 
 SEC("uprobe")
-int hearth_valloc(struct hearth_pt_regs *ctx) {
+int hearth_valloc(struct hearth_pt_regs* ctx) {
   return on_alloc(ctx, ctx->di, HEARTH_ALLOC_VALLOC, 0);
 }
 
 // pvalloc(size) allocates SIZE rounded up to whole pages, one page for 0.
 SEC("uprobe")
-int hearth_pvalloc(struct hearth_pt_regs *ctx) {
+int hearth_pvalloc(struct hearth_pt_regs* ctx) {
   __u64 size = ctx->di;
   if (size > (1ULL << 40)) size = 1ULL << 40;
   size = size == 0 ? HEARTH_ALLOC_PAGE
@@ -234,7 +285,7 @@ int hearth_pvalloc(struct hearth_pt_regs *ctx) {
 }
 
 SEC("uprobe")
-int hearth_free(struct hearth_pt_regs *ctx) {
+int hearth_free(struct hearth_pt_regs* ctx) {
   on_free(ctx->di);
   return 0;
 }
@@ -244,11 +295,11 @@ int hearth_free(struct hearth_pt_regs *ctx) {
 // nested call (glibc's realloc calling its malloc for a moved mmap'ed block) may take the
 // outer's pending: its address is the one the outer returns.
 SEC("uretprobe")
-int hearth_alloc_return(struct hearth_pt_regs *ctx) {
+int hearth_alloc_return(struct hearth_pt_regs* ctx) {
   __u64 id = bpf_get_current_pid_tgid();
   if ((__u32)(id >> 32) != target_tgid) return 0;
   __u32 tid = (__u32)id;
-  struct pending_block *p = bpf_map_lookup_elem(&pending, &tid);
+  struct pending_block* p = bpf_map_lookup_elem(&pending, &tid);
   if (!p) return 0;
   struct pending_block got = *p;
   bpf_map_delete_elem(&pending, &tid);
@@ -256,13 +307,12 @@ int hearth_alloc_return(struct hearth_pt_regs *ctx) {
   if (got.memptr != 0) {
     // posix_memalign returns 0 on success and writes the address to *memptr.
     addr = 0;
-    if (ctx->ax == 0 && bpf_probe_read_user(&addr, sizeof addr, (void *)got.memptr) != 0)
-      addr = 0;
+    if (ctx->ax == 0 && bpf_probe_read_user(&addr, sizeof addr, (void*)got.memptr) != 0) addr = 0;
   }
   if (addr == 0) return 0;  // the allocation failed
   struct hearth_alloc_live block = {.seq = got.seq, .size = got.size};
   if (bpf_map_update_elem(&live, &addr, &block, BPF_ANY) != 0) {
-    struct hearth_alloc_stats *st = stats_here();
+    struct hearth_alloc_stats* st = stats_here();
     if (st) st->dropped++;
   }
   return 0;
