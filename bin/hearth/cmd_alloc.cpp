@@ -74,6 +74,21 @@ int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std
   return 0;
 }
 
+// What was sampled and dropped, short enough for one line under a picture's title (stderr's
+// last line says it at length).
+std::string picture_subtitle(const AllocArgs& a, const alloc::AllocProbeTotals& t,
+                             const alloc::AllocProfileStats& ps,
+                             const alloc::AllocLiveStats& live) {
+  std::string s = thousands(ps.samples) + " samples of " + thousands(t.calls) + " calls (" +
+                  thousands(t.lost) + " lost), one per " + bytes_text(static_cast<double>(a.mean)) +
+                  " on average";
+  if (a.live) {
+    s += "; live: " + thousands(live.blocks) + " sampled blocks (" + thousands(t.freed) +
+         " freed, " + thousands(t.dropped) + " dropped: map full)";
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> validate_alloc(const AllocArgs& a) {
@@ -239,7 +254,7 @@ int run_alloc(const AllocArgs& a) {
         a, folded,
         std::string(a.live ? "Live heap" : "Allocations") + ": process " + std::to_string(a.pid) +
             ", " + what + (a.live ? " at the end of " : " over ") + plain_number(seconds) + " s",
-        std::string(sampled) + "; " + view);
+        picture_subtitle(a, totals, ps, live));
   } else if (auto w = write_file_atomically(a.output, folded); !w) {
     std::fprintf(stderr, "hearth alloc: %s\n", w.error().message.c_str());
     status = 1;
