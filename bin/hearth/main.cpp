@@ -444,7 +444,7 @@ void add_alloc_command(CLI::App& app, AllocArgs* a) {
       ->capture_default_str();
   c->add_option("-o,--output", a->output,
                 "OUT.svg (.png, .pdf): a flamegraph in the mem palette; any other name: folded "
-                "stacks weighted by bytes")
+                "stacks weighted by bytes (calls with --count)")
       ->required();
   c->add_option("--mean", a->mean,
                 "Mean bytes a thread allocates between two samples (random thresholds, as "
