@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "bin/hearth/figures.h"
@@ -53,14 +54,16 @@ std::string bytes_text(double b) {
   return s;
 }
 
-int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std::string& title) {
+int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std::string& title,
+                        const std::string& subtitle) {
   profile::FrameTree tree(profile::Merge::kAll);
   profile::FoldedReader reader(tree, {});
   reader.read_text(folded);
   tree.finalize();
   flame::FlameOptions fo;
   fo.title = title;
-  fo.count_name = "bytes";
+  fo.subtitle = subtitle;
+  fo.count_name = a.count ? (a.live ? "blocks" : "calls") : "bytes";
   fo.palette = scene::Palette::kMem;
   flame::FlameStats st;
   scene::Scene s = flame::layout_flame(tree, fo, &st);
@@ -69,6 +72,21 @@ int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std
     return 1;
   }
   return 0;
+}
+
+// What was sampled and dropped, short enough for one line under a picture's title (stderr's
+// last line says it at length).
+std::string picture_subtitle(const AllocArgs& a, const alloc::AllocProbeTotals& t,
+                             const alloc::AllocProfileStats& ps,
+                             const alloc::AllocLiveStats& live) {
+  std::string s = thousands(ps.samples) + " samples of " + thousands(t.calls) + " calls (" +
+                  thousands(t.lost) + " lost), one per " + bytes_text(static_cast<double>(a.mean)) +
+                  " on average";
+  if (a.live) {
+    s += "; live: " + thousands(live.blocks) + " sampled blocks (" + thousands(t.freed) +
+         " freed, " + thousands(t.dropped) + " dropped: map full)";
+  }
+  return s;
 }
 
 }  // namespace
@@ -83,6 +101,8 @@ std::vector<std::string> validate_alloc(const AllocArgs& a) {
     problems.push_back("--mean must be between 1 and 17179869184 bytes");
   if (a.max_frames < 1 || a.max_frames > 4096)
     problems.push_back("--max-frames must be between 1 and 4096");
+  if (a.live_max < 1 || a.live_max > (1u << 24))
+    problems.push_back("--live-max must be between 1 and 16777216 blocks");
   return problems;
 }
 
@@ -112,7 +132,8 @@ int run_alloc(const AllocArgs& a) {
     std::fprintf(stderr, "hearth alloc: %s\n", allocator.error().message.c_str());
     return 1;
   }
-  auto probe = alloc::AllocProbe::open({.pid = a.pid, .mean_bytes = a.mean}, *allocator);
+  auto probe = alloc::AllocProbe::open(
+      {.pid = a.pid, .mean_bytes = a.mean, .live = a.live, .live_entries = a.live_max}, *allocator);
   if (!probe) {
     std::fprintf(stderr, "hearth alloc: %s\n", probe.error().message.c_str());
     return 1;
@@ -127,13 +148,23 @@ int run_alloc(const AllocArgs& a) {
     return 1;
   }
   std::string names;
-  for (const alloc::AllocatorEntry& e : allocator->entries)
+  bool has_free = false;
+  for (const alloc::AllocatorEntry& e : allocator->entries) {
+    if (e.kind == HEARTH_ALLOC_FREE) {
+      has_free = true;
+      continue;
+    }
     names += (names.empty() ? "" : ", ") + e.name;
+  }
   std::fprintf(stderr,
                "hearth alloc: sampling %s of %s in process %d, one sample per %s allocated on "
-               "average, for %g s (Ctrl-C ends sooner)\n",
+               "average, for %g s (Ctrl-C ends sooner)%s\n",
                names.c_str(), allocator->path.c_str(), a.pid,
-               bytes_text(static_cast<double>(a.mean)).c_str(), a.duration);
+               bytes_text(static_cast<double>(a.mean)).c_str(), a.duration,
+               !a.live    ? ""
+               : has_free ? "; live view: the sampled blocks are followed until free"
+                          : "; live view: no free in this allocator, every sampled block counts "
+                            "as live");
 
   auto on_sample = [&](const hearth_alloc_event& e) { profile->add(e); };
   const auto start = AllocClock::now();
@@ -164,39 +195,74 @@ int run_alloc(const AllocArgs& a) {
     if (!r || *r == 0) break;
   }
   const alloc::AllocProbeTotals totals = probe->totals();
+
+  const alloc::AllocWeight weight =
+      a.count ? alloc::AllocWeight::kCalls : alloc::AllocWeight::kBytes;
+  alloc::AllocLiveStats live{};
+  stacks::StackCounts counts;
+  if (a.live) {
+    const std::vector<hearth_alloc_live> blocks = probe->live_blocks();
+    counts = profile->live_counts(blocks, weight, &live);
+  } else {
+    counts = profile->counts(weight);
+  }
   probe = std::unexpected(Error{});  // nothing of ours left in the kernel
   if (!ended_because.empty())
     std::fprintf(stderr, "hearth alloc: window ended: %s\n", ended_because.c_str());
 
-  stacks::StackCounts counts = profile->counts();
   const alloc::AllocProfileStats& ps = profile->stats();
+  // What was sampled, and what of it the output stands on: said on stderr and in the picture.
+  char sampled[512];
+  std::snprintf(sampled, sizeof sampled,
+                "%s allocator calls, %s in %.1f s; %s sampled (%s lost to a full ring buffer), "
+                "%s stacks (%s truncated)",
+                thousands(totals.calls).c_str(),
+                bytes_text(static_cast<double>(totals.bytes)).c_str(), seconds,
+                thousands(ps.samples).c_str(), thousands(totals.lost).c_str(),
+                thousands(ps.stacks).c_str(), thousands(ps.truncated).c_str());
+  char view[512];
+  if (a.live) {
+    std::snprintf(view, sizeof view,
+                  "live at the end: %s sampled blocks (%s freed in the window, %s dropped for "
+                  "want of room in the live map of %s, %s without a sample), standing for %s in "
+                  "%s blocks; blocks allocated before the window are not seen",
+                  thousands(live.blocks).c_str(), thousands(totals.freed).c_str(),
+                  thousands(totals.dropped).c_str(), thousands(a.live_max).c_str(),
+                  thousands(live.unknown).c_str(), bytes_text(live.bytes).c_str(),
+                  thousands(static_cast<uint64_t>(std::llround(live.calls))).c_str());
+  } else {
+    std::snprintf(view, sizeof view, "estimated from the samples: %s in %s calls",
+                  bytes_text(ps.bytes).c_str(),
+                  thousands(static_cast<uint64_t>(std::llround(ps.calls))).c_str());
+  }
   if (counts.total() == 0) {
     std::fprintf(stderr,
-                 "hearth alloc: no allocation sampled in %.1f s (%s calls, %s allocated): nothing "
-                 "written; a longer -d or a smaller --mean samples more\n",
-                 seconds, thousands(totals.calls).c_str(),
-                 bytes_text(static_cast<double>(totals.bytes)).c_str());
+                 "hearth alloc: %s in %.1f s (%s calls, %s allocated; %s): nothing written; %s\n",
+                 a.live ? "no sampled block still live" : "no allocation sampled", seconds,
+                 thousands(totals.calls).c_str(),
+                 bytes_text(static_cast<double>(totals.bytes)).c_str(), view,
+                 a.live && ps.samples > 0 ? "every sampled block was freed"
+                                          : "a longer -d or a smaller --mean samples more");
     return 1;
   }
   const std::string folded = counts.to_folded();
   int status = 0;
   if (is_picture(a.output)) {
-    status = write_alloc_picture(a, folded,
-                                 "Allocations: process " + std::to_string(a.pid) + ", bytes over " +
-                                     plain_number(seconds) + " s");
+    const std::string what =
+        a.live ? (a.count ? "live blocks" : "live bytes") : (a.count ? "calls" : "bytes");
+    status = write_alloc_picture(
+        a, folded,
+        std::string(a.live ? "Live heap" : "Allocations") + ": process " + std::to_string(a.pid) +
+            ", " + what + (a.live ? " at the end of " : " over ") + plain_number(seconds) + " s",
+        picture_subtitle(a, totals, ps, live));
   } else if (auto w = write_file_atomically(a.output, folded); !w) {
     std::fprintf(stderr, "hearth alloc: %s\n", w.error().message.c_str());
     status = 1;
   }
   if (status != 0) return status;
-  std::fprintf(stderr,
-               "hearth alloc: wrote %s: %s allocator calls, %s allocated in %.1f s; %s sampled "
-               "(%s lost), %s stacks (%s truncated), %s estimated from the samples\n",
-               a.output.c_str(), thousands(totals.calls).c_str(),
-               bytes_text(static_cast<double>(totals.bytes)).c_str(), seconds,
-               thousands(ps.samples).c_str(), thousands(totals.lost).c_str(),
-               thousands(ps.stacks).c_str(), thousands(ps.truncated).c_str(),
-               bytes_text(ps.bytes).c_str());
+  std::fprintf(stderr, "hearth alloc: wrote %s (%s%s): %s; %s\n", a.output.c_str(),
+               a.live ? "live " : "", a.count ? (a.live ? "blocks" : "calls") : "bytes", sampled,
+               view);
   return 0;
 }
 

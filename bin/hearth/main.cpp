@@ -230,12 +230,17 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
       "Watch processes at a low rate; when a rule holds, write a report of the minutes before "
       "and the seconds after (a flight recorder)");
   add_selection_options(c, a, Growing::kDuringTheRun);
-  c->add_option("-o,--output", a->output, "Directory the reports are written in (created if missing)");
-  c->add_option("--rule", a->rules, "A rule, e.g. 'cpu > 90% over 10s' (repeatable; README, \"Rules\")");
+  c->add_option("-o,--output", a->output,
+                "Directory the reports are written in (created if missing)");
+  c->add_option("--rule", a->rules,
+                "A rule, e.g. 'cpu > 90% over 10s' (repeatable; README, \"Rules\")");
   c->add_option("--rules", a->rule_files, "A file of rules, one per line (re-read on SIGHUP)");
-  c->add_flag("--check", a->check, "Check the rules, print them as the watcher reads them, and exit");
-  c->add_option("--ring", a->ring, "Seconds of samples kept before a trigger")->capture_default_str();
-  c->add_option("--rate", a->rate, "Stack samples per second while watching")->capture_default_str();
+  c->add_flag("--check", a->check,
+              "Check the rules, print them as the watcher reads them, and exit");
+  c->add_option("--ring", a->ring, "Seconds of samples kept before a trigger")
+      ->capture_default_str();
+  c->add_option("--rate", a->rate, "Stack samples per second while watching")
+      ->capture_default_str();
   c->add_option("-F,--frequency", a->frequency, "Stack samples per second while recording")
       ->capture_default_str();
   c->add_option("--after", a->after, "Seconds recorded after a trigger")->capture_default_str();
@@ -438,18 +443,30 @@ void add_convert_command(CLI::App& app, ConvertArgs* a) {
 void add_alloc_command(CLI::App& app, AllocArgs* a) {
   CLI::App* c = app.add_subcommand(
       "alloc",
-      "Sample a process's allocations (malloc, calloc, realloc) by stack, weighted by bytes");
+      "Sample a process's allocations (malloc, calloc, realloc, posix_memalign, aligned_alloc, "
+      "memalign, valloc, pvalloc) by stack, weighted by bytes or calls; --live: the sampled "
+      "blocks still allocated at the end");
   c->add_option("-p,--pid", a->pid, "The process")->required();
   c->add_option("-d,--duration", a->duration,
                 "Seconds to sample (the process's exit or Ctrl-C end the window sooner)")
       ->capture_default_str();
   c->add_option("-o,--output", a->output,
                 "OUT.svg (.png, .pdf): a flamegraph in the mem palette; any other name: folded "
-                "stacks weighted by bytes")
+                "stacks weighted by bytes (calls with --count)")
       ->required();
   c->add_option("--mean", a->mean,
                 "Mean bytes a thread allocates between two samples (random thresholds, as "
                 "tcmalloc samples): smaller samples more, at more cost")
+      ->capture_default_str();
+  c->add_flag("--live", a->live,
+              "Only the sampled blocks still allocated at the end of the window (free and "
+              "realloc followed; costs a uretprobe per allocation and a uprobe per free): where "
+              "a leak or a growing heap comes from");
+  c->add_flag("--count", a->count,
+              "Weigh stacks by calls (with --live: by blocks), estimated from the samples, "
+              "rather than by bytes");
+  c->add_option("--live-max", a->live_max,
+                "Sampled blocks --live follows at once; more are dropped, and counted")
       ->capture_default_str();
   c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
   c->add_flag("--merge-threads", a->merge_threads, "A root per thread name, not per thread");

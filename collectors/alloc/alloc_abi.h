@@ -13,15 +13,25 @@
 #define HEARTH_ALLOC_STACK_BYTES 16384  // stack copied from sp up, at most (less near its end)
 #define HEARTH_ALLOC_THRESHOLDS 1024    // byte thresholds user space draws before loading
 
-// hearth_alloc_event.kind: the function the target called.
+// hearth_alloc_event.kind: the function the target called. Each has its own entry program,
+// which reads that function's size argument; HEARTH_ALLOC_FREE is no allocation (live view).
 enum hearth_alloc_kind {
-  HEARTH_ALLOC_MALLOC = 0,
-  HEARTH_ALLOC_CALLOC = 1,
-  HEARTH_ALLOC_REALLOC = 2,
-  HEARTH_ALLOC_KINDS = 3,
+  HEARTH_ALLOC_MALLOC = 0,          // malloc(size)
+  HEARTH_ALLOC_CALLOC = 1,          // calloc(n, size): n * size
+  HEARTH_ALLOC_REALLOC = 2,         // realloc(p, size); its old block p leaves the live view
+  HEARTH_ALLOC_POSIX_MEMALIGN = 3,  // posix_memalign(&p, align, size): the block is *memptr
+  HEARTH_ALLOC_ALIGNED_ALLOC = 4,   // aligned_alloc(align, size)
+  HEARTH_ALLOC_MEMALIGN = 5,        // memalign(align, size)
+  HEARTH_ALLOC_VALLOC = 6,          // valloc(size)
+  HEARTH_ALLOC_PVALLOC = 7,         // pvalloc(size): rounded up to whole pages
+  HEARTH_ALLOC_KINDS = 8,
+  HEARTH_ALLOC_FREE = 8,  // free(p): attached for the live view only
 };
 
+#define HEARTH_ALLOC_PAGE 4096  // pvalloc's rounding (x86-64's page)
+
 struct hearth_alloc_event {
+  __u64 seq;  // the sample's id: tid << 32 | the thread's sample number (a live block's owner)
   __u32 tid;
   __u32 tgid;
   __u64 size;        // bytes asked for (calloc: count * size)
@@ -39,6 +49,14 @@ struct hearth_alloc_stats {
   __u64 bytes;
   __u64 samples;  // calls that crossed their thread's threshold
   __u64 lost;     // of which the ring buffer had no room for
+  __u64 freed;    // live view: sampled blocks freed (or realloc'ed away) in the window
+  __u64 dropped;  // live view: sampled blocks not tracked, the "live" map being full
+};
+
+// The live view's map "live": a sampled block still allocated, by its address.
+struct hearth_alloc_live {
+  __u64 seq;   // hearth_alloc_event.seq of the sample that allocated it
+  __u64 size;  // bytes asked for
 };
 
 #endif  // HEARTH_COLLECTORS_ALLOC_ALLOC_ABI_H

@@ -34,6 +34,9 @@ struct Loaded {
   ~Loaded() { hearth_alloc_unload(&l); }
 };
 
+// glibc's MALLOC_ALIGNMENT on x86-64: its aligned family hands alignments up to this to malloc.
+constexpr uint64_t kGlibcMallocAlignment = 16;
+
 std::string permission_hint(int e) {
   return e == EPERM || e == EACCES ? " (needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)"
                                    : "";
@@ -46,6 +49,7 @@ struct AllocProbe::Impl {
   std::vector<LinkPtr> links;
   RingPtr ring;
   double mean = 0;
+  bool live = false;
   const Sample* sample = nullptr;  // poll()'s callback while it runs
 
   static int on_event(void* ctx, void* data, size_t size) {
@@ -79,24 +83,37 @@ Result<AllocProbe> AllocProbe::open(const AllocProbeOptions& options, const Allo
   double sum = 0;
   for (uint64_t t : thresholds) sum += static_cast<double>(t);
   impl->mean = sum / static_cast<double>(thresholds.size());
+  impl->live = options.live;
   hearth_alloc_settings settings{.tgid = static_cast<uint32_t>(options.pid),
                                  .ring_bytes = options.ring_bytes,
-                                 .thresholds = thresholds.data()};
+                                 .thresholds = thresholds.data(),
+                                 .track_live = options.live ? 1u : 0u,
+                                 .live_entries = options.live ? options.live_entries : 1,
+                                 .relay_align = allocator.glibc ? kGlibcMallocAlignment : 0};
   if (int r = hearth_alloc_load(&settings, &impl->loaded.l); r != 0) {
     return fail(
         "cannot load the allocation probe: " + std::string(std::strerror(-r)) + permission_hint(-r),
         -r);
   }
-  for (const AllocatorEntry& e : allocator.entries) {
-    bpf_link* link = hearth_alloc_attach(&impl->loaded.l, e.kind, options.pid,
-                                         allocator.attach_path.c_str(), e.offset);
-    if (link == nullptr) {
-      const int err = errno;
-      return fail("cannot place a uprobe on " + e.name + " of " + allocator.path + ": " +
-                      std::strerror(err) + permission_hint(err),
-                  err);
+  // free and the returns before the entries: a block sampled is never missed leaving.
+  enum Stage { kFree, kReturn, kEntry };
+  for (Stage stage : {kFree, kReturn, kEntry}) {
+    for (const AllocatorEntry& e : allocator.entries) {
+      const bool is_free = e.kind == HEARTH_ALLOC_FREE;
+      if (stage == kFree ? !(is_free && options.live)
+                         : is_free || (stage == kReturn && !options.live))
+        continue;
+      bpf_link* link = hearth_alloc_attach(&impl->loaded.l, e.kind, stage == kReturn ? 1 : 0,
+                                           options.pid, allocator.attach_path.c_str(), e.offset);
+      if (link == nullptr) {
+        const int err = errno;
+        return fail(std::string("cannot place a ") + (stage == kReturn ? "uretprobe" : "uprobe") +
+                        " on " + e.name + " of " + allocator.path + ": " + std::strerror(err) +
+                        permission_hint(err),
+                    err);
+      }
+      impl->links.emplace_back(link);
     }
-    impl->links.emplace_back(link);
   }
   impl->ring.reset(
       ring_buffer__new(impl->loaded.l.events_fd, &Impl::on_event, impl.get(), nullptr));
@@ -142,8 +159,30 @@ AllocProbeTotals AllocProbe::totals() const {
     t.bytes += s.bytes;
     t.samples += s.samples;
     t.lost += s.lost;
+    t.freed += s.freed;
+    t.dropped += s.dropped;
   }
   return t;
+}
+
+std::vector<hearth_alloc_live> AllocProbe::live_blocks() const {
+  std::vector<hearth_alloc_live> out;
+  const int fd = impl_->loaded.l.live_fd;
+  if (fd < 0) return out;
+  uint64_t key = 0;
+  bool first = true;
+  if (!impl_->live) return out;
+  // Read after detach(), the map no longer changes. (Before, a key the target freed under us
+  // would restart the walk at the first key: the bound keeps it finite.)
+  for (size_t guard = 0; guard < (size_t{1} << 24); ++guard) {
+    uint64_t next = 0;
+    if (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) != 0) break;
+    first = false;
+    key = next;
+    hearth_alloc_live v{};
+    if (bpf_map_lookup_elem(fd, &key, &v) == 0) out.push_back(v);
+  }
+  return out;
 }
 
 double AllocProbe::mean_bytes() const {

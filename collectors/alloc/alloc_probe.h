@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collectors/alloc/alloc_abi.h"
 #include "collectors/alloc/allocator_symbols.h"
@@ -26,6 +27,8 @@ struct AllocProbeOptions {
   pid_t pid = 0;
   uint64_t mean_bytes = 512 << 10;  // mean of the byte thresholds between samples
   uint32_t ring_bytes = 32 << 20;   // ring buffer: ~2,000 samples in flight
+  bool live = false;                // track the sampled blocks until freed (free, uretprobes)
+  uint32_t live_entries = 1 << 16;  // sampled blocks tracked at once (the "live" map's size)
 };
 
 struct AllocProbeTotals {
@@ -33,12 +36,15 @@ struct AllocProbeTotals {
   uint64_t bytes = 0;    // bytes they asked for
   uint64_t samples = 0;  // of which sampled
   uint64_t lost = 0;     // sampled, but the ring buffer was full (user space fell behind)
+  uint64_t freed = 0;    // live view: sampled blocks freed in the window
+  uint64_t dropped = 0;  // live view: sampled blocks not tracked, the live map being full
 };
 
 class AllocProbe {
  public:
-  // Loads and attaches. Fails with one line: not permitted (root, or CAP_BPF, CAP_PERFMON and
-  // CAP_SYS_ADMIN for uprobes), or the kernel refused a uprobe at an entry.
+  // Loads and attaches (free and the uretprobes only for the live view). Fails with one line: not
+  // permitted (root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN for uprobes), or the kernel refused
+  // a uprobe at an entry.
   static Result<AllocProbe> open(const AllocProbeOptions& options, const Allocator& allocator);
 
   AllocProbe(AllocProbe&&) noexcept;
@@ -57,6 +63,9 @@ class AllocProbe {
   void detach();
 
   AllocProbeTotals totals() const;
+  // Live view: the sampled blocks still allocated (not freed since their sample), as the kernel
+  // holds them now; call it after detach() for the end of the window. Empty without `live`.
+  std::vector<hearth_alloc_live> live_blocks() const;
   // The mean of the thresholds actually drawn from (the weights' sampling mean).
   double mean_bytes() const;
 

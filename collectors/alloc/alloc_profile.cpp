@@ -2,6 +2,7 @@
 
 #include <sys/user.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -28,6 +29,7 @@ struct SampledStack {
   std::vector<uint32_t> exact_ips;
   bool truncated = false;
   double bytes = 0;
+  double calls = 0;
   std::vector<std::string> frames;  // root first, once named
 };
 
@@ -40,7 +42,8 @@ struct AllocProfile::Impl {
   std::optional<stacks::Symbolizer> symbolizer;
   uint64_t maps_hash = 0;
   std::chrono::steady_clock::time_point last_maps_check;
-  std::unordered_map<std::string, SampledStack> stacks_by_key;
+  std::unordered_map<std::string, SampledStack> stacks_by_key;  // node-based: stable pointers
+  std::unordered_map<uint64_t, SampledStack*> stack_of_seq;     // a sample's id: its stack
   AllocProfileStats stats;
   // Reused for every sample.
   std::vector<uint64_t> ips;
@@ -126,7 +129,9 @@ void AllocProfile::add(const hearth_alloc_event& e) {
   m.key.push_back('\n');
   m.key.append(reinterpret_cast<const char*>(m.ips.data()), m.ips.size() * sizeof(uint64_t));
   const double w = sample_weight(e.size, m.options.mean_bytes);
+  const double calls = w / static_cast<double>(std::max<uint64_t>(e.size, 1));
   m.stats.bytes += w;
+  m.stats.calls += calls;
   auto [it, added] = m.stacks_by_key.try_emplace(m.key);
   if (added) {
     it->second.root = std::move(root);
@@ -136,6 +141,8 @@ void AllocProfile::add(const hearth_alloc_event& e) {
     ++m.stats.stacks;
   }
   it->second.bytes += w;
+  it->second.calls += calls;
+  m.stack_of_seq[e.seq] = &it->second;
 }
 
 bool AllocProfile::refresh_maps() {
@@ -151,12 +158,41 @@ bool AllocProfile::refresh_maps() {
   return true;
 }
 
-stacks::StackCounts AllocProfile::counts() {
+stacks::StackCounts AllocProfile::counts(AllocWeight weight) {
   stacks::StackCounts out;
   for (auto& [key, s] : impl_->stacks_by_key) {
     impl_->name(s);
-    const auto bytes = static_cast<uint64_t>(std::llround(s.bytes));
-    if (bytes > 0) out.add(s.root, s.frames, bytes);
+    const double w = weight == AllocWeight::kBytes ? s.bytes : s.calls;
+    const auto n = static_cast<uint64_t>(std::llround(w));
+    if (n > 0) out.add(s.root, s.frames, n);
+  }
+  return out;
+}
+
+stacks::StackCounts AllocProfile::live_counts(std::span<const hearth_alloc_live> live,
+                                              AllocWeight weight, AllocLiveStats* stats) {
+  Impl& m = *impl_;
+  *stats = {};
+  // Summed per stack first, rounded once: a stack's many small blocks are not lost to rounding.
+  std::unordered_map<SampledStack*, double> weights;
+  for (const hearth_alloc_live& b : live) {
+    ++stats->blocks;
+    auto it = m.stack_of_seq.find(b.seq);
+    if (it == m.stack_of_seq.end()) {
+      ++stats->unknown;
+      continue;
+    }
+    const double bytes = sample_weight(b.size, m.options.mean_bytes);
+    const double calls = bytes / static_cast<double>(std::max<uint64_t>(b.size, 1));
+    stats->bytes += bytes;
+    stats->calls += calls;
+    weights[it->second] += weight == AllocWeight::kBytes ? bytes : calls;
+  }
+  stacks::StackCounts out;
+  for (auto& [s, w] : weights) {
+    m.name(*s);
+    const auto n = static_cast<uint64_t>(std::llround(w));
+    if (n > 0) out.add(s->root, s->frames, n);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // Sampled allocations become stacks: each sample's registers and stack copy are unwound at once
 // (the same DWARF unwinder as `hearth stacks`, over the copy the probe took at the call), its
 // IPs kept with the bytes it stands for (AllocProbe's sample_weight), and the stacks named by
-// the symbolizer — before the maps change, and at the end — into folded stacks weighted by bytes,
-// the thread as root frame.
+// the symbolizer — before the maps change, and at the end — into folded stacks weighted by bytes
+// or by calls, the thread as root frame: of every sample (what was allocated in the window), or of
+// the samples whose blocks are still live at its end (AllocProbe::live_blocks: the leak view).
 // Not thread-safe: one AllocProfile per target, used from one thread.
 #pragma once
 
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "collectors/alloc/alloc_abi.h"
@@ -26,12 +28,27 @@ struct AllocProfileOptions {
   std::string symbol_cache;    // SymbolizerOptions::cache_dir
 };
 
+// What a stack's weight counts.
+enum class AllocWeight {
+  kBytes,  // the bytes its samples stand for: size / P(sampled)
+  kCalls,  // the calls (or blocks) they stand for: 1 / P(sampled)
+};
+
 struct AllocProfileStats {
   uint64_t samples = 0;    // add() calls
   uint64_t truncated = 0;  // stacks the unwinder could not take to their end
   uint64_t no_stack = 0;   // samples without a stack copy (only the allocator frame)
   uint64_t stacks = 0;     // distinct stacks
   double bytes = 0;        // bytes the samples stand for (the estimate of all bytes allocated)
+  double calls = 0;        // calls the samples stand for (the estimate of all calls)
+};
+
+// What the live view found (AllocProfile::live_counts).
+struct AllocLiveStats {
+  uint64_t blocks = 0;   // sampled blocks still live
+  uint64_t unknown = 0;  // of which no sample was read for (none expected: counted to be sure)
+  double bytes = 0;      // the live bytes they stand for
+  double calls = 0;      // the live blocks they stand for
 };
 
 class AllocProfile {
@@ -53,8 +70,11 @@ class AllocProfile {
   // second; add() also calls it (at most every 100 ms) when a stack runs into code it has no
   // unwind information for. Returns whether the maps changed.
   bool refresh_maps();
-  // Every stack, named, weighted by the bytes it stands for (rounded to whole bytes).
-  stacks::StackCounts counts();
+  // Every stack, named, weighted by the bytes (or calls) its samples stand for, rounded.
+  stacks::StackCounts counts(AllocWeight weight = AllocWeight::kBytes);
+  // The stacks of the sampled blocks in LIVE (still allocated), each weighted as its sample is.
+  stacks::StackCounts live_counts(std::span<const hearth_alloc_live> live, AllocWeight weight,
+                                  AllocLiveStats* stats);
 
   const AllocProfileStats& stats() const;
 

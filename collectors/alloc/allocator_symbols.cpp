@@ -2,12 +2,14 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "collectors/alloc/alloc_abi.h"
 #include "collectors/stacks/unwinder.h"
@@ -23,9 +25,12 @@ using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 constexpr struct {
   int kind;
   const char* name;
-} kEntryNames[] = {{HEARTH_ALLOC_MALLOC, "malloc"},
-                   {HEARTH_ALLOC_CALLOC, "calloc"},
-                   {HEARTH_ALLOC_REALLOC, "realloc"}};
+} kEntryNames[] = {
+    {HEARTH_ALLOC_MALLOC, "malloc"},     {HEARTH_ALLOC_CALLOC, "calloc"},
+    {HEARTH_ALLOC_REALLOC, "realloc"},   {HEARTH_ALLOC_POSIX_MEMALIGN, "posix_memalign"},
+    {HEARTH_ALLOC_MEMALIGN, "memalign"}, {HEARTH_ALLOC_ALIGNED_ALLOC, "aligned_alloc"},
+    {HEARTH_ALLOC_VALLOC, "valloc"},     {HEARTH_ALLOC_PVALLOC, "pvalloc"},
+    {HEARTH_ALLOC_FREE, "free"}};
 
 // The defined function NAME's st_value in ELF's symbol table of type TYPE (SHT_DYNSYM or
 // SHT_SYMTAB).
@@ -63,6 +68,24 @@ bool offset_in(Elf* elf, uint64_t vaddr, uint64_t* offset) {
   return false;
 }
 
+// Where free's uprobe goes, relative to its entry. A uprobe whose instruction the kernel cannot
+// emulate (x86-64 emulates push, jmp, call, nop) executes it out of line under a single-step
+// trap: a second exception, dear on a VM (glibc 2.36's free, which starts with `test %rdi,%rdi;
+// je`, cost ~30 us a call so, against ~0.5 us for malloc's `push`). When free starts with that
+// null check, the probe goes just past it, where the pointer is still in rdi and not null (a
+// null free is nothing to the live view anyway) and the next instruction is usually a push.
+// 0 when the bytes are anything else.
+uint64_t past_null_check(int fd, uint64_t offset) {
+  unsigned char b[9] = {};
+  if (pread(fd, b, sizeof b, static_cast<off_t>(offset)) != static_cast<ssize_t>(sizeof b))
+    return 0;
+  const bool test_rdi = b[0] == 0x48 && b[1] == 0x85 && b[2] == 0xff;  // test %rdi,%rdi
+  if (!test_rdi) return 0;
+  if (b[3] == 0x74) return 5;                  // je rel8
+  if (b[3] == 0x0f && b[4] == 0x84) return 9;  // je rel32
+  return 0;
+}
+
 // The allocator entries OBJECT (an open ELF file) defines; empty when it defines no malloc.
 std::vector<AllocatorEntry> entries_of(int fd) {
   ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
@@ -76,6 +99,19 @@ std::vector<AllocatorEntry> entries_of(int fd) {
       if (e.kind == HEARTH_ALLOC_MALLOC) return {};
       continue;
     }
+    // Two names of one function (glibc's aligned_alloc is its memalign): one probe, or each
+    // call would count twice. Only aliases of one signature are merged: a different one (a
+    // malloc that is also its valloc?) would read the wrong argument, so it is left out.
+    bool alias = false;
+    for (AllocatorEntry& o : out) {
+      if (o.offset != offset) continue;
+      alias = true;
+      if ((o.kind == HEARTH_ALLOC_MEMALIGN && e.kind == HEARTH_ALLOC_ALIGNED_ALLOC) ||
+          (o.kind == HEARTH_ALLOC_ALIGNED_ALLOC && e.kind == HEARTH_ALLOC_MEMALIGN))
+        o.name += std::string(" (= ") + e.name + ")";
+    }
+    if (alias) continue;
+    if (e.kind == HEARTH_ALLOC_FREE) offset += past_null_check(fd, offset);
     out.push_back({e.kind, e.name, offset});
   }
   return out;
@@ -111,7 +147,8 @@ Result<Allocator> find_allocator(pid_t pid, const std::vector<proc::Mapping>& ma
                   static_cast<unsigned long long>(m.end));
     Allocator a{.path = m.path,
                 .attach_path = "/proc/" + std::to_string(pid) + "/map_files/" + range,
-                .entries = std::move(entries)};
+                .entries = std::move(entries),
+                .glibc = is_glibc(m.path)};
     if (is_glibc(m.path)) {
       if (!glibc) glibc = std::move(a);
     } else if (!other) {

@@ -1,7 +1,8 @@
 // Which allocator a process calls, and where its entry points are: the ELF object among its
 // mappings that defines malloc (an interposed one — jemalloc, tcmalloc, the executable's own —
-// before glibc's), and the file offsets of its malloc, calloc and realloc, which is what a
-// uprobe is placed at. Symbols come from .dynsym, else .symtab, read with libelf.
+// before glibc's), and the file offsets of its entry points (malloc, calloc, realloc, the
+// aligned family, free), which is what a uprobe is placed at. Symbols come from .dynsym, else
+// .symtab, read with libelf.
 #pragma once
 
 #include <sys/types.h>
@@ -17,14 +18,15 @@ namespace hearth::alloc {
 
 struct AllocatorEntry {
   int kind = 0;         // hearth_alloc_kind (alloc_abi.h)
-  std::string name;     // "malloc"
-  uint64_t offset = 0;  // file offset of its first instruction
+  std::string name;     // "malloc"; "memalign (= aligned_alloc)" for two names of one function
+  uint64_t offset = 0;  // file offset of its first instruction (free: maybe past a null check)
 };
 
 struct Allocator {
   std::string path;         // the object's path, as /proc/PID/maps shows it
   std::string attach_path;  // a path to that same file from here (/proc/PID/map_files/…)
-  std::vector<AllocatorEntry> entries;  // malloc first; calloc and realloc when defined
+  std::vector<AllocatorEntry> entries;  // malloc first; the others that are defined
+  bool glibc = false;  // glibc's libc: its aligned family relays small alignments to malloc
 };
 
 // Finds the allocator of process PID among MAPS. Fails with one line when no mapped object

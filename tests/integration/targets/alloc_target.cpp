@@ -12,12 +12,14 @@
 //
 // Protocol: prints "ready PID", then "malloc 0xADDR" (the address of the malloc it calls). With
 // --rounds R, waits for a line "go" on stdin, has every thread do R rounds, and prints
-// "done BYTES_A BYTES_B BYTES_C" (the totals of all threads); with --rounds 0, the threads
+// "done BYTES_A BYTES_B BYTES_C SECONDS" (the totals of all threads, and the wall time from "go"
+// to the last thread's end: tests/bench/alloc_bench.sh's figure); with --rounds 0, the threads
 // allocate from the start and never stop. Exits when stdin closes.
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -96,10 +98,13 @@ int main(int argc, char** argv) {
   if (rounds == 0) {
     g_go = true;
   } else if (std::fgets(line, sizeof line, stdin) != nullptr && std::strncmp(line, "go", 2) == 0) {
+    const auto start = std::chrono::steady_clock::now();
     g_go = true;
     while (finished.load() < threads) usleep(1000);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const long n = rounds * threads;
-    std::printf("done %ld %ld %ld\n", n * 6000, n * 3000, n * 1000);
+    std::printf("done %ld %ld %ld %.6f\n", n * 6000, n * 3000, n * 1000, seconds);
     std::fflush(stdout);
   }
   while (std::fgets(line, sizeof line, stdin) != nullptr) {
