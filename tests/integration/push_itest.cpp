@@ -1,0 +1,616 @@
+// `hearth push` against a loopback server (cpp-httplib) that checks every request against
+// Pyroscope's ingest contract: POST PATH/ingest, the query's name (SERVICE.TYPE{labels} for
+// folded, SERVICE{labels} for pprof), from/until/sampleRate as integers, spyName, format, the
+// tenant and Authorization headers, and the body decoded (folded stacks, or pprof through
+// hearth's reader) and compared with the profile pushed. The server answers what each test
+// scripts: 2xx, 4xx, 5xx, or nothing (a request held until hearth has given up). A server that
+// is down is a port held by a socket that does not listen. Nothing here waits for a time: every
+// wait is for an event (hearth's exit, the server's start), bounded so a bug fails, never hangs.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cctype>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "render/profile/folded_reader.h"
+#include "render/profile/folded_writer.h"
+#include "render/profile/frame_tree.h"
+#include "tests/integration/hearth_cli.h"
+#include "tests/integration/target_process.h"
+
+namespace hearth {
+namespace {
+
+using testing_support::exited_with;
+using testing_support::fresh_dir;
+using testing_support::run_hearth;
+
+// A profile with thread roots, a kernel frame, an unnamed frame and non-ASCII names.
+constexpr std::string_view kPushProfile =
+    "[api-worker-1 tid=4242];main;serve;handle_request;parse_json 17\n"
+    "[api-worker-1 tid=4242];main;serve;handle_request 3\n"
+    "[api-worker-2 tid=4243];main;serve;poll;do_sys_poll_[k] 40\n"
+    "[gc tid=4250];gc_loop;mark;[libjvm.so+0x1f00] 5\n"
+    "[caf\xc3\xa9 tid=4251];m\xc3\xbcnchen;\xe6\x97\xa5\xe6\x9c\xac 2\n";
+constexpr std::string_view kPushOther = "[db tid=7];main;query;scan 11\n[db tid=7];main;idle 4\n";
+
+// Folded stacks in hearth's normal form (sorted, merged) of TEXT read as FORMAT.
+std::string push_normal_form(std::string_view text, profile::InputFormat format) {
+  profile::FrameTree tree;
+  profile::FoldedReader reader(tree, {.format = format});
+  if (format == profile::InputFormat::kPprof) {
+    if (!reader.read_pprof(text, "body")) return "<not pprof>";
+  } else {
+    reader.read_text(text);
+  }
+  tree.finalize();
+  return profile::to_folded(tree);
+}
+
+struct PushReceived {
+  std::string method, path, content_type, tenant, authorization, user_agent, body;
+  std::multimap<std::string, std::string> params;
+  bool answered = false;  // the server answered it (not held, or released before hearth gave up)
+  int status = 0;
+};
+
+// What the server answers the Nth request: a status, or no answer until release().
+struct PushAnswer {
+  int status = 200;
+  bool hold = false;
+};
+
+class FakePyroscope {
+ public:
+  // PORT: 0 for any free one (tests that need the port before the server, reserve it first).
+  explicit FakePyroscope(std::vector<PushAnswer> script = {}, int port = 0,
+                         httplib::Server* server = nullptr)
+      : script_(script.begin(), script.end()) {
+    if (server != nullptr) {
+      server_ = server;
+    } else {
+      owned_ = std::make_unique<httplib::Server>();
+      server_ = owned_.get();
+    }
+    // cpp-httplib also sets SO_REUSEPORT (another listener could share the port): not here.
+    server_->set_socket_options([](int sock) {
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) { take(req, res); };
+    server_->Post(".*", handler);
+    server_->Get(".*", handler);
+    port_ = port == 0 ? server_->bind_to_any_port("127.0.0.1") : port;
+    bound_ = port == 0 ? port_ > 0 : server_->bind_to_port("127.0.0.1", port);
+    if (bound_) thread_ = std::thread([this] { server_->listen_after_bind(); });
+    for (int i = 0; i < 10000 && bound_ && !server_->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ~FakePyroscope() {
+    release();
+    server_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  bool up() const { return bound_ && server_->is_running(); }
+  int port() const { return port_; }
+  std::string url(const std::string& scheme = "http") const {
+    return scheme + "://127.0.0.1:" + std::to_string(port_);
+  }
+  // Lets every held request be answered (hearth has given up on them by then).
+  void release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  // Waits (bounded: 60 s) until the server has received N requests; false if it never does.
+  bool wait_received(size_t n) {
+    for (int i = 0; i < 60000; ++i) {
+      if (received().size() >= n) return received().size() == n;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }
+  std::vector<PushReceived> received() {
+    std::lock_guard lock(mu_);
+    return received_;
+  }
+  // The requests answered 2xx: what the server took.
+  std::vector<PushReceived> taken() {
+    std::vector<PushReceived> out;
+    for (const PushReceived& r : received()) {
+      if (r.answered && r.status / 100 == 2) out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  void take(const httplib::Request& req, httplib::Response& res) {
+    PushReceived r;
+    r.method = req.method;
+    r.path = req.path;
+    r.params = req.params;
+    r.content_type = req.get_header_value("Content-Type");
+    r.tenant = req.has_header("X-Scope-OrgID") ? req.get_header_value("X-Scope-OrgID") : "<none>";
+    r.authorization = req.get_header_value("Authorization");
+    r.user_agent = req.get_header_value("User-Agent");
+    r.body = req.body;
+    std::unique_lock lock(mu_);
+    PushAnswer a;
+    if (!script_.empty()) {
+      a = script_.front();
+      script_.pop_front();
+    }
+    const size_t index = received_.size();
+    received_.push_back(r);
+    if (a.hold) cv_.wait(lock, [this] { return released_; });
+    received_[index].answered = !a.hold;
+    received_[index].status = a.status;
+    res.status = a.status;
+    res.set_content(a.status / 100 == 2 ? "" : "scripted answer " + std::to_string(a.status),
+                    "text/plain");
+  }
+
+  std::unique_ptr<httplib::Server> owned_;
+  httplib::Server* server_ = nullptr;
+  std::thread thread_;
+  int port_ = -1;
+  bool bound_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  std::deque<PushAnswer> script_;
+  std::vector<PushReceived> received_;
+};
+
+// A port nothing listens on, held (bound, not listening) so that no other process takes it:
+// connections to it are refused until it is given to a server.
+class DownPort {
+ public:
+  DownPort() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      port_ = ntohs(a.sin_port);
+    }
+  }
+  ~DownPort() { give_up(); }
+  int port() const { return port_; }
+  void give_up() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Checks R against the ingest contract, for a profile of SERVICE pushed as FORMAT, whose body
+// must read back as SOURCE (folded text). Returns what is wrong, "" when nothing.
+std::string push_contract_violation(const PushReceived& r, const std::string& service,
+                                    const std::string& format, std::string_view source) {
+  std::string bad;
+  auto param = [&](const std::string& k) -> std::string {
+    auto [b, e] = r.params.equal_range(k);
+    if (b == e) {
+      bad += "no " + k + "; ";
+      return "";
+    }
+    if (std::next(b) != e) bad += k + " given twice; ";
+    return b->second;
+  };
+  auto integer = [&](const std::string& k) {
+    const std::string v = param(k);
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) {
+      bad += k + "=" + v + " is not a whole number; ";
+      return -1LL;
+    }
+    return std::stoll(v);
+  };
+  if (r.method != "POST") bad += "method " + r.method + "; ";
+  if (r.path != "/ingest") bad += "path " + r.path + "; ";
+  const std::string name = param("name");
+  const long long from = integer("from"), until = integer("until");
+  integer("sampleRate");
+  if (from > until) bad += "from after until; ";
+  if (param("spyName") != "hearth") bad += "spyName; ";
+  if (const std::string f = param("format"); f != format) bad += "format " + f + "; ";
+  // name: SERVICE[.TYPE]{k=v,...}, TYPE a known profile type when folded.
+  const size_t brace = name.find('{');
+  if (brace == std::string::npos || !name.ends_with('}')) {
+    bad += "name " + name + " has no {labels}; ";
+  } else {
+    std::string app = name.substr(0, brace);
+    if (format == "folded") {
+      const size_t dot = app.rfind('.');
+      const std::string type = dot == std::string::npos ? "" : app.substr(dot + 1);
+      if (type != "wall" && type != "cpu") bad += "name " + name + " has no known type; ";
+      app = app.substr(0, dot);
+    }
+    if (app != service) bad += "service " + app + "; ";
+    const std::string labels = name.substr(brace + 1, name.size() - brace - 2);
+    for (const std::string& kv : testing_support::split(labels, ',')) {
+      if (labels.empty()) break;
+      const size_t eq = kv.find('=');
+      const std::string k = kv.substr(0, eq);
+      if (eq == std::string::npos || k.empty() || std::isdigit(static_cast<unsigned char>(k[0])) ||
+          k.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+              std::string::npos) {
+        bad += "label " + kv + "; ";
+      }
+    }
+  }
+  if (format == "folded") {
+    if (!r.content_type.starts_with("text/plain")) bad += "content type " + r.content_type + "; ";
+    if (push_normal_form(r.body, profile::InputFormat::kFolded) !=
+        push_normal_form(source, profile::InputFormat::kFolded)) {
+      bad += "the folded body is not the profile: " + r.body + "; ";
+    }
+  } else {
+    if (r.content_type != "application/octet-stream")
+      bad += "content type " + r.content_type + "; ";
+    if (push_normal_form(r.body, profile::InputFormat::kPprof) !=
+        push_normal_form(source, profile::InputFormat::kFolded)) {
+      bad += "the pprof body is not the profile: " +
+             push_normal_form(r.body, profile::InputFormat::kPprof) + "; ";
+    }
+  }
+  if (!r.user_agent.starts_with("hearth/")) bad += "user agent " + r.user_agent + "; ";
+  return bad;
+}
+
+std::string push_file(const std::filesystem::path& dir, const std::string& name,
+                      std::string_view text) {
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+size_t push_spooled(const std::filesystem::path& spool, const std::string& sub = "") {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(spool / sub, ec)) {
+    n += e.path().extension() == ".push";
+  }
+  return n;
+}
+
+std::vector<std::string> push_args(const std::string& url, const std::filesystem::path& dir,
+                                   std::vector<std::string> more) {
+  std::vector<std::string> args{"push",      url,    "--spool",   (dir / "spool").string(),
+                                "--backoff", "0.01", "--timeout", "30"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(PushCli, DeliversFoldedAsTheContractSays) {
+  const auto dir = fresh_dir("push-folded");
+  FakePyroscope server;
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  const std::string token = push_file(dir, "token", "tok-123\n");
+  auto r =
+      run_hearth(push_args(server.url(), dir,
+                           {profile, "--service", "checkout", "--label", "zone=eu-1", "--label",
+                            "host=web7", "--tenant", "acme", "--hz", "99", "--from", "1700000000",
+                            "--until", "1700000030", "--bearer-token-file", token}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(push_contract_violation(got[0], "checkout", "folded", kPushProfile), "");
+  EXPECT_EQ(got[0].params.find("name")->second, "checkout.wall{host=web7,zone=eu-1}");
+  EXPECT_EQ(got[0].params.find("from")->second, "1700000000");
+  EXPECT_EQ(got[0].params.find("until")->second, "1700000030");
+  EXPECT_EQ(got[0].params.find("sampleRate")->second, "99");
+  EXPECT_EQ(got[0].tenant, "acme");
+  EXPECT_EQ(got[0].authorization, "Bearer tok-123");
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+  // The secret was read from its file: never on hearth's command line.
+  EXPECT_EQ(r.err.find("tok-123"), std::string::npos);
+}
+
+TEST(PushCli, DeliversPprofThatReadsBackAsTheSameStacks) {
+  const auto dir = fresh_dir("push-pprof");
+  FakePyroscope server;
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  const std::string basic = push_file(dir, "basic", "ops:pa ss\n");
+  auto r = run_hearth(push_args(server.url(), dir,
+                                {profile, "--service", "checkout", "--send-as", "pprof", "--type",
+                                 "cpu", "--basic-auth-file", basic}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(push_contract_violation(got[0], "checkout", "pprof", kPushProfile), "");
+  EXPECT_TRUE(got[0].params.find("name")->second.starts_with("checkout{host="));
+  EXPECT_EQ(got[0].tenant, "<none>");
+  EXPECT_EQ(got[0].authorization, "Basic b3BzOnBhIHNz");  // base64 of "ops:pa ss"
+}
+
+TEST(PushCli, ARefusalIsFinalAndNotSpooled) {
+  const auto dir = fresh_dir("push-refused");
+  FakePyroscope server(std::vector<PushAnswer>{{400}});
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  auto r = run_hearth(push_args(server.url(), dir, {profile, "--service", "checkout"}));
+  EXPECT_TRUE(exited_with(r, 4)) << r.err;
+  EXPECT_NE(r.err.find("400"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scripted answer 400"), std::string::npos) << r.err;
+  EXPECT_EQ(server.received().size(), 1u);  // not retried
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+}
+
+TEST(PushCli, RetriesServerErrorsAndRateLimitsThenDelivers) {
+  const auto dir = fresh_dir("push-retry");
+  FakePyroscope server(std::vector<PushAnswer>{{503}, {500}, {429}, {200}});
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  auto r = run_hearth(push_args(server.url(), dir, {profile, "--service", "checkout"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 4u);
+  for (const PushReceived& g : got) {
+    EXPECT_EQ(push_contract_violation(g, "checkout", "folded", kPushProfile), "");
+    EXPECT_EQ(g.body, got[0].body);
+  }
+  EXPECT_EQ(server.taken().size(), 1u);
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+}
+
+TEST(PushCli, TimeoutsAreRetriedThenSpooledAndDeliveredOnceLater) {
+  const auto dir = fresh_dir("push-timeout");
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  // Holds the first two requests until hearth has given up on them; answers the rest.
+  FakePyroscope server(std::vector<PushAnswer>{{200, true}, {200, true}});
+  ASSERT_TRUE(server.up());
+  std::vector<std::string> args = push_args(server.url(), dir, {profile, "--service", "checkout"});
+  args[7] = "0.2";  // --timeout
+  args.insert(args.end(), {"--retries", "1"});
+  auto r = run_hearth(args);
+  EXPECT_TRUE(exited_with(r, 3)) << r.err;
+  EXPECT_NE(r.err.find("no answer"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(2 attempts)"), std::string::npos) << r.err;  // the first, one retry
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
+  // Both attempts reached the server (it reads them even after hearth closed its end); they
+  // were never answered. Then the server answers again: the flush delivers the profile once.
+  ASSERT_TRUE(server.wait_received(2));
+  server.release();
+  r = run_hearth(push_args(server.url(), dir, {"--flush"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(push_contract_violation(got[2], "checkout", "folded", kPushProfile), "");
+  EXPECT_EQ(server.taken().size(), 1u);
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+}
+
+TEST(PushCli, ServerDownForTheWholeRunThenUpGetsEachProfileExactlyOnce) {
+  const auto dir = fresh_dir("push-down");
+  const std::string first = push_file(dir, "first.folded", kPushProfile);
+  const std::string second = push_file(dir, "second.folded", kPushOther);
+  const std::string third = push_file(dir, "third.folded", "[t tid=1];a;b 9\n");
+  DownPort down;
+  ASSERT_GT(down.port(), 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  auto r = run_hearth(push_args(url, dir, {first, "--service", "checkout"}));
+  EXPECT_TRUE(exited_with(r, 3)) << r.err;
+  EXPECT_NE(r.err.find("cannot connect"), std::string::npos) << r.err;
+  // Still down: the first stays spooled, the second joins it.
+  r = run_hearth(push_args(url, dir, {second, "--service", "db"}));
+  EXPECT_TRUE(exited_with(r, 3)) << r.err;
+  ASSERT_EQ(push_spooled(dir / "spool"), 2u);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "spool").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  // The server comes up on that port: the next push delivers the spooled ones, oldest first,
+  // then its own.
+  down.give_up();
+  FakePyroscope server(std::vector<PushAnswer>{}, std::stoi(url.substr(url.rfind(':') + 1)));
+  ASSERT_TRUE(server.up());
+  r = run_hearth(push_args(url, dir, {third, "--service", "checkout"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(push_contract_violation(got[0], "checkout", "folded", kPushProfile), "");
+  EXPECT_EQ(push_contract_violation(got[1], "db", "folded", kPushOther), "");
+  EXPECT_EQ(push_contract_violation(got[2], "checkout", "folded", "[t tid=1];a;b 9\n"), "");
+  EXPECT_NE(r.err.find("delivered 2 spooled profiles"), std::string::npos) << r.err;
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+  // Nothing is left to send twice.
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(server.received().size(), 3u);
+}
+
+TEST(PushCli, ASpooledProfileTheServerRefusesIsSetAsideNotResent) {
+  const auto dir = fresh_dir("push-set-aside");
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  DownPort down;
+  const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  auto r = run_hearth(push_args(url, dir, {profile, "--service", "checkout"}));
+  ASSERT_TRUE(exited_with(r, 3)) << r.err;
+  down.give_up();
+  FakePyroscope server(std::vector<PushAnswer>{{422}}, std::stoi(url.substr(url.rfind(':') + 1)));
+  ASSERT_TRUE(server.up());
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 4)) << r.err;
+  EXPECT_NE(r.err.find("refused/"), std::string::npos) << r.err;
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+  EXPECT_EQ(push_spooled(dir / "spool", "refused"), 1u);
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(server.received().size(), 1u);
+}
+
+TEST(PushCli, AnotherServersSpooledProfilesWaitForIt) {
+  const auto dir = fresh_dir("push-other-server");
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  DownPort down;
+  auto r = run_hearth(push_args("http://127.0.0.1:" + std::to_string(down.port()), dir,
+                                {profile, "--service", "checkout"}));
+  ASSERT_TRUE(exited_with(r, 3)) << r.err;
+  FakePyroscope other;
+  ASSERT_TRUE(other.up());
+  r = run_hearth(push_args(other.url(), dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_TRUE(other.received().empty());
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
+  // Another tenant of the same server is another destination too.
+  r = run_hearth(push_args("http://127.0.0.1:" + std::to_string(down.port()), dir,
+                           {"--flush", "--tenant", "acme"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
+}
+
+TEST(PushCli, BadInputIsOneLineAndSendsNothing) {
+  const auto dir = fresh_dir("push-bad");
+  FakePyroscope server;
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  const std::string empty = push_file(dir, "empty.folded", "");
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {{profile}, "--service"},
+      {{profile, "--service", "a b"}, "service name"},
+      {{profile, "--service", "api.cpu"}, "profile type"},
+      {{profile, "--service", "s", "--label", "9x=1"}, "label name"},
+      {{profile, "--service", "s", "--label", "k=a,b"}, "label k"},
+      {{profile, "--service", "s", "--label", "__name__=x"}, "reserved"},
+      {{profile, "--service", "s", "--tenant", "a|b"}, "tenant"},
+      {{profile, "--service", "s", "--bearer-token-file", (dir / "none").string()}, "none"},
+      {{empty, "--service", "s"}, "no stack counts"},
+      {{profile, "--service", "s", "--hz", "0"}, "--hz"},
+      {{}, "--flush"},
+  };
+  for (const Case& c : cases) {
+    auto r = run_hearth(push_args(server.url(), dir, c.args));
+    EXPECT_TRUE(exited_with(r, 2)) << c.says << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  auto r = run_hearth(push_args("http://user:pw@127.0.0.1:1", dir, {profile, "--service", "s"}));
+  EXPECT_TRUE(exited_with(r, 2)) << r.err;
+  EXPECT_NE(r.err.find("--basic-auth-file"), std::string::npos) << r.err;
+  EXPECT_TRUE(server.received().empty());
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+}
+
+// A self-signed certificate for NAMES (subjectAltName), made by the openssl command; "" when
+// openssl is missing.
+bool push_make_cert(const std::filesystem::path& dir, const std::string& san) {
+  const std::string cmd =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+      "-days 2 -subj /CN=hearth-test -addext subjectAltName=" +
+      san + " -keyout " + (dir / "key.pem").string() + " -out " + (dir / "cert.pem").string() +
+      " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+TEST(PushCli, HttpsChecksTheCertificateUnlessToldNotTo) {
+  const auto dir = fresh_dir("push-https");
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(push_make_cert(dir, "IP:127.0.0.1,DNS:localhost")) << "openssl req failed";
+  httplib::SSLServer tls((dir / "cert.pem").c_str(), (dir / "key.pem").c_str());
+  ASSERT_TRUE(tls.is_valid());
+  FakePyroscope server(std::vector<PushAnswer>{}, 0, &tls);
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  // Not trusted by the system: refused before anything is sent, and not spooled.
+  auto r = run_hearth(push_args(server.url("https"), dir, {profile, "--service", "checkout"}));
+  EXPECT_TRUE(exited_with(r, 4)) << r.err;
+  EXPECT_NE(r.err.find("certificate"), std::string::npos) << r.err;
+  EXPECT_TRUE(server.received().empty());
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+  // Trusted through --ca-file: delivered.
+  r = run_hearth(
+      push_args(server.url("https"), dir,
+                {profile, "--service", "checkout", "--ca-file", (dir / "cert.pem").string()}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  ASSERT_EQ(server.received().size(), 1u);
+  EXPECT_EQ(push_contract_violation(server.received()[0], "checkout", "folded", kPushProfile), "");
+  // --insecure: delivered without the check.
+  r = run_hearth(
+      push_args(server.url("https"), dir, {profile, "--service", "checkout", "--insecure"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(server.received().size(), 2u);
+}
+
+TEST(PushCli, HttpsRefusesACertificateForAnotherHost) {
+  const auto dir = fresh_dir("push-https-host");
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(push_make_cert(dir, "DNS:elsewhere.example")) << "openssl req failed";
+  httplib::SSLServer tls((dir / "cert.pem").c_str(), (dir / "key.pem").c_str());
+  ASSERT_TRUE(tls.is_valid());
+  FakePyroscope server(std::vector<PushAnswer>{}, 0, &tls);
+  ASSERT_TRUE(server.up());
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  auto r = run_hearth(
+      push_args(server.url("https"), dir,
+                {profile, "--service", "checkout", "--ca-file", (dir / "cert.pem").string()}));
+  EXPECT_TRUE(exited_with(r, 4)) << r.err;
+  EXPECT_TRUE(server.received().empty());
+}
+
+// The goal: a server down for the whole recording; the profile is spooled, survives,
+// and is delivered once when the server is back.
+TEST(PushCli, RecordPushSpoolsWhileTheServerIsDownAndDeliversItOnceLater) {
+  auto target = testing_support::Target::start("stack_target-fp",
+                                               {"--threads", "2", "--depth", "4", "--spin", "1"});
+  ASSERT_TRUE(target);
+  const auto dir = fresh_dir("push-record");
+  DownPort down;
+  ASSERT_GT(down.port(), 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  auto r =
+      run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-F", "20",
+                  "--no-sched", "--no-mmv", "-o", (dir / "rec").string(), "--push", url, "--spool",
+                  (dir / "spool").string(), "--backoff", "0.01", "--label", "env=test"});
+  EXPECT_TRUE(exited_with(r, 3)) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "rec" / "index.html"));  // the report all the same
+  ASSERT_EQ(push_spooled(dir / "spool"), 1u);
+
+  down.give_up();
+  FakePyroscope server(std::vector<PushAnswer>{}, down.port());
+  ASSERT_TRUE(server.up());
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 1u);
+  const std::string recorded = testing_support::slurp((dir / "rec" / "stacks.folded").string());
+  ASSERT_FALSE(recorded.empty());
+  // The service is the target's name; the rate record's -F.
+  EXPECT_EQ(push_contract_violation(got[0], "stack_target-fp", "folded", recorded), "");
+  EXPECT_EQ(got[0].params.find("sampleRate")->second, "20");
+  EXPECT_NE(got[0].params.find("name")->second.find("env=test"), std::string::npos);
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(server.received().size(), 1u);
+}
+
+}  // namespace
+}  // namespace hearth
