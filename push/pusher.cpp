@@ -84,7 +84,8 @@ void Pusher::flush() {
 
 void Pusher::push(const Request& request, const std::string& what) {
   if (denied_) {
-    ++tally_.denied;  // already said
+    say(what + " not sent: the server refused the request above");
+    ++tally_.denied;
     return;
   }
   if (unreachable_) {

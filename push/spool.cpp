@@ -102,8 +102,9 @@ Result<SpoolEntry> decode_entry(std::string_view bytes) {
   std::string_view digits = bytes.substr(kBody.size(), nl - kBody.size());
   uint64_t size = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), size);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
-    return fail("a spool entry whose body-bytes is not a number");
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      (digits.size() > 1 && digits[0] == '0')) {
+    return fail("a spool entry whose body-bytes is not a number as hearth writes it");
   }
   bytes.remove_prefix(nl + 1);
   if (!bytes.starts_with('\n')) return fail("a spool entry without the blank line before its body");

@@ -464,6 +464,30 @@ TEST(PushCli, ASpooledProfileTheServerRefusesIsSetAsideNotResent) {
   EXPECT_EQ(server.received().size(), 1u);
 }
 
+TEST(PushCli, ADenialKeepsTheSpooledProfilesForWhenItIsMended) {
+  const auto dir = fresh_dir("push-denied");
+  const std::string profile = push_file(dir, "p.folded", kPushProfile);
+  DownPort down;
+  const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  auto r = run_hearth(push_args(url, dir, {profile, "--service", "checkout"}));
+  ASSERT_TRUE(exited_with(r, 3)) << r.err;
+  down.give_up();
+  // 401: the credentials are wrong, not the profile: it stays, and the new one is not sent.
+  FakePyroscope server(std::vector<PushAnswer>{{401}}, down.port());
+  ASSERT_TRUE(server.up());
+  r = run_hearth(push_args(url, dir, {profile, "--service", "checkout"}));
+  EXPECT_TRUE(exited_with(r, 4)) << r.err;
+  EXPECT_NE(r.err.find("401"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not sent"), std::string::npos) << r.err;
+  EXPECT_EQ(server.received().size(), 1u);
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
+  EXPECT_EQ(push_spooled(dir / "spool", "refused"), 0u);
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  EXPECT_TRUE(exited_with(r, 0)) << r.err;
+  EXPECT_EQ(server.taken().size(), 1u);
+  EXPECT_EQ(push_spooled(dir / "spool"), 0u);
+}
+
 TEST(PushCli, AnotherServersSpooledProfilesWaitForIt) {
   const auto dir = fresh_dir("push-other-server");
   const std::string profile = push_file(dir, "p.folded", kPushProfile);
@@ -585,6 +609,12 @@ TEST(PushCli, RecordPushSpoolsWhileTheServerIsDownAndDeliversItOnceLater) {
   DownPort down;
   ASSERT_GT(down.port(), 0);
   const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  // A bad push option is found before the recording: one line, nothing recorded.
+  auto bad = run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-o",
+                         (dir / "bad").string(), "--push", url, "--label", "9lives=x"});
+  EXPECT_TRUE(exited_with(bad, 2)) << bad.err;
+  EXPECT_NE(bad.err.find("--push: label name 9lives"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad"));
   auto r =
       run_hearth({"record", "-p", std::to_string(target->pid()), "-d", "0.5", "-F", "20",
                   "--no-sched", "--no-mmv", "-o", (dir / "rec").string(), "--push", url, "--spool",
