@@ -20,8 +20,7 @@ std::string attempts_said(int n) {
 }  // namespace
 
 Pusher::Pusher(Endpoint endpoint, SendOptions options, Spool* spool)
-    : endpoint_(endpoint),
-      url_(endpoint_url(endpoint)),
+    : url_(endpoint_url(endpoint)),
       tenant_(options.tenant),
       sender_(std::move(endpoint), std::move(options)),
       spool_(spool) {}

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "push/sender.h"
@@ -41,7 +40,6 @@ class Pusher {
  private:
   void spool(const Request& request, const std::string& what);
 
-  Endpoint endpoint_;
   std::string url_;
   std::string tenant_;
   Sender sender_;

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "bin/hearth/input_checks.h"
 #include "common/file_io.h"
+#include "common/result.h"
 #include "push/endpoint.h"
 #include "push/ingest_request.h"
 #include "push/pusher.h"
@@ -40,6 +43,60 @@ int64_t written_at(const std::string& input) {
   struct stat st {};
   if (input != "-" && ::stat(input.c_str(), &st) == 0) return st.st_mtime;
   return std::time(nullptr);
+}
+
+// What a report directory (hearth record's) says of its stacks: the window and the rate.
+struct ReportWindow {
+  std::string stacks;  // DIR/stacks.folded
+  int64_t from = -1;   // Unix seconds: report.json's started
+  int64_t until = -1;  // started + window_s
+  int hz = 0;          // collectors.stacks.frequency_hz
+  std::string comm;    // target.comm
+};
+
+// "2026-11-22T07:24:31Z" (or with a fraction) as Unix seconds; -1 when it is not that.
+int64_t utc_seconds(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6 ||
+      !text.ends_with('Z')) {
+    return -1;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(::timegm(&tm));
+}
+
+// DIR's report.json and stacks.folded, or why not.
+Result<ReportWindow> report_window(const std::string& dir) {
+  ReportWindow w;
+  w.stacks = dir + "/stacks.folded";
+  if (::access(w.stacks.c_str(), R_OK) != 0) {
+    return fail(dir +
+                ": a directory without stacks.folded (push a report directory of hearth "
+                "record, or a profile)");
+  }
+  auto text = read_file(dir + "/report.json");
+  if (!text) return w;  // the stacks alone: the defaults apply
+  nlohmann::json meta = nlohmann::json::parse(*text, nullptr, false);
+  if (!meta.is_object()) return fail(dir + "/report.json: not JSON");
+  if (meta.contains("started") && meta["started"].is_string()) {
+    w.from = utc_seconds(meta["started"].get<std::string>());
+  }
+  if (w.from >= 0 && meta.contains("window_s") && meta["window_s"].is_number()) {
+    w.until = w.from + std::max<int64_t>(0, std::llround(meta["window_s"].get<double>()));
+  }
+  const nlohmann::json& stacks =
+      meta.value("collectors", nlohmann::json::object()).value("stacks", nlohmann::json::object());
+  if (stacks.is_object() && stacks.contains("frequency_hz") && stacks["frequency_hz"].is_number()) {
+    w.hz = static_cast<int>(std::lround(stacks["frequency_hz"].get<double>()));
+  }
+  const nlohmann::json target = meta.value("target", nlohmann::json::object());
+  if (target.is_object() && target.contains("comm") && target["comm"].is_string()) {
+    w.comm = target["comm"].get<std::string>();
+  }
+  return w;
 }
 
 struct Prepared {
@@ -104,6 +161,10 @@ push::SendOptions push_send_options(const PushArgs& a, std::vector<std::string>*
 std::string service_of_process(int pid) {
   std::string comm;
   if (auto text = read_file("/proc/" + std::to_string(pid) + "/comm")) comm = *text;
+  return service_of_name(comm);
+}
+
+std::string service_of_name(std::string comm) {
   while (!comm.empty() && (comm.back() == '\n' || comm.back() == ' ')) comm.pop_back();
   for (char& c : comm) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -125,7 +186,7 @@ std::vector<std::string> validate_push(const PushArgs& a, bool profiles) {
   } else if (profiles) {
     if (auto r = push::check_service(a.service); !r) problems.push_back(r.error().message);
   }
-  if (a.hz < 1 || a.hz > 1000000) {
+  if (a.hz < 0 || a.hz > 1000000) {
     problems.push_back("--hz: a whole number of samples a second, 1 or more");
   }
   push_labels(a, &problems);
@@ -156,7 +217,25 @@ std::vector<std::string> validate_push(const PushArgs& a, bool profiles) {
   return problems;
 }
 
-int run_push(const PushArgs& a) {
+int run_push(const PushArgs& args) {
+  // Report directories: their stacks, window, rate and target (what is not given).
+  PushArgs a = args;
+  std::vector<std::optional<ReportWindow>> windows;
+  for (std::string& in : a.inputs) {
+    std::error_code ec;
+    if (in == "-" || !std::filesystem::is_directory(in, ec)) {
+      windows.emplace_back();
+      continue;
+    }
+    auto w = report_window(in);
+    if (!w) {
+      std::fprintf(stderr, "hearth push: %s\n", w.error().message.c_str());
+      return kPushBadInput;
+    }
+    if (a.service.empty() && !w->comm.empty()) a.service = service_of_name(w->comm);
+    in = w->stacks;
+    windows.push_back(std::move(*w));
+  }
   std::vector<std::string> problems = validate_push(a, !a.inputs.empty());
   if (!problems.empty()) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth push: %s\n", p.c_str());
@@ -166,7 +245,7 @@ int run_push(const PushArgs& a) {
   push::ProfileMeta meta;
   meta.service = a.service;
   meta.type = a.type == "cpu" ? push::ProfileType::kCpu : push::ProfileType::kWall;
-  meta.sample_rate = static_cast<uint32_t>(a.hz);
+  meta.sample_rate = static_cast<uint32_t>(a.hz > 0 ? a.hz : kDefaultPushHz);
   meta.labels = push_labels(a, &problems);
   push::SendOptions options = push_send_options(a, &problems);
   const push::BodyFormat send_as =
@@ -174,7 +253,9 @@ int run_push(const PushArgs& a) {
 
   // Every profile read and encoded before anything is sent: bad input sends nothing.
   std::vector<Prepared> prepared;
-  for (const std::string& in : a.inputs) {
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const std::string& in = a.inputs[i];
+    const std::optional<ReportWindow>& window = windows[i];
     profile::FrameTree tree;
     profile::FoldedReader reader(tree, {.format = push_input_format(a.format)});
     if (auto r = reader.read_file(in); !r) {
@@ -190,8 +271,12 @@ int run_push(const PushArgs& a) {
       return kPushBadInput;
     }
     push::ProfileMeta m = meta;
-    m.until = a.until >= 0 ? a.until : written_at(in);
-    m.from = a.from >= 0 ? a.from : m.until - std::max<int64_t>(1, std::llround(a.duration));
+    if (window && window->hz > 0 && a.hz == 0) m.sample_rate = static_cast<uint32_t>(window->hz);
+    const bool windowed = window && window->until >= 0;
+    m.until = a.until >= 0 ? a.until : windowed ? window->until : written_at(in);
+    m.from = a.from >= 0               ? a.from
+             : windowed && a.until < 0 ? window->from
+                                       : m.until - std::max<int64_t>(1, std::llround(a.duration));
     if (m.from > m.until) {
       std::fprintf(stderr, "hearth push: --from is after --until\n");
       return kPushBadInput;

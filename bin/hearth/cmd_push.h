@@ -14,6 +14,8 @@ inline constexpr int kPushBadInput = 2;   // bad usage or input: nothing sent
 inline constexpr int kPushSpooled = 3;    // the server could not be reached: profiles spooled
 inline constexpr int kPushRefused = 4;    // the server refused a profile, or us (a 4xx answer)
 
+inline constexpr int kDefaultPushHz = 10;  // hearth's own default -F
+
 struct PushArgs {
   std::string url;
   std::vector<std::string> inputs;  // profiles hearth flame reads ("-": standard input)
@@ -34,10 +36,10 @@ struct PushArgs {
   bool no_spool = false;
   std::string send_as = "folded";  // the body: folded or pprof
   std::string format = "auto";     // the input's format
-  int hz = 10;                     // samples per second of each thread (hearth's default -F)
-  long long from = -1;             // Unix seconds; -1: until - duration
-  long long until = -1;            // Unix seconds; -1: the input's modification time
-  double duration = 10;            // s
+  int hz = 0;           // samples per second of each thread; 0: a report's own, else kDefaultPushHz
+  long long from = -1;  // Unix seconds; -1: until - duration
+  long long until = -1;  // Unix seconds; -1: the input's modification time
+  double duration = 10;  // s
 };
 
 // The problems of ARGS' options (the server's URL, service, labels, tenant, credential files,
@@ -49,5 +51,7 @@ int run_push(const PushArgs& args);
 // `record --push`'s default service: the process's name (comm), as a service name may be
 // spelled (other characters become _); "" when there is no such process.
 std::string service_of_process(int pid);
+// NAME (a comm) as a service name may be spelled: other characters (and '.') become _.
+std::string service_of_name(std::string name);
 
 }  // namespace hearth::cli

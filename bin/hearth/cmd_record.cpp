@@ -52,7 +52,6 @@ int run_record(const RecordArgs& a) {
     if (push.service.empty() && !a.pids.empty()) push.service = service_of_process(a.pids[0]);
     if (a.no_stacks) problems.push_back("--push sends the stacks recorded: not with --no-stacks");
     push.hz = std::max(1, static_cast<int>(std::lround(a.frequency)));
-    push.duration = a.duration;
     for (std::string& p : validate_push(push, true)) problems.push_back("--push: " + p);
   }
   if (!problems.empty()) {
@@ -128,7 +127,6 @@ int run_record(const RecordArgs& a) {
         }
       });
 
-  const int64_t ended = std::time(nullptr);  // Unix seconds: the window's end, for --push
   int ran = 0;
   for (const auto& [name, outcome] :
        {std::pair<const char*, const recording::Outcome*>{"stacks", &rec.stacks},
@@ -171,8 +169,7 @@ int run_record(const RecordArgs& a) {
   if (ran == 0) return 1;
   const std::string stacks = (fs::path(a.output) / report::kStacksFolded).string();
   if (!push.url.empty() && fs::exists(stacks)) {
-    push.inputs = {stacks};
-    push.until = ended;
+    push.inputs = {a.output};  // the report directory: its window (report.json) and stacks
     if (int pushed = run_push(push); pushed != kPushDelivered) return pushed;
   } else if (!push.url.empty()) {
     std::fprintf(stderr, "hearth record: --push: no stacks were recorded: nothing pushed\n");

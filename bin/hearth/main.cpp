@@ -514,18 +514,22 @@ void add_push_command(CLI::App& app, PushArgs* a) {
       ->required();
   c->add_option("profiles", a->inputs,
                 "Profiles hearth flame reads: folded stacks, pprof, speedscope, perf script, gdb's "
-                "text ('-': stdin); each is one push");
+                "text ('-': stdin), or report directories of hearth record (their stacks.folded, "
+                "window, rate and target); each is one push");
   c->add_flag("--flush", a->flush, "Deliver the profiles spooled for this server (no new one)");
   add_push_destination_options(c, a);
   c->add_option("--format", a->format, "Input format (auto: told apart by content)")
       ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
       ->capture_default_str();
   c->add_option("--hz", a->hz,
-                "Samples per second each thread was sampled at (hearth's -F; whole numbers)")
-      ->capture_default_str();
-  c->add_option("--from", a->from, "When the profile began, Unix seconds (default: --until - -d)");
+                "Samples per second each thread was sampled at, a whole number (default: a "
+                "report directory's -F, else 10, hearth's default -F)");
+  c->add_option("--from", a->from,
+                "When the profile began, Unix seconds (default: a report directory's start, else "
+                "--until - -d)");
   c->add_option("--until", a->until,
-                "When it ended, Unix seconds (default: the file's modification time; stdin: now)");
+                "When it ended, Unix seconds (default: a report directory's end, else the file's "
+                "modification time; stdin: now)");
   c->add_option("-d,--duration", a->duration, "Seconds the profile spans, for the default --from")
       ->capture_default_str();
 }

@@ -444,6 +444,29 @@ TEST(PushCli, ServerDownForTheWholeRunThenUpGetsEachProfileExactlyOnce) {
   EXPECT_EQ(server.received().size(), 3u);
 }
 
+TEST(PushCli, AFullSpoolDropsItsOldestProfileAndSaysSo) {
+  const auto dir = fresh_dir("push-full");
+  const std::string first = push_file(dir, "first.folded", kPushOther);
+  const std::string second = push_file(dir, "second.folded", "[t tid=1];a;b 9\n");
+  DownPort down;
+  const std::string url = "http://127.0.0.1:" + std::to_string(down.port());
+  // Room for one entry (each is some 300 bytes), not two.
+  auto r = run_hearth(push_args(url, dir, {first, "--service", "db", "--spool-max-mb", "0.0005"}));
+  ASSERT_TRUE(exited_with(r, 3)) << r.err;
+  r = run_hearth(push_args(url, dir, {second, "--service", "db", "--spool-max-mb", "0.0005"}));
+  ASSERT_TRUE(exited_with(r, 3)) << r.err;
+  EXPECT_NE(r.err.find("the spool is full: dropped its oldest profile"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
+  down.give_up();
+  FakePyroscope server(std::vector<PushAnswer>{}, down.port());
+  ASSERT_TRUE(server.up());
+  r = run_hearth(push_args(url, dir, {"--flush"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  ASSERT_EQ(server.received().size(), 1u);
+  EXPECT_EQ(push_contract_violation(server.received()[0], "db", "folded", "[t tid=1];a;b 9\n"), "");
+}
+
 TEST(PushCli, ASpooledProfileTheServerRefusesIsSetAsideNotResent) {
   const auto dir = fresh_dir("push-set-aside");
   const std::string profile = push_file(dir, "p.folded", kPushProfile);
@@ -528,7 +551,7 @@ TEST(PushCli, BadInputIsOneLineAndSendsNothing) {
       {{profile, "--service", "s", "--tenant", "a|b"}, "tenant"},
       {{profile, "--service", "s", "--bearer-token-file", (dir / "none").string()}, "none"},
       {{empty, "--service", "s"}, "no stack counts"},
-      {{profile, "--service", "s", "--hz", "0"}, "--hz"},
+      {{profile, "--service", "s", "--hz", "-1"}, "--hz"},
       {{}, "--flush"},
   };
   for (const Case& c : cases) {
@@ -640,6 +663,18 @@ TEST(PushCli, RecordPushSpoolsWhileTheServerIsDownAndDeliversItOnceLater) {
   r = run_hearth(push_args(url, dir, {"--flush"}));
   EXPECT_TRUE(exited_with(r, 0)) << r.err;
   EXPECT_EQ(server.received().size(), 1u);
+
+  // The report directory itself pushes the same: its stacks, target, rate and window.
+  r = run_hearth(push_args(url, dir, {(dir / "rec").string()}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  got = server.received();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(push_contract_violation(got[1], "stack_target-fp", "folded", recorded), "");
+  EXPECT_EQ(got[1].params.find("sampleRate")->second, "20");
+  const long long from = std::stoll(got[1].params.find("from")->second);
+  const long long until = std::stoll(got[1].params.find("until")->second);
+  EXPECT_GE(until, from);
+  EXPECT_LE(until - from, 1);  // the window: -d 0.5
 }
 
 }  // namespace
