@@ -18,6 +18,8 @@
 #include "push/pusher.h"
 #include "push/spool.h"
 #include "render/profile/folded_reader.h"
+#include "render/profile/gzip_data.h"
+#include "render/profile/pprof_reader.h"
 
 namespace hearth::cli {
 namespace {
@@ -285,6 +287,17 @@ int run_push(const PushArgs& args) {
     if (!body) {
       std::fprintf(stderr, "hearth push: %s: %s\n", shown.c_str(), body.error().message.c_str());
       return kPushBadInput;
+    }
+    if (send_as == push::BodyFormat::kPprof && in != "-") {
+      // A pprof profile (read and checked above) goes as it is, with all it holds that folded
+      // stacks do not (addresses, lines, labels, its own sample types), gzipped.
+      if (auto bytes = read_file(in); bytes && profile::looks_like_pprof(*bytes)) {
+        if (profile::is_gzip(*bytes)) {
+          body->bytes = std::move(*bytes);
+        } else if (auto packed = profile::gzip(*bytes)) {
+          body->bytes = std::move(*packed);
+        }
+      }
     }
     prepared.push_back({"profile " + shown,
                         {push::ingest_target(endpoint->path, m, send_as), body->content_type,

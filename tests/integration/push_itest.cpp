@@ -348,6 +348,24 @@ TEST(PushCli, DeliversPprofThatReadsBackAsTheSameStacks) {
   EXPECT_EQ(got[0].authorization, "Basic b3BzOnBhIHNz");  // base64 of "ops:pa ss"
 }
 
+TEST(PushCli, APprofProfileGoesAsItIs) {
+  const auto dir = fresh_dir("push-pprof-as-is");
+  FakePyroscope server;
+  ASSERT_TRUE(server.up());
+  const std::string folded = push_file(dir, "p.folded", kPushProfile);
+  const std::string pprof = (dir / "p.pb.gz").string();
+  auto r = run_hearth({"convert", folded, pprof, "--hz", "99"});
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  r = run_hearth(
+      push_args(server.url(), dir, {pprof, "--service", "go-api", "--send-as", "pprof"}));
+  ASSERT_TRUE(exited_with(r, 0)) << r.err;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 1u);
+  // The file's bytes, thread labels and all (they read back as the same roots).
+  EXPECT_EQ(got[0].body, testing_support::slurp(pprof));
+  EXPECT_EQ(push_contract_violation(got[0], "go-api", "pprof", kPushProfile), "");
+}
+
 TEST(PushCli, ARefusalIsFinalAndNotSpooled) {
   const auto dir = fresh_dir("push-refused");
   FakePyroscope server(std::vector<PushAnswer>{{400}});
