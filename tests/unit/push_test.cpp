@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bin/hearth/cmd_push.h"
 #include "push/endpoint.h"
 #include "push/ingest_request.h"
 #include "push/sender.h"
@@ -79,6 +80,16 @@ TEST(PushName, ServiceNamesAsTheServerTakesThem) {
   // A suffix the server would read as the profile type.
   EXPECT_FALSE(check_service("api.cpu"));
   EXPECT_FALSE(check_service("api.wall"));
+}
+
+TEST(PushName, ProcessNamesBecomeServiceNames) {
+  EXPECT_EQ(cli::service_of_name("postgres\n"), "postgres");
+  EXPECT_EQ(cli::service_of_name("hearth-sample-w"), "hearth-sample-w");
+  // '.' too: "api.cpu" would read as the profile type; blanks, ':' and the like as well.
+  EXPECT_EQ(cli::service_of_name("java.cpu"), "java_cpu");
+  EXPECT_EQ(cli::service_of_name("kworker/0:1 x"), "kworker/0_1_x");
+  EXPECT_TRUE(check_service(cli::service_of_name("a.b c:d\xc3\xa9")));
+  EXPECT_EQ(cli::service_of_process(::getpid()).empty(), false);
 }
 
 TEST(PushName, LabelNamesAndValues) {
