@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bin/hearth/build_info.h"
 #include "bin/hearth/cmd_alloc.h"
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_convert.h"
@@ -23,7 +24,6 @@
 #include "bin/hearth/cmd_timeline.h"
 #include "bin/hearth/cmd_watch.h"
 #include "bin/hearth/sampler_cli.h"
-#include "common/version.h"
 
 namespace hearth::cli {
 namespace {
@@ -566,7 +566,9 @@ int main(int argc, char** argv) {
   CLI::App app{"hearth: what are this process's threads doing, and why are they slow?"};
   app.require_subcommand(0, 1);
   bool version = false;
-  app.add_flag("--version", version, "Print the version and git revision");
+  app.add_flag("--version", version,
+               "Print the version and git revision, how hearth is linked, its capture methods "
+               "and what it draws with");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
   hearth::cli::ConvertArgs convert;
@@ -608,7 +610,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (version) {
-    std::printf("hearth %s (%s)\n", hearth::kVersion, hearth::kGitRevision);
+    std::fputs(hearth::cli::version_text().c_str(), stdout);
     return 0;
   }
   try {
