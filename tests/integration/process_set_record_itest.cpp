@@ -127,8 +127,11 @@ TEST_P(RecordSet, ChildrenGroupedByProcess) {
     }
   }
   auto in = [](const std::string& name, pid_t pid) { return name + " " + std::to_string(pid); };
-  EXPECT_EQ(process_of[std::to_string(parent)], in(comm, parent)) << html;
-  EXPECT_EQ(process_of[std::to_string(t.alpha)], in(comm, t.alpha));
+  // The parent and alpha by their command line (the program without its directory, then its
+  // argument), which says more than their comm: 51 characters, shortened to its start and its end.
+  const std::string argv_label = "tree_target-fp\xe2\x80\xa6le-0123456789";
+  EXPECT_EQ(process_of[std::to_string(parent)], in(argv_label, parent)) << html;
+  EXPECT_EQ(process_of[std::to_string(t.alpha)], in(argv_label, t.alpha));
   // The children that rewrote their titles are named by them; the pool's, longer than 40
   // characters, shortened (its start, "…", its last word), in full in the cell's hover.
   const std::string titled = "tree-titled: worker waiting";
