@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "collectors/proc/processes.h"
+#include "collectors/proc/title_tally.h"
 #include "common/clock.h"
 #include "common/shutdown.h"
 #include "formats/raw_samples.h"
@@ -41,46 +42,9 @@ bool listed(const std::vector<pid_t>& v, pid_t pid) {
   return std::find(v.begin(), v.end(), pid) != v.end();
 }
 
-// Distinct titles counted per process: a backend that names each query in its title stays
-// bounded (a new title past this replaces the least seen, taking its count plus one).
-constexpr size_t kTitlesKept = 8;
-
-struct TitleCount {
-  std::string title;
-  uint64_t seen = 0;
-  uint64_t last = 0;  // the look that last saw it
-};
-
-// One look at PID's title, counted in TITLES (LOOK: the look's number, ascending).
-void count_title(pid_t pid, uint64_t look, std::vector<TitleCount>* titles) {
-  auto title = proc::process_title(pid);
-  if (!title || title->empty()) return;  // gone, or a zombie: nothing to count
-  auto same = std::find_if(titles->begin(), titles->end(),
-                           [&](const TitleCount& t) { return t.title == *title; });
-  if (same != titles->end()) {
-    ++same->seen;
-    same->last = look;
-    return;
-  }
-  if (titles->size() < kTitlesKept) {
-    titles->push_back({std::move(*title), 1, look});
-    return;
-  }
-  auto least = std::min_element(titles->begin(), titles->end(),
-                                [](const TitleCount& a, const TitleCount& b) {
-                                  return a.seen < b.seen || (a.seen == b.seen && a.last < b.last);
-                                });
-  *least = {std::move(*title), least->seen + 1, look};
-}
-
-// The title seen at most looks; ties: the one seen last. "" when none was read.
-std::string most_seen(const std::vector<TitleCount>& titles) {
-  const TitleCount* best = nullptr;
-  for (const TitleCount& t : titles) {
-    if (best == nullptr || t.seen > best->seen || (t.seen == best->seen && t.last > best->last))
-      best = &t;
-  }
-  return best != nullptr ? best->title : std::string();
+// One look at PID's title, counted in TALLY (outside every stop window).
+void count_title(pid_t pid, proc::TitleTally* tally) {
+  if (auto title = proc::process_title(pid)) tally->count(*title);  // gone: nothing to count
 }
 
 }  // namespace
@@ -90,8 +54,8 @@ struct ProcessSet::Member {
   pid_t pid = 0;
   std::string name;
   bool live = true;
-  StackCounts counts;              // its samples, aggregated (several processes)
-  std::vector<TitleCount> titles;  // its titles, at attach and after each of its samples
+  StackCounts counts;       // its samples, aggregated (several processes)
+  proc::TitleTally titles;  // its titles, at attach and after each of its samples
 };
 
 ProcessSet::ProcessSet(ProcessSet&&) noexcept = default;
@@ -154,7 +118,7 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
   if (fallback_.empty()) fallback_ = sampler->fallback_reason();
   auto m = std::make_unique<Member>(Member{.sampler = std::move(*sampler), .pid = pid});
   m->name = m->sampler.process_name();
-  if (several_) count_title(pid, title_looks_++, &m->titles);
+  if (several_) count_title(pid, &m->titles);
   if (m->sampler.shares_capture()) sharing_[pid] = m.get();
   if (opened_) {  // not in the selection open() found
     ++joined_;
@@ -269,9 +233,8 @@ Result<void> ProcessSet::sample(Release release) {
   // Outside every stop window: each live process's title now (servers rewrite it as they work).
   if (several_) {
     for (auto& m : members_) {
-      if (m->live) count_title(m->pid, title_looks_, &m->titles);
+      if (m->live) count_title(m->pid, &m->titles);
     }
-    ++title_looks_;
   }
   ++rounds_;
   last_round_ = Clock::now();
@@ -333,7 +296,7 @@ std::string ProcessSet::raw_text(const AggregateOptions& options) {
   std::vector<raw_samples::Process> processes;
   std::vector<Sampler::RawRound> rounds;
   for (auto& m : members_) {
-    processes.push_back({m->pid, m->name, most_seen(m->titles)});
+    processes.push_back({m->pid, m->name, m->titles.most_seen()});
     for (Sampler::RawRound& r : m->sampler.raw_rounds(options)) rounds.push_back(std::move(r));
   }
   std::string out;
@@ -348,7 +311,7 @@ timed_samples::Samples ProcessSet::timed(const AggregateOptions& options) {
   const Sampler& first = members_.front()->sampler;
   std::vector<timed_samples::Process> processes;
   if (several_) {
-    for (auto& m : members_) processes.push_back({m->pid, m->name, most_seen(m->titles)});
+    for (auto& m : members_) processes.push_back({m->pid, m->name, m->titles.most_seen()});
   }
   timed_samples::Builder builder(several_ ? 0 : first.pid(), several_ ? "" : first.process_name(),
                                  std::move(processes), first.epoch_mono_ns(),

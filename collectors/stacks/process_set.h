@@ -137,7 +137,6 @@ class ProcessSet {
   std::string last_error_;
   std::string fallback_;
   uint64_t rounds_ = 0;
-  uint64_t title_looks_ = 0;  // the looks at the processes' titles so far (attach, rounds)
   std::chrono::steady_clock::time_point first_round_, last_round_;  // the sampling window
   size_t joined_ = 0, exited_ = 0;
   size_t dropped_ = 0;  // exited members forget_before() left with nothing
