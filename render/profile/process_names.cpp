@@ -88,7 +88,7 @@ std::string titled_process_root(std::string_view frame, const ProcessTitles& tit
   if (!root || titles.empty()) return std::string(frame);
   auto it = titles.find(root->pid);
   if (it == titles.end()) return std::string(frame);
-  const std::string label = short_process_label(root->name, it->second);
+  const std::string label = process_label(root->name, it->second);
   if (label == root->name) return std::string(frame);
   return "[" + formats::folded_safe(label) + " pid=" + std::to_string(root->pid) + "]";
 }

@@ -1,8 +1,10 @@
 // The names processes are shown by: their title where it says more than their name (README,
 // "Processes by their titles"). A server rewrites its command line to say what each process does
 // (PostgreSQL's "postgres: checkpointer", "postgres: bench bench [local] SELECT"); the kernel's
-// name (comm) is the same for all of them. Every picture, legend and table names a process by
-// short_process_label(), with process_label() in full in its hover text. Pure, thread-safe.
+// name (comm) is the same for all of them. Tables, chart rows, legends and the timeline's headers
+// name a process by short_process_label(), with process_label() in full in their hover text; the
+// pictures of frames (flamegraph, heatmap, moment view) name its root frame by process_label(),
+// which they cut to the frame's width themselves, in full in the frame's hover. Pure, thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -39,7 +41,7 @@ std::string short_process_label(std::string_view name, std::string_view title);
 using ProcessTitles = std::unordered_map<int64_t, std::string>;
 ProcessTitles process_titles(const timed_samples::Samples& samples);
 
-// FRAME, a process root "[NAME pid=PID]", as "[LABEL pid=PID]" with LABEL the short label of
+// FRAME, a process root "[NAME pid=PID]", as "[LABEL pid=PID]" with LABEL process_label() of
 // NAME and PID's title in TITLES (folded-safe); FRAME itself when it is no process root, PID has
 // no title there, or the label is NAME.
 std::string titled_process_root(std::string_view frame, const ProcessTitles& titles);

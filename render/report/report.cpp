@@ -128,7 +128,11 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   const Titles titles = recorded_titles(o.dir);
   profile::title_process_roots(&*tree, titles.titles);
   for (SampledThread& t : sampled_threads(*tree)) {
+    // The flamegraph cuts a root to its frame's width; the table and the charts to 40 characters.
     if (auto l = titles.labels.find(t.pid); l != titles.labels.end()) {
+      const std::string label = profile::shorten(l->second, profile::kProcessLabelChars);
+      if (t.name == t.process) t.name = label;  // a single-threaded process's one thread
+      t.process = label;
       (*threads)[thread_key(t.tid, t.name)].process_title = l->second;
     }
     ThreadRow& row = (*threads)[thread_key(t.tid, t.name)];

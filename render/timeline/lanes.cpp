@@ -142,6 +142,10 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
     Lane& l = b.lane;
     if (auto it = sampled_names.find(tid); it != sampled_names.end() && !it->second.empty()) {
       l.name = it->second;
+      // A single-threaded process's thread, named by its process's title (in full in its root):
+      // shortened as the process's header is.
+      if (auto t = process_titles.find(l.pid); t != process_titles.end() && t->second == l.name)
+        l.name = process_names[l.pid];
     } else if (auto n = names.threads.find(tid); n != names.threads.end() && !n->second.empty()) {
       l.name = n->second;
     } else {

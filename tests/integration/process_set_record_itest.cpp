@@ -163,10 +163,11 @@ TEST_P(RecordSet, ChildrenGroupedByProcess) {
             std::string::npos);
   EXPECT_NE(svg.find(in(titled, t.titled)), std::string::npos);
   EXPECT_EQ(svg.find(in("titled-child", t.titled)), std::string::npos);
-  // The flamegraph's process roots, the heatmap's and the timeline's.
+  // The flamegraph's process roots (in full: it cuts a frame's text to its width), the
+  // heatmap's and the timeline's.
   const std::string flame = slurp((dir / "flame.svg").string());
   EXPECT_NE(flame.find("[" + titled + " pid=" + std::to_string(t.titled) + "]"), std::string::npos);
-  EXPECT_NE(flame.find("[" + pool_label + " pid=" + std::to_string(t.pool) + "]"),
+  EXPECT_NE(flame.find("[" + pool_title + " pid=" + std::to_string(t.pool) + "]"),
             std::string::npos);
   const std::string heat = slurp((dir / "heat.html").string());
   EXPECT_NE(heat.find(titled + " pid=" + std::to_string(t.titled)), std::string::npos);
