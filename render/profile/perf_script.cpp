@@ -188,6 +188,8 @@ bool PerfScriptFolder::add_line(std::string_view line) {
     root_ = formats::thread_root(h.comm, static_cast<pid_t>(h.tid), false);
     count_ = h.period == 0 ? 1 : h.period;
     time_ns_ = h.time_ns;
+    pid_ = h.pid;
+    tid_ = h.tid;
     return true;
   }
   // A frame: "ADDR SYM (DSO)", SYM up to the last " (" that a ')' follows, DSO up to that ')'.
