@@ -59,6 +59,12 @@ Result<timed_samples::Samples> read_heat_samples(const std::string& path) {
                  path.c_str(), thousands(perf.ignored_lines).c_str(),
                  thousands(perf.first_ignored_line).c_str());
   }
+  if (perf.untimed_samples > 0) {
+    std::fprintf(stderr,
+                 "hearth heatmap: %s: skipped %s samples without a time (the first: line %s)\n",
+                 path.c_str(), thousands(perf.untimed_samples).c_str(),
+                 thousands(perf.first_untimed_line).c_str());
+  }
   return std::move(perf.samples);
 }
 

@@ -29,8 +29,8 @@ namespace hearth::profile {
 
 struct PerfSampleHeader {
   std::string_view comm;
-  int64_t pid = -1;  // -1 when the header names only the thread
-  int64_t tid = -1;
+  int64_t pid = -1;  // -1 when the header names only the thread (or perf printed -1)
+  int64_t tid = -1;  // -1 when perf printed -1: a task it no longer knows ("[:-1 tid=-1]")
   int64_t time_ns = -1;    // the sample's time (perf's clock, ns); -1 when the header has none
   uint64_t period = 0;     // 0 when the header has none
   std::string_view event;  // "" when the header names none

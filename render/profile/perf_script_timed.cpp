@@ -28,11 +28,11 @@ Result<PerfTimed> perf_script_timed(std::string_view text, const std::string& pa
   std::vector<TimedPerfSample> samples;
   std::vector<std::string> roots;
   std::unordered_map<std::string, uint32_t> root_ids;
-  uint64_t line_no = 0, header_line = 0, untimed_line = 0;
+  uint64_t line_no = 0, header_line = 0;
   PerfScriptFolder* self = nullptr;
   PerfScriptFolder folder([&](std::string_view folded, int64_t time_ns) {
     if (time_ns < 0) {
-      if (untimed_line == 0) untimed_line = header_line;
+      if (out.untimed_samples++ == 0) out.first_untimed_line = header_line;
       return;
     }
     const std::string& root = self->root();
@@ -58,13 +58,12 @@ Result<PerfTimed> perf_script_timed(std::string_view text, const std::string& pa
     if (!line.empty() && line.front() != ' ' && line.front() != '\t' && line.front() != '#') {
       header_line = line_no;
     }
-    if (untimed_line != 0) break;
     if (nl == std::string_view::npos) break;
     rest.remove_prefix(nl + 1);
   }
   folder.finish();
-  if (untimed_line != 0) {
-    return fail(path + ": line " + std::to_string(untimed_line) +
+  if (samples.empty() && out.untimed_samples > 0) {
+    return fail(path + ": line " + std::to_string(out.first_untimed_line) +
                 ": a perf script sample without its time (print it with `perf script -F "
                 "+time`): its samples cannot be placed in time");
   }

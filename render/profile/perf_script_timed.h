@@ -27,11 +27,14 @@ struct PerfTimed {
   PerfScriptStats stats;            // the event drawn; other events' samples skipped
   uint64_t ignored_lines = 0;       // lines that are no part of perf script's text
   uint64_t first_ignored_line = 0;  // its number (1-based), 0 when none
+  uint64_t untimed_samples = 0;     // samples whose header has no time, skipped
+  uint64_t first_untimed_line = 0;  // the first one's header line, 0 when none
 };
 
 // TEXT, perf script's whole text, as timed samples; PATH names it in messages. Errors: no sample
-// of the event ("PATH: no perf script samples in it"), a sample without its time field ("PATH:
-// line N: a perf script sample without its time …").
+// of the event ("PATH: no perf script samples in it"), or none with a time ("PATH: line N: a
+// perf script sample without its time …"). Samples without a time among timed ones are skipped
+// and counted (untimed_samples).
 Result<PerfTimed> perf_script_timed(std::string_view text, const std::string& path);
 
 // Whether the file at PATH starts as perf script's text does (a sample header with perf's time

@@ -6,8 +6,9 @@
 //   a root in brackets, no frame empty, no newline or NUL, COUNT a whole number above 0;
 // - one emitted line per sample counted (samples());
 // - the reader given the same text as perf script's counts exactly those stacks;
-// - in time (perf_script_timed.h): an error exactly when no sample was emitted or one had no
-//   time; else one round per emitted sample, one thread in each, times from 0, not decreasing.
+// - in time (perf_script_timed.h): an error exactly when no sample with a time was emitted; else
+//   one round per such sample (those without a time counted), one thread in each, times from 0,
+//   not decreasing.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -85,13 +86,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto_tree.finalize();
 
   auto timed = profile::perf_script_timed(text, "fuzz");
+  const uint64_t timed_emitted = emitted - untimed;
   if (!timed) {
-    if (emitted != 0 && untimed == 0) die("in time: an error on timed samples", text);
+    if (timed_emitted != 0) die("in time: an error on timed samples", text);
     return 0;
   }
-  if (emitted == 0 || untimed != 0) die("in time: no error without timed samples", text);
+  if (timed_emitted == 0) die("in time: no error without timed samples", text);
+  if (timed->untimed_samples != untimed) die("in time: another count of untimed samples", text);
   const hearth::timed_samples::Samples& ts = timed->samples;
-  if (ts.rounds.size() != emitted) die("in time: not one round per sample", text);
+  if (ts.rounds.size() != timed_emitted) die("in time: not one round per timed sample", text);
   if (ts.rounds.front().time_ns != 0) die("in time: time 0 is not the first sample's", text);
   for (size_t i = 1; i < ts.rounds.size(); ++i) {
     if (ts.rounds[i].time_ns < ts.rounds[i - 1].time_ns) die("in time: time goes back", text);
@@ -101,6 +104,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (th.size() != 1 || th[0].state != 'R') die("in time: a round not of one thread in R", text);
     ++rounds;
   });
-  if (rounds != emitted) die("in time: expand() saw another number of rounds", text);
+  if (rounds != timed_emitted) die("in time: expand() saw another number of rounds", text);
   return 0;
 }

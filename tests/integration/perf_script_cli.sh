@@ -134,8 +134,7 @@ done
 [ "$heat_threads" -ge 2 ] && ok || bad "$heat_threads threads compared in time, want 2+"
 # Without times, perf script's samples cannot be placed: one line, exit 2, nothing written.
 perf script -i "$t/perf.data" -F comm,tid,event,ip,sym,dso >"$t/untimed.txt" 2>/dev/null
-event=$(awk '/^[^#[:space:]]/ { for (i = 3; i <= NF; i++) if ($i ~ /:$/ && $i !~ /^[0-9.]+:$/) { print $i; exit } }' "$t/perf.txt")
-sed -i "1i spin-0 1 1.000001: 1 $event" "$t/untimed.txt"  # a timed sample first, as detection needs
+sed -i '1i # ========' "$t/untimed.txt"  # perf script --header's first line: told as perf script
 expect_exit 2 "heatmap of perf script without times" -- "$hearth" heatmap "$t/untimed.txt" -o "$t/untimed.svg"
 [ ! -e "$t/untimed.svg" ] && ok || bad "a heatmap was written from samples without times"
 [ "$(wc -l <"$t/err")" = 1 ] && grep -q "without its time" "$t/err" && ok || bad "not one line on an untimed sample: $(cat "$t/err")"

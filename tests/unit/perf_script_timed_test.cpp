@@ -85,11 +85,22 @@ TEST(PerfScriptTimed, PerfsPidGroupsThreadsIntoProcesses) {
   EXPECT_EQ(expand_all(timed->samples).size(), 2u);  // 101 left the second round
 }
 
-TEST(PerfScriptTimed, SamplesWithoutTimesAreAnError) {
-  auto untimed = perf_script_timed(
-      "app 7 10.000000: 1 cycles: \n\t1 f+0x1 (/a)\n\napp 7 12 cycles: \n\t1 g+0x1 (/a)\n\n", "p");
+TEST(PerfScriptTimed, SamplesWithoutTimesAreSkippedAndAnErrorWhenAllAre) {
+  // perf prints -1 for a task it no longer knows: still a sample with its time.
+  auto some = perf_script_timed(
+      "app 7 10.000000: 1 cycles: \n\t1 f+0x1 (/a)\n\napp 7 12 cycles: \n\t1 g+0x1 (/a)\n\n"
+      ":-1    -1 [000] 10.500000:    2004008 cycles: \n\t1 h+0x1 (/a)\n\n",
+      "p");
+  ASSERT_TRUE(some) << some.error().message;
+  EXPECT_EQ(some->untimed_samples, 1u);
+  EXPECT_EQ(some->first_untimed_line, 4u);
+  auto got = expand_all(some->samples);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].root, "[:-1 tid=-1]");
+  EXPECT_EQ(got[1].time_ns, 500'000'000u);
+  auto untimed = perf_script_timed("app 7 12 cycles: \n\t1 g+0x1 (/a)\n\n", "p");
   ASSERT_FALSE(untimed);
-  EXPECT_NE(untimed.error().message.find("p: line 4: a perf script sample without its time"),
+  EXPECT_NE(untimed.error().message.find("p: line 1: a perf script sample without its time"),
             std::string::npos)
       << untimed.error().message;
   auto none = perf_script_timed("# just a comment\nnothing\n", "p");
