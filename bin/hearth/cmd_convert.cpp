@@ -2,16 +2,20 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
+#include "bin/hearth/cmd_heatmap.h"
 #include "bin/hearth/input_checks.h"
 #include "bin/hearth/profile_output.h"
 #include "common/atomic_file.h"
 #include "formats/timed_samples.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/folded_writer.h"
+#include "render/profile/pprof_timed.h"
 #include "render/profile/pprof_writer.h"
 #include "render/profile/speedscope_timed.h"
 #include "render/profile/speedscope_writer.h"
@@ -31,13 +35,39 @@ profile::InputFormat convert_input_format(const std::string& name) {
   return profile::InputFormat::kAuto;
 }
 
-// Whether PATH (a file) starts as hearth's timed samples do.
+// Whether PATH (a file) starts as hearth's timed samples (or raw samples) do.
 bool is_timed_samples(const std::string& path) {
   if (path == "-") return false;
   std::ifstream in(path, std::ios::binary);
-  std::string head(timed_samples::kMagic.size(), '\0');
+  std::string head(std::max(timed_samples::kMagic.size(), raw_samples::kRawMagic.size()), '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  return in.gcount() == static_cast<std::streamsize>(head.size()) && head == timed_samples::kMagic;
+  std::string_view got(head.data(), static_cast<size_t>(in.gcount()));
+  return got.starts_with(timed_samples::kMagic) || got.starts_with(raw_samples::kRawMagic);
+}
+
+// A recording's timed samples (DIR's stacks.samples.txt, or the file) kept in time: speedscope's
+// Time Order view (speedscope_timed.h), or pprof with each sample's thread, state and time as
+// labels (pprof_timed.h). A damaged input is refused: a profile missing what came after the
+// damage would pass for the whole recording.
+int convert_timed(const ConvertArgs& a, const std::string& path, bool pprof) {
+  auto samples = timed_samples::read(path);
+  if (!samples) {
+    std::fprintf(stderr, "hearth convert: %s\n", samples.error().message.c_str());
+    return 2;
+  }
+  if (!samples->damage.empty() || samples->rounds.empty()) {
+    std::fprintf(
+        stderr, "hearth convert: %s\n",
+        samples->damage.empty() ? (path + ": no samples").c_str() : samples->damage.c_str());
+    return 2;
+  }
+  Result<void> w = pprof ? profile::write_timed_pprof(*samples, a.output)
+                         : write_file_atomically(a.output, profile::timed_to_speedscope(*samples));
+  if (!w) {
+    std::fprintf(stderr, "hearth convert: %s\n", w.error().message.c_str());
+    return 1;
+  }
+  return 0;
 }
 
 // A recording's scheduler intervals (and slots, and timed samples) as a Chrome Trace Event JSON
@@ -109,26 +139,29 @@ int run_convert(const ConvertArgs& a) {
     std::fprintf(stderr, "hearth convert: no input: give a profile, or pipe one in\n");
     return 2;
   }
-  if (!outputs_are_new("convert", {a.input}, {a.output})) return 2;
-
-  if (speedscope && a.format == "auto" && is_timed_samples(a.input)) {
-    // Timed samples keep their times: speedscope's Time Order view (speedscope_timed.h).
-    auto samples = timed_samples::read(a.input);
-    if (!samples) {
-      std::fprintf(stderr, "hearth convert: %s\n", samples.error().message.c_str());
-      return 2;
+  // A recording's directory stands for its timed samples (stacks.samples.txt, else
+  // stacks.raw.txt).
+  std::error_code ec;
+  const bool dir = a.input != "-" && std::filesystem::is_directory(a.input, ec);
+  const std::string input = dir ? samples_path(a.input) : a.input;
+  if (!outputs_are_new("convert", {input}, {a.output})) return 2;
+  if ((pprof || speedscope) && a.format == "auto" && is_timed_samples(input)) {
+    return convert_timed(a, input, pprof);
+  }
+  if (dir) {
+    if (!is_timed_samples(input)) {
+      std::fprintf(stderr,
+                   "hearth convert: %s: no stacks.samples.txt or stacks.raw.txt in it (a `hearth "
+                   "record` report directory has them)\n",
+                   a.input.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "hearth convert: %s: a recording converts to OUT.pb.gz, OUT.speedscope.json "
+                   "or OUT.trace.json, without --format (its folded stacks: hearth heatmap %s -o "
+                   "OUT.folded)\n",
+                   a.input.c_str(), a.input.c_str());
     }
-    if (!samples->damage.empty() || samples->rounds.empty()) {
-      std::fprintf(
-          stderr, "hearth convert: %s\n",
-          samples->damage.empty() ? (a.input + ": no samples").c_str() : samples->damage.c_str());
-      return 2;
-    }
-    if (auto w = write_file_atomically(a.output, profile::timed_to_speedscope(*samples)); !w) {
-      std::fprintf(stderr, "hearth convert: %s\n", w.error().message.c_str());
-      return 1;
-    }
-    return 0;
+    return 2;
   }
   profile::FrameTree tree;
   profile::FoldedReader reader(tree, {.format = convert_input_format(a.format)});

@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/file_io.h"
 #include "formats/timed_samples.h"
+#include "render/profile/perf_script_timed.h"
 #include "render/profile/process_names.h"
 #include "render/time/heat_grid.h"
 #include "render/time/heat_page.h"
@@ -43,6 +44,29 @@ std::optional<heat::StateClass> parse_state(const std::string& s, bool* ok) {
   if (s == "other") return heat::StateClass::kOther;
   *ok = s == "all";
   return std::nullopt;
+}
+
+// The timed samples of PATH: hearth's (or its raw samples), or perf script's text, told from the
+// content. What perf script's reading skipped is said on stderr, as `hearth flame` says it.
+Result<timed_samples::Samples> read_heat_samples(const std::string& path) {
+  if (!profile::file_looks_like_perf_script(path)) return timed_samples::read(path);
+  ASSIGN_OR_RETURN(std::string text, read_file(path));
+  ASSIGN_OR_RETURN(profile::PerfTimed perf, profile::perf_script_timed(text, path));
+  report_perf_script("heatmap", perf.stats);
+  if (perf.ignored_lines > 0) {
+    std::fprintf(stderr,
+                 "hearth heatmap: %s: skipped %s lines that are no part of perf script's text "
+                 "(the first: line %s)\n",
+                 path.c_str(), thousands(perf.ignored_lines).c_str(),
+                 thousands(perf.first_ignored_line).c_str());
+  }
+  if (perf.untimed_samples > 0) {
+    std::fprintf(stderr,
+                 "hearth heatmap: %s: skipped %s samples without a time (the first: line %s)\n",
+                 path.c_str(), thousands(perf.untimed_samples).c_str(),
+                 thousands(perf.first_untimed_line).c_str());
+  }
+  return std::move(perf.samples);
 }
 
 }  // namespace
@@ -106,7 +130,7 @@ int run_heatmap(const HeatmapArgs& a) {
   }
   const std::string path = samples_path(a.input);
   if (!outputs_are_new("heatmap", {path}, {a.output})) return 2;
-  auto read = timed_samples::read(path);
+  auto read = read_heat_samples(path);
   if (!read) {
     std::fprintf(stderr, "hearth heatmap: %s\n", read.error().message.c_str());
     return 2;

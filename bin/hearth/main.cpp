@@ -107,8 +107,8 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
       "When did it happen: a subsecond-offset heatmap of timed stack samples; select a time "
       "range for its flamegraph, click for the moment view");
   c->add_option("input", a->input,
-                "Timed samples (stacks.samples.txt), raw samples (stacks --raw), or a report "
-                "directory")
+                "Timed samples (stacks.samples.txt), raw samples (stacks --raw), perf script's "
+                "text (with its time field), or a report directory")
       ->required();
   c->add_option("-o,--output", a->output,
                 "OUT.html (interactive), OUT.svg, OUT.png or OUT.pdf (static), OUT.folded or - "
@@ -431,7 +431,9 @@ void add_convert_command(CLI::App& app, ConvertArgs* a) {
       "speedscope to pprof, speedscope or folded; or a recording to a Chrome trace (Perfetto)");
   c->add_option("input", a->input,
                 "A profile hearth flame reads: folded stacks, gdb's or eu-stack's text, perf "
-                "script, pprof, speedscope ('-': stdin); for OUT.trace.json a recording's "
+                "script, pprof, speedscope ('-': stdin); a recording's directory or its "
+                "stacks.samples.txt (to OUT.pb.gz or OUT.speedscope.json: samples kept in time, "
+                "pprof labels thread, thread_id, state, time); for OUT.trace.json a recording's "
                 "directory or its sched.intervals.tsv")
       ->required();
   c->add_option("output", a->output,

@@ -52,6 +52,18 @@ uint64_t to_u64(std::string_view digits) {
   return v;
 }
 
+// A pid or tid at the start of *S (moved past it): its digits, or "-1", what perf prints for a
+// task it no longer knows (":-1    -1 [000] 25717.788585: …"); kNoId when neither.
+constexpr int64_t kNoId = -2;
+int64_t take_id(std::string_view* s) {
+  if (s->starts_with("-1") && (s->size() == 2 || !is_num((*s)[2]))) {
+    s->remove_prefix(2);
+    return -1;
+  }
+  std::string_view digits = take_num(s);
+  return digits.empty() ? kNoId : static_cast<int64_t>(to_u64(digits));
+}
+
 // "13264.915607:" -> ns; -1 when TOKEN is not perf's time field.
 int64_t time_field_ns(std::string_view token) {
   if (!token.ends_with(':')) return -1;
@@ -116,22 +128,22 @@ bool parse_perf_sample_header(std::string_view line, PerfSampleHeader* h) {
   for (size_t p = 1; p < line.size(); ++p) {
     if (!is_space_or_tab(line[p]) || is_space_or_tab(line[p - 1])) continue;
     std::string_view rest = skip_blanks(line.substr(p));
-    std::string_view first = take_num(&rest);
-    if (first.empty()) continue;
-    std::string_view second;
+    int64_t first = take_id(&rest);
+    if (first == kNoId) continue;
+    int64_t second = kNoId;
     if (rest.starts_with('/')) {
       rest.remove_prefix(1);
-      second = take_num(&rest);
-      if (second.empty()) continue;
+      second = take_id(&rest);
+      if (second == kNoId) continue;
     }
     if (rest.empty() || !is_space_or_tab(rest.front())) continue;
     *h = PerfSampleHeader{};
     h->comm = line.substr(0, p);
-    if (second.empty()) {
-      h->tid = static_cast<int64_t>(to_u64(first));
+    if (second == kNoId) {
+      h->tid = first;
     } else {
-      h->pid = static_cast<int64_t>(to_u64(first));
-      h->tid = static_cast<int64_t>(to_u64(second));
+      h->pid = first;
+      h->tid = second;
     }
     rest = skip_blanks(rest);
     // [CPU], then the time, then the period and the event, each where present.
@@ -188,6 +200,8 @@ bool PerfScriptFolder::add_line(std::string_view line) {
     root_ = formats::thread_root(h.comm, static_cast<pid_t>(h.tid), false);
     count_ = h.period == 0 ? 1 : h.period;
     time_ns_ = h.time_ns;
+    pid_ = h.pid;
+    tid_ = h.tid;
     return true;
   }
   // A frame: "ADDR SYM (DSO)", SYM up to the last " (" that a ')' follows, DSO up to that ')'.

@@ -29,8 +29,8 @@ namespace hearth::profile {
 
 struct PerfSampleHeader {
   std::string_view comm;
-  int64_t pid = -1;  // -1 when the header names only the thread
-  int64_t tid = -1;
+  int64_t pid = -1;  // -1 when the header names only the thread (or perf printed -1)
+  int64_t tid = -1;  // -1 when perf printed -1: a task it no longer knows ("[:-1 tid=-1]")
   int64_t time_ns = -1;    // the sample's time (perf's clock, ns); -1 when the header has none
   uint64_t period = 0;     // 0 when the header has none
   std::string_view event;  // "" when the header names none
@@ -64,6 +64,11 @@ class PerfScriptFolder {
   uint64_t other_event_samples() const { return other_samples_; }
   const std::string& event() const { return event_; }              // the event drawn
   const std::string& other_event() const { return other_event_; }  // the first one skipped
+  // The sample being emitted (valid during EMIT): its root frame ("[COMM tid=TID]", the start of
+  // the folded line), its pid (-1 when the header names only the thread) and its tid.
+  const std::string& root() const { return root_; }
+  int64_t pid() const { return pid_; }
+  int64_t tid() const { return tid_; }
 
  private:
   void add_frame(std::string_view pc, std::string_view sym, std::string_view dso);
@@ -76,6 +81,7 @@ class PerfScriptFolder {
   std::string root_;
   uint64_t count_ = 1;
   int64_t time_ns_ = -1;
+  int64_t pid_ = -1, tid_ = -1;
   std::vector<std::string> frames_;  // innermost first, as perf prints them
   std::string line_;
   std::string event_, other_event_;

@@ -20,6 +20,29 @@ struct TimedThread {
 
 }  // namespace
 
+std::vector<uint64_t> timed_round_ns(const timed_samples::Samples& s) {
+  std::vector<uint64_t> gap(s.rounds.size(), 0);
+  std::unordered_map<int64_t, size_t> last_of_pid;
+  for (size_t r = 0; r < s.rounds.size(); ++r) {
+    auto [it, added] = last_of_pid.try_emplace(s.rounds[r].pid, r);
+    if (!added) {
+      gap[it->second] = s.rounds[r].time_ns - s.rounds[it->second].time_ns;
+      it->second = r;
+    }
+  }
+  for (auto [pid, r] : last_of_pid) {  // a process's last sample: the gap before it
+    uint64_t before = 0;
+    for (size_t q = r; q-- > 0;) {
+      if (s.rounds[q].pid == pid) {
+        before = gap[q];
+        break;
+      }
+    }
+    gap[r] = before;
+  }
+  return gap;
+}
+
 std::string timed_to_speedscope(const timed_samples::Samples& s) {
   std::unordered_map<std::string, size_t> frame_ids;
   std::string frames;
@@ -57,26 +80,7 @@ std::string timed_to_speedscope(const timed_samples::Samples& s) {
       th.rounds.push_back(round);
     }
   });
-  // The time to the next sample of the same process, by round.
-  std::vector<uint64_t> gap(s.rounds.size(), 0);
-  std::unordered_map<int64_t, size_t> last_of_pid;
-  for (size_t r = 0; r < s.rounds.size(); ++r) {
-    auto [it, added] = last_of_pid.try_emplace(s.rounds[r].pid, r);
-    if (!added) {
-      gap[it->second] = s.rounds[r].time_ns - s.rounds[it->second].time_ns;
-      it->second = r;
-    }
-  }
-  for (auto [pid, r] : last_of_pid) {  // a process's last sample: the gap before it
-    uint64_t before = 0;
-    for (size_t q = r; q-- > 0;) {
-      if (s.rounds[q].pid == pid) {
-        before = gap[q];
-        break;
-      }
-    }
-    gap[r] = before;
-  }
+  const std::vector<uint64_t> gap = timed_round_ns(s);
   std::string profiles;
   for (size_t i = 0; i < threads.size(); ++i) {
     const TimedThread& th = threads[i];

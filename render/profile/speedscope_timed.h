@@ -5,7 +5,9 @@
 // speedscope's Time Order view shows when each stack was seen. Threads' states are not kept.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "formats/timed_samples.h"
@@ -13,5 +15,10 @@
 namespace hearth::profile {
 
 std::string timed_to_speedscope(const timed_samples::Samples& samples);
+
+// The time each round stands for (ns), by round: the time to the next sample of its process; a
+// process's last sample, the gap before it (0 when it was sampled once). The weight of a timed
+// sample in the writers that weigh by time (this one, pprof_timed.h).
+std::vector<uint64_t> timed_round_ns(const timed_samples::Samples& samples);
 
 }  // namespace hearth::profile

@@ -5,7 +5,10 @@
 // - every line the folder emits is one folded stack: "[ROOT];FRAME;… COUNT" (or "[ROOT] COUNT"),
 //   a root in brackets, no frame empty, no newline or NUL, COUNT a whole number above 0;
 // - one emitted line per sample counted (samples());
-// - the reader given the same text as perf script's counts exactly those stacks.
+// - the reader given the same text as perf script's counts exactly those stacks;
+// - in time (perf_script_timed.h): an error exactly when no sample with a time was emitted; else
+//   one round per such sample (those without a time counted), one thread in each, times from 0,
+//   not decreasing.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +18,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/perf_script.h"
+#include "render/profile/perf_script_timed.h"
 
 namespace {
 
@@ -51,10 +55,11 @@ void check_folded(std::string_view l) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  uint64_t emitted = 0;
-  profile::PerfScriptFolder folder([&](std::string_view l, int64_t) {
+  uint64_t emitted = 0, untimed = 0;
+  profile::PerfScriptFolder folder([&](std::string_view l, int64_t time_ns) {
     check_folded(l);
     ++emitted;
+    if (time_ns < 0) ++untimed;
   });
   std::string_view rest = text;
   while (!rest.empty()) {
@@ -79,5 +84,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   profile::FoldedReader auto_reader(auto_tree, {});
   auto_reader.read_text(text);  // detection: must not crash or trip a check
   auto_tree.finalize();
+
+  auto timed = profile::perf_script_timed(text, "fuzz");
+  const uint64_t timed_emitted = emitted - untimed;
+  if (!timed) {
+    if (timed_emitted != 0) die("in time: an error on timed samples", text);
+    return 0;
+  }
+  if (timed_emitted == 0) die("in time: no error without timed samples", text);
+  if (timed->untimed_samples != untimed) die("in time: another count of untimed samples", text);
+  const hearth::timed_samples::Samples& ts = timed->samples;
+  if (ts.rounds.size() != timed_emitted) die("in time: not one round per timed sample", text);
+  if (ts.rounds.front().time_ns != 0) die("in time: time 0 is not the first sample's", text);
+  for (size_t i = 1; i < ts.rounds.size(); ++i) {
+    if (ts.rounds[i].time_ns < ts.rounds[i - 1].time_ns) die("in time: time goes back", text);
+  }
+  size_t rounds = 0;
+  hearth::timed_samples::expand(ts, [&](size_t, std::span<const hearth::timed_samples::Sample> th) {
+    if (th.size() != 1 || th[0].state != 'R') die("in time: a round not of one thread in R", text);
+    ++rounds;
+  });
+  if (rounds != timed_emitted) die("in time: expand() saw another number of rounds", text);
   return 0;
 }

@@ -97,6 +97,48 @@ if [ -n "${STACKCOLLAPSE_PERF:-}" ]; then
   fi
 fi
 
+# In time: `hearth heatmap` on the same text (render/profile/perf_script_timed.h). As many
+# samples as perf script's headers, over the span from its first time to its last (perf prints
+# µs): --to half a µs after the span keeps every sample, half a µs before it drops the last ones;
+# --from half a µs in drops the first ones. Each thread's samples, by awk and in the heatmap.
+awk '/^[^#[:space:]]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/, "", $i); print $i; break } }' \
+  "$t/perf.txt" | sort -n >"$t/times"
+[ "$(wc -l <"$t/times")" = "$samples" ] && ok || bad "awk found $(wc -l <"$t/times") sample times, want $samples"
+first=$(head -1 "$t/times"); last=$(tail -1 "$t/times")
+span_us=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%d", (b - a) * 1e6 + 0.5 }')
+n_first=$(grep -cx "$first" "$t/times"); n_last=$(grep -cx "$last" "$t/times")
+samples_text=$(echo "$samples" | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta')
+expect_exit 0 "heatmap of perf script" -- "$hearth" heatmap "$t/perf.txt" -o "$t/heat.svg"
+grep -q "wrote $t/heat.svg: $samples_text samples of " "$t/err" && ok \
+  || bad "the heatmap does not say $samples_text samples: $(cat "$t/err")"
+grep -q '<svg' "$t/heat.svg" && ok || bad "no SVG heatmap"
+expect_exit 0 "heatmap page of perf script" -- "$hearth" heatmap "$t/perf.txt" -o "$t/heat.html"
+range_total() {  # range_total FROM TO: the thread-samples the heatmap's folded range holds
+  "$hearth" heatmap "$t/perf.txt" --from "$1" --to "$2" -o - 2>/dev/null | awk '{ n += $NF } END { print n + 0 }'
+}
+to_all=$(awk -v s="$span_us" 'BEGIN { printf "%.7f", (s + 0.5) / 1e6 }')
+to_less=$(awk -v s="$span_us" 'BEGIN { printf "%.7f", (s - 0.5) / 1e6 }')
+got=$(range_total 0 "$to_all")
+[ "$got" = "$samples" ] && ok || bad "the heatmap's range 0..$to_all s holds $got samples, want $samples"
+got=$(range_total 0 "$to_less")
+[ "$got" = "$((samples - n_last))" ] && ok || bad "0..$to_less s holds $got samples, want $((samples - n_last)) (the span is not perf's)"
+got=$(range_total 0.0000005 "$to_all")
+[ "$got" = "$((samples - n_first))" ] && ok || bad "0.0000005..$to_all s holds $got samples, want $((samples - n_first))"
+heat_threads=0
+for tid in $(awk '/^[^#[:space:]]/ { print $2 }' "$t/perf.txt" | sort -u); do
+  want=$(awk -v tid="$tid" '/^[^#[:space:]]/ && $2 == tid { n++ } END { print n + 0 }' "$t/perf.txt")
+  got=$("$hearth" heatmap "$t/perf.txt" --only-threads " tid=$tid\\]" -o - 2>/dev/null | awk '{ n += $NF } END { print n + 0 }')
+  [ "$got" = "$want" ] && ok || bad "thread $tid: $want samples in perf script, $got in the heatmap"
+  heat_threads=$((heat_threads + 1))
+done
+[ "$heat_threads" -ge 2 ] && ok || bad "$heat_threads threads compared in time, want 2+"
+# Without times, perf script's samples cannot be placed: one line, exit 2, nothing written.
+perf script -i "$t/perf.data" -F comm,tid,event,ip,sym,dso >"$t/untimed.txt" 2>/dev/null
+sed -i '1i # ========' "$t/untimed.txt"  # perf script --header's first line: told as perf script
+expect_exit 2 "heatmap of perf script without times" -- "$hearth" heatmap "$t/untimed.txt" -o "$t/untimed.svg"
+[ ! -e "$t/untimed.svg" ] && ok || bad "a heatmap was written from samples without times"
+[ "$(wc -l <"$t/err")" = 1 ] && grep -q "without its time" "$t/err" && ok || bad "not one line on an untimed sample: $(cat "$t/err")"
+
 # Bad input: binary junk and a huge line, forced as perf script: one line, exit 2, no output.
 yes $'\x01\xff\x7f junk 12 \x02\x80' | head -c 65536 >"$t/junk"  # "junk 12 ": a header's start
 expect_exit 2 "flame --format perf-script on junk" -- "$hearth" flame --format perf-script "$t/junk" -o "$t/junk.svg"

@@ -184,4 +184,86 @@ printf 'a;b 0.5\n' >"$t/frac.folded"
 expect_exit 2 "fractional counts to pprof" -- "$hearth" convert "$t/frac.folded" "$t/frac.pb.gz"
 [ ! -e "$t/frac.pb.gz" ] && ok || bad "fractional counts: an output was written"
 
+# A recording's timed samples as pprof (render/profile/pprof_timed.h): `hearth convert DIR
+# OUT.pb.gz` keeps each thread-sample with the labels thread, thread_id, state and time
+# (nanoseconds since the recording's time 0). Checked against an awk expansion of the samples
+# file (each round holds every thread of its process with its last state): go tool pprof -tags
+# counts per state and per thread, -tagfocus on the time and on the state picks the samples awk
+# finds in that range.
+check_timed_pprof() {  # check_timed_pprof NAME DIR: DIR (a recording) to pprof, against awk
+  local n=$1 dir=$2
+  awk -F'\t' 'function emit() { if (in_r) for (k in st) print tm, k, st[k], name[k] }
+       $1 == "t" { name[$2] = $4; sub(/^\[/, "", name[$2]); sub(/ tid=.*/, "", name[$2]); next }
+       $1 == "r" { emit(); in_r = 1; tm = $2; next }
+       $1 == "-" { delete st[$2]; next }
+       $1 ~ /^[0-9]+$/ && NF == 3 { st[$1] = $2; next }
+       END { emit() }' "$dir/stacks.samples.txt" >"$t/$n.expanded"
+  rec_total=$(wc -l <"$t/$n.expanded")
+  expect_exit 0 "a recording's directory to pprof" -- "$hearth" convert "$dir" "$t/$n.pb.gz"
+  expect_exit 0 "its stacks.samples.txt to pprof" -- "$hearth" convert "$dir/stacks.samples.txt" "$t/$n.file.pb.gz"
+  go tool pprof -raw "$t/$n.pb.gz" >"$t/$n.raw" 2>"$t/go.err" && ok || bad "$n: go tool pprof -raw on the timed pprof: $(head -3 "$t/go.err")"
+  go tool pprof -raw "$t/$n.file.pb.gz" 2>/dev/null | cmp -s - "$t/$n.raw" && ok || bad "$n: the directory and its samples file gave other profiles"
+  go tool pprof -tags "$t/$n.pb.gz" >"$t/$n.tags" 2>"$t/go.err" && ok || bad "$n: go tool pprof -tags: $(head -3 "$t/go.err")"
+  for key in thread thread_id state time; do
+    grep -Eq "^ *$key: Total $rec_total(\.0)?\$" "$t/$n.tags" && ok || bad "$n: -tags: no '$key: Total $rec_total': $(grep -E "^ *$key:" "$t/$n.tags")"
+  done
+  for state in $(awk '{ print $3 }' "$t/$n.expanded" | sort -u); do
+    want=$(awk -v s="$state" '$3 == s { n++ } END { print n + 0 }' "$t/$n.expanded")
+    awk -v s="$state" '/^ *state:/ { on = 1; next } /^ *[a-z_]+: Total/ { on = 0 } on && $NF == s { print $1 + 0 }' "$t/$n.tags" |
+      grep -qx "$want" && ok || bad "$n: -tags: state $state, want $want samples: $(sed -n '/state:/,/^$/p' "$t/$n.tags")"
+  done
+  for thread in $(awk '{ print $4 }' "$t/$n.expanded" | sort -u); do
+    want=$(awk -v s="$thread" '$4 == s { n++ } END { print n + 0 }' "$t/$n.expanded")
+    awk -v s="$thread" '/^ *thread:/ { on = 1; next } /^ *[a-z_]+: Total/ { on = 0 } on && $NF == s { print $1 + 0 }' "$t/$n.tags" |
+      grep -qx "$want" && ok || bad "$n: -tags: thread $thread, want $want samples"
+  done
+  # -tagfocus on the numeric time label (unit nanoseconds: pprof takes ms and s) and on the state.
+  raw_total() { awk '/^Samples:/ { on = 1; getline; next } /^Locations/ { on = 0 } on && /^ +[0-9]+ +[0-9]+:/ { n += $1 } END { print n + 0 }' "$1"; }
+  want=$(awk '$1 >= 150000000 && $1 <= 450000000' "$t/$n.expanded" | wc -l)
+  go tool pprof -raw -tagfocus=time=150ms:450ms "$t/$n.pb.gz" >"$t/$n.focus.raw" 2>"$t/go.err"
+  got=$(raw_total "$t/$n.focus.raw")
+  [ "$got" = "$want" ] && [ "$want" -gt 0 ] && [ "$want" -lt "$rec_total" ] && ok \
+    || bad "$n: -tagfocus=time=150ms:450ms: $got samples, awk $want of $rec_total: $(head -3 "$t/go.err")"
+  local state=S  # the golden file's sleepers; a real recording's commonest state
+  [ "$n" = golden ] || state=$(awk '{ print $3 }' "$t/$n.expanded" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+  want=$(awk -v s="$state" '$3 == s' "$t/$n.expanded" | wc -l)
+  go tool pprof -raw -tagfocus=state="$state" "$t/$n.pb.gz" >"$t/$n.focus.raw" 2>"$t/go.err"
+  got=$(raw_total "$t/$n.focus.raw")
+  [ "$got" = "$want" ] && [ "$want" -gt 0 ] && ok || bad "$n: -tagfocus=state=$state: $got samples, awk $want"
+  got=$(raw_total "$t/$n.raw")
+  [ "$got" = "$rec_total" ] && ok || bad "$n: -raw: $got samples, awk $rec_total"
+  # hearth reads it back: the thread-samples as its flamegraph's total.
+  "$hearth" convert "$t/$n.pb.gz" "$t/$n.folded" 2>"$t/err" && awk '{ n += $NF } END { print n + 0 }' "$t/$n.folded" |
+    grep -qx "$rec_total" && ok || bad "$n: hearth reads the timed pprof back with another total: $(cat "$t/err")"
+}
+mkdir -p "$t/rec"
+cp "$src/tests/golden/inputs/heat/small.samples.txt" "$t/rec/stacks.samples.txt"
+check_timed_pprof golden "$t/rec"
+# A real recording of a test target (HEARTH_TARGETS: the test targets' directory; root).
+if [ -n "${HEARTH_TARGETS:-}" ]; then
+  mkfifo "$t/in"
+  "$HEARTH_TARGETS/stack_target-fp" --threads 4 --depth 3 --spin 1 <"$t/in" >"$t/ready" &
+  target=$!
+  exec 4>"$t/in"  # the target runs while this stays open
+  trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
+  for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
+  if "$hearth" record -p "$target" -d 1 -F 20 --no-mmv --no-sched -o "$t/real" >/dev/null 2>"$t/err" &&
+     [ -s "$t/real/stacks.samples.txt" ]; then
+    ok
+    check_timed_pprof recorded "$t/real"
+  else
+    bad "hearth record of a test target: $(tail -2 "$t/err")"
+  fi
+  exec 4>&-
+fi
+# A directory without timed samples, or with damaged ones: one line, exit 2, nothing written.
+mkdir -p "$t/empty"
+expect_exit 2 "a directory without samples to pprof" -- "$hearth" convert "$t/empty" "$t/empty.pb.gz"
+[ ! -e "$t/empty.pb.gz" ] && [ "$(wc -l <"$t/err")" = 1 ] && ok || bad "no samples: $(cat "$t/err")"
+mkdir -p "$t/damaged"
+head -c 700 "$src/tests/golden/inputs/heat/small.samples.txt" >"$t/damaged/stacks.samples.txt"
+printf 'r\tx\n' >>"$t/damaged/stacks.samples.txt"
+expect_exit 2 "damaged samples to pprof" -- "$hearth" convert "$t/damaged" "$t/damaged.pb.gz"
+[ ! -e "$t/damaged.pb.gz" ] && [ "$(wc -l <"$t/err")" = 1 ] && ok || bad "damaged: $(cat "$t/err")"
+
 finish pprof_cli
