@@ -488,7 +488,9 @@ TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
   // The watcher's figures: its rule, known, not holding.
   std::string out;
-  for (int i = 0; i < 100; ++i) {  // until its first evaluation is published (bounded)
+  // Bounded as wait_for_text is (90 s): under TSan at a load of 16-19 the threads' figures took
+  // longer than the 10 s this loop had (pmdammv sees the watcher's grown file on a later fetch).
+  for (int i = 0; i < 900; ++i) {  // until its first evaluation is published
     out = pminfo("mmv.test_watch.watch.rule.known");
     if (out.find(" or \"deep\"] value 1\n") != std::string::npos) break;
     std::this_thread::sleep_for(100ms);
@@ -497,7 +499,7 @@ TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
   out = pminfo("mmv.test_watch.watch.rule.holds");
   EXPECT_NE(out.find(" or \"deep\"] value 0\n"), std::string::npos) << out;
   // The target's threads by name: worker-1 … (one thread each), from the second evaluation on.
-  for (int i = 0; i < 100; ++i) {  // bounded
+  for (int i = 0; i < 900; ++i) {  // bounded, as above
     out = pminfo("mmv.test_watch.watch.threads.count");
     if (out.find(" or \"worker-2\"] value 1\n") != std::string::npos) break;
     std::this_thread::sleep_for(100ms);
