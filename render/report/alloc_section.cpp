@@ -103,6 +103,22 @@ AllocSection alloc_section(const std::string& dir, const std::string& target, do
                 "</a> · " + std::to_string(st.frames) + " frames, " + fixed(tree.total().value, 0) +
                 " " + v.count_name + "</p>\n";
   }
+  // A view asked for that has no file: nothing sampled, or (live) every sampled block freed.
+  std::string views;
+  if (auto v = figures.find("views"); figures.is_object() && v != figures.end() && v->is_string())
+    views = v->get<std::string>();
+  if (!views.empty() && figure(figures, "samples") == 0) {
+    out.body += "<p class=\"note\">No allocation sampled in the window (" +
+                grouped(figure(figures, "calls")) + " allocator calls, one sample per " +
+                kib(figure(figures, "mean_bytes")) +
+                " on average): a longer window or a smaller --alloc-mean samples more.</p>\n";
+  } else if (views.find("live") != std::string::npos &&
+             !fs::is_regular_file(fs::path(dir) / kAllocLiveFolded)) {
+    out.body +=
+        "<p class=\"note\">Live heap: no sampled block was still allocated at the "
+        "window's end (" +
+        grouped(figure(figures, "freed")) + " freed in the window).</p>\n";
+  }
   return out;
 }
 

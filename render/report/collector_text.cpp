@@ -266,17 +266,27 @@ std::string alloc_text(Figures& f) {
       out += " (" + with_thousands(*truncated) + " truncated)";
   }
   out += ".";
+  auto est_bytes = f.count("estimated_bytes");
+  auto est_calls = f.count("estimated_calls");
+  if (est_bytes && est_calls) {
+    out += " Estimated from the samples: " + with_thousands(*est_bytes) + " B in " +
+           count_of(*est_calls, "call", "calls") + ".";
+  }
   if (auto views = f.text("views")) out += " Views: " + *views + ".";
   if (auto live = f.count("live_blocks")) {
     out += " Live at the end: " + count_of(*live, "sampled block", "sampled blocks");
     std::string more;
     if (auto freed = f.count("freed")) more += with_thousands(*freed) + " freed in the window";
-    if (auto dropped = f.count("dropped")) {
+    if (auto dropped = f.count("dropped"); dropped && *dropped > 0) {
       more += (more.empty() ? "" : ", ") + with_thousands(*dropped) + " dropped (the live map full";
       if (auto max = f.count("live_max")) more += " at " + with_thousands(*max);
       more += ")";
     }
-    out += (more.empty() ? "" : " (" + more + ")") + ".";
+    out += (more.empty() ? "" : " (" + more + ")");
+    if (auto bytes = f.count("live_estimated_bytes")) {
+      out += ", standing for " + with_thousands(*bytes) + " B";
+    }
+    out += ".";
   }
   return out;
 }

@@ -272,7 +272,7 @@ TEST(DiffModel, PerSampleTestsWeightedCountsAsTheSamplesTheyStandFor) {
   ro.base_name = "base.folded";
   ro.new_name = "new.folded";
   const std::string text = summary_text(as_bytes, ro);
-  EXPECT_NE(text.find("(20,971,520 bytes) -> NEW new.folded (20,971,520 bytes)"), std::string::npos)
+  EXPECT_NE(text.find("(10,485,760 bytes) -> NEW new.folded (10,485,760 bytes)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("on samples of 524288 bytes"), std::string::npos) << text;
   const std::string j = summary_json(as_bytes, ro);
