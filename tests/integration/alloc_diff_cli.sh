@@ -18,6 +18,7 @@ mean=16384
 alloc_profile() {
   local out=$1 line pid
   coproc TARGET { exec "$targets/alloc_target-nofp" --threads 2 --rounds 5000; }
+  local tpid=$TARGET_PID tin=${TARGET[1]}  # bash unsets TARGET* once the target has exited
   read -r -t 10 line <&"${TARGET[0]}"; pid=${line#ready }
   read -r -t 10 line <&"${TARGET[0]}"  # malloc 0x...
   "$hearth" alloc -p "$pid" -d 300 --mean $mean -o "$out" 2>"$out.err" &
@@ -28,11 +29,11 @@ alloc_profile() {
     kill -0 $h 2>/dev/null || break
     sleep 0.01
   done
-  echo go >&"${TARGET[1]}"
+  echo go >&"$tin"
   read -r -t 300 line <&"${TARGET[0]}"  # done A B C SECONDS
-  exec {TARGET[1]}>&-                    # the target exits, and hearth's window with it
+  eval "exec $tin>&-"                    # the target exits, and hearth's window with it
   wait $h; local code=$?
-  wait "$TARGET_PID" 2>/dev/null
+  wait "$tpid" 2>/dev/null
   [ $code = 0 ] && ok || bad "hearth alloc exit $code: $(cat "$out.err")"
 }
 
