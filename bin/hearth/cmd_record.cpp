@@ -35,7 +35,8 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
   if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (!(a.mmv_interval >= 0.01 && a.mmv_interval <= 3600))
     problems.push_back("--mmv-interval must be between 0.01 and 3600 seconds");
-  if (a.no_stacks && a.no_sched && a.no_mmv) problems.push_back("every collector is turned off");
+  if (a.no_stacks && a.no_sched && a.no_mmv && a.alloc.empty())
+    problems.push_back("every collector is turned off");
   if (!(a.intervals >= 0 && a.intervals <= 7 * 24 * 3600))
     problems.push_back("--intervals must be between 0 and a week (in seconds)");
   if (!a.alloc.empty()) {

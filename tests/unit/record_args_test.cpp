@@ -74,6 +74,12 @@ TEST(RecordArgs, AllocViewsAndOneProcess) {
                             "comma-separated (bytes,live)"))
         << v;
   }
+  // --alloc alone is a collector: the others may all be off.
+  a.alloc = "bytes";
+  a.no_stacks = a.no_sched = a.no_mmv = true;
+  EXPECT_TRUE(validate_record(a).empty());
+  a.alloc.clear();
+  EXPECT_TRUE(has_problem(validate_record(a), "every collector is turned off"));
   a.alloc = "bytes";
   a.children = true;
   a.alloc_mean = 0;
