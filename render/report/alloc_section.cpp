@@ -100,8 +100,8 @@ AllocSection alloc_section(const std::string& dir, const std::string& target, do
                 "\"><a href=\"" + esc(v.svg) + "\">" + esc(v.title) + "</a></object>\n";
     out.body += "<p class=\"links\"><a href=\"" + esc(v.svg) +
                 "\">open the flamegraph</a> · <a href=\"" + esc(v.folded) + "\">" + esc(v.words) +
-                "</a> · " + std::to_string(st.frames) + " frames, " + fixed(tree.total().value, 0) +
-                " " + v.count_name + "</p>\n";
+                "</a> · " + std::to_string(st.frames) + " frames, " +
+                grouped(static_cast<uint64_t>(tree.total().value)) + " " + v.count_name + "</p>\n";
   }
   // A view asked for that has no file: nothing sampled, or (live) every sampled block freed.
   std::string views;
