@@ -100,6 +100,7 @@ TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
   ASSERT_NE(target_malloc(*t), 0u);
   const fs::path dir = fresh_dir("record_alloc");
   const std::string err = (fs::path(::testing::TempDir()) / "record_alloc.err").string();
+  fs::remove(err);  // an earlier run's "sampling" line is not this one's
   pid_t h =
       start_hearth({"record", "-p", std::to_string(t->pid()), "-d", "120", "--no-sched", "--no-mmv",
                     "--alloc", "bytes,count", "--alloc-mean", "16384", "-o", dir.string()},
@@ -183,6 +184,7 @@ TEST_F(RecordAlloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   ASSERT_NE(original, 0xcc);
   const fs::path dir = fresh_dir("record_alloc_kill");
   const std::string err = (fs::path(::testing::TempDir()) / "record_alloc_kill.err").string();
+  fs::remove(err);  // an earlier run's "sampling" line is not this one's
   pid_t h = start_hearth({"record", "-p", std::to_string(t->pid()), "-d", "120", "--no-sched",
                           "--no-mmv", "--alloc", "bytes,live", "-o", dir.string()},
                          err);
