@@ -62,7 +62,8 @@ Result<void> Parser::first_line(std::string_view line) {
   return {};
 }
 
-// `# process\tpid=N\tname=NAME`
+// `# process\tpid=N\tname=NAME[\ttitle=TITLE]` (title: an optional field, which readers of
+// files without it never needed)
 Result<void> Parser::process_line(std::string_view line) {
   Process p;
   bool has_pid = false;
@@ -76,6 +77,8 @@ Result<void> Parser::process_line(std::string_view line) {
       has_pid = true;
     } else if (f.starts_with("name=")) {
       p.name = std::string(f.substr(5));
+    } else if (f.starts_with("title=")) {
+      p.title = std::string(f.substr(6));
     }
   }
   if (!has_pid) return error("a `# process` line has no pid=");
@@ -181,6 +184,10 @@ void append_set_header(std::string* out, const std::vector<Process>& processes) 
     text::append_decimal(out, p.pid);
     *out += "\tname=";
     *out += formats::folded_safe(p.name);
+    if (!p.title.empty()) {
+      *out += "\ttitle=";
+      *out += formats::folded_safe(p.title);
+    }
     *out += '\n';
   }
   *out += kColumns;

@@ -50,10 +50,12 @@ void append_header(std::string* out, int64_t pid, std::string_view name);
 struct Process {
   int64_t pid = 0;
   std::string name;
+  std::string title;  // as timed_samples::Process::title; "" when not known
 };
-// The header of such a file: `# hearth stacks raw 1\tprocesses=N`, a `# process\tpid=…\tname=…`
-// line per process (names made folded-safe), then the columns line. Its samples' roots name
-// the process (README, "Folded stacks").
+// The header of such a file: `# hearth stacks raw 1\tprocesses=N`, a line
+// `# process\tpid=…\tname=…[\ttitle=…]` per process (name and title made folded-safe; no title
+// when none was read), then the columns line. Its samples' roots name the process (README,
+// "Folded stacks").
 void append_set_header(std::string* out, const std::vector<Process>& processes);
 // `# exec …` when the round follows an execve, then `# round …`.
 void append_round(std::string* out, const Round& round);

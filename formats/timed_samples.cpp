@@ -1,6 +1,7 @@
 #include "formats/timed_samples.h"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "common/file_io.h"
@@ -89,10 +90,11 @@ Result<void> SamplesParser::first_line(std::string_view line) {
   std::vector<std::string_view> f = split_tabs(line.substr(kMagic.size()));
   uint64_t version = 0;
   if (!parse_u64(f[0], &version)) return error("the version " + shown(f[0]) + " is not a number");
-  if (version != static_cast<uint64_t>(kVersion)) {
+  if (version < 1 || version > static_cast<uint64_t>(kVersion)) {
     return error("samples version " + std::to_string(version) +
-                 " is not supported (this hearth reads version 1)");
+                 " is not supported (this hearth reads versions 1 and 2)");
   }
+  s_.version = static_cast<int>(version);
   for (size_t i = 1; i < f.size(); ++i) {
     uint64_t v = 0;
     if (f[i].starts_with("pid=")) {
@@ -115,7 +117,7 @@ Result<void> SamplesParser::first_line(std::string_view line) {
   return {};
 }
 
-// `# process\tpid=N\tname=NAME`
+// `# process\tpid=N\tname=NAME[\ttitle=TITLE]` (title: version 2)
 Result<void> SamplesParser::process_line(std::string_view line) {
   Process p;
   for (std::string_view f : split_tabs(line.substr(kProcessLine.size()))) {
@@ -127,6 +129,9 @@ Result<void> SamplesParser::process_line(std::string_view line) {
       p.pid = static_cast<int64_t>(pid);
     } else if (f.starts_with("name=")) {
       p.name = std::string(f.substr(5));
+    } else if (f.starts_with("title=")) {
+      if (has_control(f.substr(6))) return error("a `# process` title holds a control byte");
+      p.title = std::string(f.substr(6));
     }
   }
   if (p.pid == 0) return error("a `# process` line has no pid=");
@@ -463,6 +468,10 @@ std::string format(const Samples& s) {
     text::append_decimal(&out, p.pid);
     out += "\tname=";
     out += formats::folded_safe(p.name);
+    if (!p.title.empty()) {
+      out += "\ttitle=";
+      out += formats::folded_safe(p.title);
+    }
     out += '\n';
   }
   out += kLinesDoc;
@@ -533,7 +542,7 @@ Result<Samples> parse(std::string_view text, const std::string& path) {
 
 Samples from_raw(const raw_samples::RawFile& raw) {
   std::vector<Process> processes;
-  for (const raw_samples::Process& p : raw.processes) processes.push_back({p.pid, p.name});
+  for (const raw_samples::Process& p : raw.processes) processes.push_back({p.pid, p.name, p.title});
   Builder b(raw.processes.empty() ? raw.pid : 0, raw.processes.empty() ? raw.name : "",
             std::move(processes), 0, 0);
   // A file without `# round` lines (another writer's): a sample per distinct time.
@@ -601,6 +610,21 @@ Result<Samples> read(const std::string& path) {
     return from_raw(raw);
   }
   return parse(text, path);
+}
+
+Result<Samples> read_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot read " + path + ": " + std::strerror(errno), errno);
+  std::string head, line;
+  while (std::getline(in, line) && line.starts_with("#")) {
+    head += line;
+    head += '\n';
+  }
+  if (head.starts_with(raw_samples::kRawMagic)) {
+    ASSIGN_OR_RETURN(raw_samples::RawFile raw, raw_samples::parse_raw_samples(head, path));
+    return from_raw(raw);
+  }
+  return parse(head, path);
 }
 
 }  // namespace hearth::timed_samples

@@ -43,12 +43,16 @@
 
 namespace hearth::timed_samples {
 
-inline constexpr int kVersion = 1;
+// Version 2 added `title=` to the `# process` lines; version 1 files (no titles) still read.
+inline constexpr int kVersion = 2;
 inline constexpr std::string_view kMagic = "# hearth samples ";
 
 struct Process {
   int64_t pid = 0;
   std::string name;
+  // Its title (/proc/PID/cmdline as ps shows it: "postgres: checkpointer"), the one seen at most
+  // samples (ties: the later); "" when not known (a version 1 file, a process never read).
+  std::string title;
 };
 
 // A thread under one root: a tid whose root changes (a rename) is a second Thread.
@@ -173,6 +177,11 @@ Result<Samples> parse(std::string_view text, const std::string& path);
 // Reads the file at PATH: a timed samples file, or a raw samples file (`# hearth stacks raw`),
 // converted (from_raw). Errors: "cannot read PATH: REASON", or as parse().
 Result<Samples> read(const std::string& path);
+
+// Only the header of the file at PATH (its `#` lines up to the first other line): the process
+// or processes and time 0, no samples; what a reader that needs only the processes' names and
+// titles reads of a file of any size. Errors as read().
+Result<Samples> read_header(const std::string& path);
 
 // The raw samples of `hearth stacks --raw` as timed samples: each stack's root frames (a
 // process root, a title frame, the thread root, as raw_samples.h describes) split from the rest.

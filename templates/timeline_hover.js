@@ -110,7 +110,8 @@ function tooltipFor(x, y) {
       durationText(p.colNs) + "), threads: " + (sharesText(p.buf, 1, true) || "none");
   }
   const row = rowAt(y);
-  if (!row || row.kind === "proc") return "";
+  if (!row) return "";
+  if (row.kind === "proc") return procTitle(row.proc);
   if (row.kind === "group") {
     const p = pixelText(row.members, x);
     return D.groups.name[row.group] + " (" + row.members.length + " threads; click its name to " +
@@ -119,6 +120,7 @@ function tooltipFor(x, y) {
   }
   const l = row.lane;
   const lines = [laneWho(l) + " \u00b7 " + procText(laneProc[l])];
+  if (procTitle(laneProc[l])) lines.push(procTitle(laneProc[l]));
   const i = intervalAt(l, t);
   if (i >= 0) {
     const letter = stateLetters[ivState[i]];

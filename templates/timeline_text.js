@@ -64,6 +64,11 @@ function who(index) {
 function laneWho(l) {
   return laneName[l] === "tid " + laneTid[l] ? laneName[l] : laneName[l] + " (tid " + laneTid[l] + ")";
 }
+// Process P's title in full, with its pid ("": none recorded): the hover says it.
+function procTitle(p) {
+  const title = D.procs.title ? D.procs.title[p] : "";
+  return title ? title + " (pid " + D.procs.pid[p] + ")" : "";
+}
 function procText(p) {
   const pid = D.procs.pid[p], name = D.procs.name[p];
   if (!pid) return "process not known";

@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/file_io.h"
 #include "formats/timed_samples.h"
+#include "render/profile/process_names.h"
 #include "render/time/heat_grid.h"
 #include "render/time/heat_page.h"
 #include "render/time/heat_picture.h"
@@ -126,10 +127,13 @@ int run_heatmap(const HeatmapArgs& a) {
   const Pattern* only_ptr = only ? &*only : nullptr;
 
   if (!a.moment.empty()) {
+    profile::title_process_roots(&samples);
     return run_moment(samples, path, *parse_moment_time(a.moment), only_ptr, a.output, a.width,
                       a.scale);
   }
   const HeatOut kind = heat_out(a.output);
+  // Pictures name processes by their titles; folded stacks keep the roots as recorded.
+  if (kind != HeatOut::kFolded) profile::title_process_roots(&samples);
   if (kind == HeatOut::kFolded) {
     const uint64_t from = a.from >= 0 ? seconds_to_ns(a.from) : 0;
     const uint64_t to = a.to >= 0 ? seconds_to_ns(a.to) : UINT64_MAX;

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -55,6 +57,13 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
 
 int run_record(const RecordArgs& a) {
   std::vector<std::string> problems = validate_record(a);
+  PushArgs push = a.push;
+  if (!push.url.empty()) {
+    if (push.service.empty() && !a.pids.empty()) push.service = service_of_process(a.pids[0]);
+    if (a.no_stacks) problems.push_back("--push sends the stacks recorded: not with --no-stacks");
+    push.hz = std::max(1, static_cast<int>(std::lround(a.frequency)));
+    for (std::string& p : validate_push(push, true)) problems.push_back("--push: " + p);
+  }
   if (!problems.empty()) {
     for (const std::string& p : problems) std::fprintf(stderr, "hearth record: %s\n", p.c_str());
     return 2;
@@ -172,7 +181,16 @@ int run_record(const RecordArgs& a) {
                "`hearth serve %s`\n",
                report::index_path(a.output).c_str(), rendered->pictures.size(), rendered->threads,
                a.output.c_str());
-  return ran > 0 ? 0 : 1;
+  if (ran == 0) return 1;
+  const std::string stacks = (fs::path(a.output) / report::kStacksFolded).string();
+  if (!push.url.empty() && fs::exists(stacks)) {
+    push.inputs = {a.output};  // the report directory: its window (report.json) and stacks
+    if (int pushed = run_push(push); pushed != kPushDelivered) return pushed;
+  } else if (!push.url.empty()) {
+    std::fprintf(stderr, "hearth record: --push: no stacks were recorded: nothing pushed\n");
+    return kPushFailed;
+  }
+  return 0;
 }
 
 }  // namespace hearth::cli

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/cmd_push.h"
 #include "bin/hearth/selection_cli.h"
 
 namespace hearth::cli {
@@ -28,11 +29,15 @@ struct RecordArgs : SelectionArgs {
   uint64_t alloc_mean = 512 << 10;        // --alloc-mean: bytes between samples on average
   uint32_t alloc_live_max = 1 << 16;      // --alloc-live-max: sampled blocks followed at once
   std::vector<std::string> command_line;  // argv, for report.json
+  // --push URL: the stacks recorded are pushed to Pyroscope when the report is written (its
+  // url empty: not); its service defaults to the first -p process's name.
+  PushArgs push;
 };
 
 std::vector<std::string> validate_record(const RecordArgs& args);
 // 0: report written (some collectors may have failed: see report.json); 1: no collector ran or
-// the report could not be written; 2: bad usage.
+// the report could not be written; 2: bad usage. With --push, once the report is written: the
+// push's code when it is not 0 (3 spooled, 4 refused, 1 neither delivered nor spooled).
 int run_record(const RecordArgs& args);
 
 }  // namespace hearth::cli

@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/shutdown.h"
 #include "formats/timed_samples.h"
+#include "render/profile/process_names.h"
 #include "render/replay/replay_screen.h"
 #include "render/replay/sample_window.h"
 #include "render/replay/transport.h"
@@ -128,6 +129,7 @@ int run_replay(const ReplayArgs& a) {
     std::fprintf(stderr, "hearth replay: %s\n", read.error().message.c_str());
     return 2;
   }
+  profile::title_process_roots(&*read);  // processes by their titles, as the other pictures
   const timed_samples::Samples& samples = *read;
   if (samples.rounds.empty()) {
     std::fprintf(

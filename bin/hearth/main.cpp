@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bin/hearth/build_info.h"
 #include "bin/hearth/cmd_alloc.h"
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_convert.h"
@@ -13,6 +14,7 @@
 #include "bin/hearth/cmd_flame.h"
 #include "bin/hearth/cmd_heatmap.h"
 #include "bin/hearth/cmd_mmv.h"
+#include "bin/hearth/cmd_push.h"
 #include "bin/hearth/cmd_record.h"
 #include "bin/hearth/cmd_replay.h"
 #include "bin/hearth/cmd_report.h"
@@ -22,7 +24,6 @@
 #include "bin/hearth/cmd_timeline.h"
 #include "bin/hearth/cmd_watch.h"
 #include "bin/hearth/sampler_cli.h"
-#include "common/version.h"
 
 namespace hearth::cli {
 namespace {
@@ -49,6 +50,8 @@ void add_selection_options(CLI::App* c, SelectionArgs* a, Growing growing) {
                     (growing == Growing::kAtTheStart ? ", at the start"
                                                      : "; new matches join during " + during));
 }
+
+void add_push_destination_options(CLI::App* c, PushArgs* a);  // below, with `hearth push`
 
 void add_chart_command(CLI::App& app, ChartArgs* a) {
   CLI::App* c = app.add_subcommand(
@@ -241,6 +244,11 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
   c->add_option("--alloc-live-max", a->alloc_live_max,
                 "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
       ->capture_default_str();
+  c->add_option("--push", a->push.url,
+                "Then send the stacks recorded to Grafana Pyroscope at URL (as hearth push does; "
+                "--service defaults to the first -p process's name): exit 3 if spooled, 4 if "
+                "refused");
+  add_push_destination_options(c, &a->push);
 }
 
 void add_watch_command(CLI::App& app, WatchArgs* a) {
@@ -492,6 +500,84 @@ void add_alloc_command(CLI::App& app, AllocArgs* a) {
   c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
 }
 
+// Where and how `hearth push` and `hearth record --push` send: the profile's name and labels,
+// the tenant and credentials, TLS, timeouts, retries and the spool.
+void add_push_destination_options(CLI::App* c, PushArgs* a) {
+  c->add_option("--service", a->service,
+                "Pyroscope: the application's name (service_name): letters, digits, - _ . /");
+  c->add_option("--type", a->type,
+                "Pyroscope: wall (every thread's stacks, whatever its state: what hearth samples) "
+                "or cpu (on-CPU stacks only)")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
+  c->add_option("--label", a->labels,
+                "Pyroscope: NAME=VALUE, a label of the series (repeatable; host=HOSTNAME is added "
+                "unless given); names: a letter or _, then letters, digits, _")
+      ->allow_extra_args(false);
+  c->add_option("--tenant", a->tenant, "Pyroscope: tenant id, sent as X-Scope-OrgID");
+  c->add_option("--bearer-token-file", a->bearer_token_file,
+                "Pyroscope: a file holding the bearer token (Authorization: Bearer)");
+  c->add_option("--basic-auth-file", a->basic_auth_file,
+                "Pyroscope: a file holding USER:PASSWORD (Authorization: Basic)");
+  c->add_option("--ca-file", a->ca_file,
+                "Pyroscope over https: trust the CAs of this PEM file (default: the system's)");
+  c->add_flag("--insecure", a->insecure,
+              "Pyroscope over https: do not check the server's certificate (anyone on the path "
+              "can read and change what is sent)");
+  c->add_option("--timeout", a->timeout,
+                "Pyroscope: seconds to connect, and for each read and write")
+      ->capture_default_str();
+  c->add_option("--retries", a->retries,
+                "Pyroscope: retries after a 5xx, 408 or 429 answer, a timeout or a failed "
+                "connection")
+      ->capture_default_str();
+  c->add_option("--backoff", a->backoff,
+                "Pyroscope: seconds before the first retry; doubled each time (at most 30 s), "
+                "with jitter")
+      ->capture_default_str();
+  c->add_option("--spool", a->spool,
+                "Where undelivered profiles wait (default: $XDG_STATE_HOME/hearth/push-spool, else "
+                "~/.local/state/hearth/push-spool)");
+  c->add_option("--spool-max-mb", a->spool_max_mb,
+                "MB the spool may hold; the oldest profiles are dropped first (said)")
+      ->capture_default_str();
+  c->add_flag("--no-spool", a->no_spool, "Spool nothing: an undelivered profile is an error");
+  c->add_option("--send-as", a->send_as, "Pyroscope: the body, folded stacks or pprof (gzipped)")
+      ->check(CLI::IsMember({"folded", "pprof"}))
+      ->capture_default_str();
+}
+
+void add_push_command(CLI::App& app, PushArgs* a) {
+  CLI::App* c = app.add_subcommand(
+      "push",
+      "Send profiles to Grafana Pyroscope (its HTTP ingest API); what cannot be delivered is "
+      "spooled on disk and delivered by a later push. Exit: 0 delivered, 3 spooled (the server "
+      "could not be reached), 4 refused by the server (a 4xx answer), 2 bad usage or input, 1 a "
+      "profile neither delivered nor spooled");
+  c->add_option("url", a->url, "The server: http[s]://HOST[:PORT][/PREFIX] (POST PREFIX/ingest)")
+      ->required();
+  c->add_option("profiles", a->inputs,
+                "Profiles hearth flame reads: folded stacks, pprof, speedscope, perf script, gdb's "
+                "text ('-': stdin), or report directories of hearth record (their stacks.folded, "
+                "window, rate and target); each is one push");
+  c->add_flag("--flush", a->flush, "Deliver the profiles spooled for this server (no new one)");
+  add_push_destination_options(c, a);
+  c->add_option("--format", a->format, "Input format (auto: told apart by content)")
+      ->check(CLI::IsMember({"auto", "folded", "gdb", "pprof", "speedscope", "perf-script"}))
+      ->capture_default_str();
+  c->add_option("--hz", a->hz,
+                "Samples per second each thread was sampled at, a whole number (default: a "
+                "report directory's -F, else 10, hearth's default -F)");
+  c->add_option("--from", a->from,
+                "When the profile began, Unix seconds (default: a report directory's start, else "
+                "--until - -d)");
+  c->add_option("--until", a->until,
+                "When it ended, Unix seconds (default: a report directory's end, else the file's "
+                "modification time; stdin: now)");
+  c->add_option("-d,--duration", a->duration, "Seconds the profile spans, for the default --from")
+      ->capture_default_str();
+}
+
 }  // namespace
 }  // namespace hearth::cli
 
@@ -499,7 +585,9 @@ int main(int argc, char** argv) {
   CLI::App app{"hearth: what are this process's threads doing, and why are they slow?"};
   app.require_subcommand(0, 1);
   bool version = false;
-  app.add_flag("--version", version, "Print the version and git revision");
+  app.add_flag("--version", version,
+               "Print the version and git revision, how hearth is linked, its capture methods "
+               "and what it draws with");
   hearth::cli::FlameArgs flame;
   hearth::cli::add_flame_command(app, &flame);
   hearth::cli::ConvertArgs convert;
@@ -532,6 +620,8 @@ int main(int argc, char** argv) {
   watch.command_line.assign(argv, argv + argc);
   hearth::cli::ServeArgs serve;
   hearth::cli::add_serve_command(app, &serve);
+  hearth::cli::PushArgs push;
+  hearth::cli::add_push_command(app, &push);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -539,7 +629,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (version) {
-    std::printf("hearth %s (%s)\n", hearth::kVersion, hearth::kGitRevision);
+    std::fputs(hearth::cli::version_text().c_str(), stdout);
     return 0;
   }
   try {
@@ -558,6 +648,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("serve")) return hearth::cli::run_serve(serve);
     if (app.got_subcommand("mmv")) return hearth::cli::run_mmv(mmv);
     if (app.got_subcommand("watch")) return hearth::cli::run_watch(watch);
+    if (app.got_subcommand("push")) return hearth::cli::run_push(push);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hearth: internal error: %s\n", e.what());
     return 1;

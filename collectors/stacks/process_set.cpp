@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <thread>
 
+#include "collectors/proc/processes.h"
+#include "collectors/proc/title_tally.h"
 #include "common/clock.h"
 #include "common/shutdown.h"
 #include "formats/raw_samples.h"
@@ -40,6 +42,11 @@ bool listed(const std::vector<pid_t>& v, pid_t pid) {
   return std::find(v.begin(), v.end(), pid) != v.end();
 }
 
+// One look at PID's title, counted in TALLY (outside every stop window).
+void count_title(pid_t pid, proc::TitleTally* tally) {
+  if (auto title = proc::process_title(pid)) tally->count(*title);  // gone: nothing to count
+}
+
 }  // namespace
 
 struct ProcessSet::Member {
@@ -47,7 +54,8 @@ struct ProcessSet::Member {
   pid_t pid = 0;
   std::string name;
   bool live = true;
-  StackCounts counts;  // its samples, aggregated (several processes)
+  StackCounts counts;       // its samples, aggregated (several processes)
+  proc::TitleTally titles;  // its titles, at attach and after each of its samples
 };
 
 ProcessSet::ProcessSet(ProcessSet&&) noexcept = default;
@@ -110,6 +118,7 @@ Result<void> ProcessSet::add(pid_t pid, bool named) {
   if (fallback_.empty()) fallback_ = sampler->fallback_reason();
   auto m = std::make_unique<Member>(Member{.sampler = std::move(*sampler), .pid = pid});
   m->name = m->sampler.process_name();
+  if (several_) count_title(pid, &m->titles);
   if (m->sampler.shares_capture()) sharing_[pid] = m.get();
   if (opened_) {  // not in the selection open() found
     ++joined_;
@@ -221,6 +230,12 @@ Result<void> ProcessSet::sample(Release release) {
       any = true;
     }
   }
+  // Outside every stop window: each live process's title now (servers rewrite it as they work).
+  if (several_) {
+    for (auto& m : members_) {
+      if (m->live) count_title(m->pid, &m->titles);
+    }
+  }
   ++rounds_;
   last_round_ = Clock::now();
   if (any || options_.selection.comm) return {};
@@ -281,7 +296,7 @@ std::string ProcessSet::raw_text(const AggregateOptions& options) {
   std::vector<raw_samples::Process> processes;
   std::vector<Sampler::RawRound> rounds;
   for (auto& m : members_) {
-    processes.push_back({m->pid, m->name});
+    processes.push_back({m->pid, m->name, m->titles.most_seen()});
     for (Sampler::RawRound& r : m->sampler.raw_rounds(options)) rounds.push_back(std::move(r));
   }
   std::string out;
@@ -308,7 +323,7 @@ timed_samples::Samples ProcessSet::timed(const AggregateOptions& options) {
   const Sampler& first = members_.front()->sampler;
   std::vector<timed_samples::Process> processes;
   if (several_) {
-    for (auto& m : members_) processes.push_back({m->pid, m->name});
+    for (auto& m : members_) processes.push_back({m->pid, m->name, m->titles.most_seen()});
   }
   timed_samples::Builder builder(several_ ? 0 : first.pid(), several_ ? "" : first.process_name(),
                                  std::move(processes), first.epoch_mono_ns(),

@@ -413,6 +413,11 @@ void FrameTree::finalize() {
   wide_ = {};
 }
 
+void FrameTree::rename(NodeId id, NameId name) {
+  HEARTH_CHECK(finalized_ && id < nodes_.size() && name < names_.size());
+  nodes_[id].name = name;
+}
+
 uint32_t FrameTree::child_count(NodeId id) const {
   uint32_t n = 0;
   for (NodeId c = nodes_[id].first_child; c != kNone; c = nodes_[c].next_sibling) ++n;

@@ -98,6 +98,9 @@ class FrameTree {
 
   // Computes totals (and base totals). Call once after the last add; adds after it are a bug.
   void finalize();
+  // Node ID is called NAME (from intern()) from now on. After finalize() only, when no lookup
+  // by name is left: how a picture shows a frame by another name (a process by its title).
+  void rename(NodeId id, NameId name);
 
   const Node& node(NodeId id) const { return nodes_[id]; }
   size_t size() const { return nodes_.size(); }

@@ -106,7 +106,8 @@ Result<std::string> to_pprof(const FrameTree& tree, const PprofWriteOptions& opt
   StringTable strings;
   const int64_t samples = strings.index("samples");
   add_value_type(&pw, field::kSampleType, samples, strings.index("count"));
-  const int64_t wall = timed ? strings.index("wall") : 0;
+  if (options.time_type.empty()) return fail("pprof: the time sample type has no name");
+  const int64_t wall = timed ? strings.index(options.time_type) : 0;
   const int64_t nanoseconds = timed ? strings.index("nanoseconds") : 0;
   if (timed) add_value_type(&pw, field::kSampleType, wall, nanoseconds);
   const int64_t key_thread = strings.index("thread"), key_thread_id = strings.index("thread_id"),
@@ -144,7 +145,7 @@ Result<std::string> to_pprof(const FrameTree& tree, const PprofWriteOptions& opt
       return fail("a count of " + std::to_string(self.whole) + " is past pprof's int64");
     }
     RootLabels labels;
-    size_t first = take_root_labels(path, &labels);
+    size_t first = options.root_labels ? take_root_labels(path, &labels) : 0;
     location_ids.clear();
     for (size_t i = path.size(); i-- > first;) {  // leaf first
       NameId name = tree.node(path_nodes[i]).name;

@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.h"
 #include "formats/timed_samples.h"
+#include "render/profile/process_names.h"
 #include "render/report/html_text.h"
 #include "render/svg/svg_writer.h"
 #include "render/time/heat_grid.h"
@@ -31,6 +32,7 @@ HeatSection heat_section(const std::string& dir, const std::string& target, doub
     return h;
   }
   timed_samples::Samples& s = *read;
+  profile::title_process_roots(&s);
   h.mono_ns = s.mono_ns;
   h.real_ns = s.real_ns;
   if (!s.damage.empty()) {

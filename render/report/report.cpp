@@ -15,6 +15,7 @@
 #include "common/check.h"
 #include "formats/sched_tsv.h"
 #include "formats/series_tsv.h"
+#include "formats/timed_samples.h"
 #include "render/charts/charts.h"
 #include "render/charts/metrics_chart.h"
 #include "render/diff/diff_model.h"
@@ -24,6 +25,7 @@
 #include "render/profile/filters.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
+#include "render/profile/process_names.h"
 #include "render/report/alloc_section.h"
 #include "render/report/collector_text.h"
 #include "render/report/heat_section.h"
@@ -96,13 +98,44 @@ std::string picture(const std::string& file, const std::string& alt) {
          "<a href=\"" + esc(file) + "\">" + esc(alt) + "</a></object>\n";
 }
 
+// The processes' titles a recording kept (its timed samples' header; nothing for one process or
+// a recording before titles were kept), and each one's label in full, by pid.
+struct Titles {
+  profile::ProcessTitles titles;
+  std::map<int64_t, std::string> labels;
+};
+Titles recorded_titles(const std::string& dir) {
+  Titles t;
+  std::string path = path_in(dir, kStacksSamples);
+  if (!exists(path)) path = path_in(dir, kStacksRaw);
+  if (!exists(path)) return t;
+  auto head = timed_samples::read_header(path);
+  if (!head) return t;  // the heatmap's section says what is wrong with the file
+  t.titles = profile::process_titles(*head);
+  for (const timed_samples::Process& p : head->processes) {
+    if (!p.title.empty()) t.labels[p.pid] = profile::process_label(p.name, p.title);
+  }
+  return t;
+}
+
 void flame_section(const RenderOptions& o, const std::string& target, Page* page,
                    RenderResult* result, std::map<std::string, ThreadRow>* threads) {
   std::string in = path_in(o.dir, kStacksFolded);
   if (!exists(in)) return;
   std::optional<profile::FrameTree> tree = read_folded(in, page);
   if (!tree) return;
+  // Processes by their titles, here as in every picture of the report (stacks.folded keeps the
+  // roots as recorded).
+  const Titles titles = recorded_titles(o.dir);
+  profile::title_process_roots(&*tree, titles.titles);
   for (SampledThread& t : sampled_threads(*tree)) {
+    // The flamegraph cuts a root to its frame's width; the table and the charts to 40 characters.
+    if (auto l = titles.labels.find(t.pid); l != titles.labels.end()) {
+      const std::string label = profile::shorten(l->second, profile::kProcessLabelChars);
+      if (t.name == t.process) t.name = label;  // a single-threaded process's one thread
+      t.process = label;
+      (*threads)[thread_key(t.tid, t.name)].process_title = l->second;
+    }
     ThreadRow& row = (*threads)[thread_key(t.tid, t.name)];
     row.name = std::move(t.name);
     row.tid = t.tid;

@@ -87,7 +87,7 @@ std::string threads_table(const std::map<std::string, ThreadRow>& threads,
   for (const ThreadRow* r : rows) {
     b += "<tr>";
     if (by_process) {
-      b += "<td>";
+      b += r->process_title.empty() ? "<td>" : "<td title=\"" + esc(r->process_title) + "\">";
       if (r->pid >= 0) {
         b += esc(r->process.empty() ? std::string("pid") : r->process) + " " +
              std::to_string(r->pid);

@@ -17,9 +17,11 @@ namespace hearth::report {
 struct ThreadRow {
   std::string name;
   int64_t tid = -1;     // -1: merged by name (no tid in the root)
-  std::string process;  // several processes recorded: the thread's process ("": not known)
-  int64_t pid = -1;     // -1: the roots carry no process (one process recorded)
-  std::string root;     // the flamegraph's root frame, when sampled
+  std::string process;  // several processes recorded: the thread's process ("": not known), by
+                        // its title where it has one, shortened (profile/process_names.h)
+  std::string process_title;  // that title in full ("": none): the cell's hover text
+  int64_t pid = -1;           // -1: the roots carry no process (one process recorded)
+  std::string root;           // the flamegraph's root frame, when sampled
   double samples = 0;
   std::optional<sched_tsv::ThreadStates> sched;
   int sched_version = 0;  // of the sched.states.tsv it came from; 1 has no stopped time

@@ -6,6 +6,7 @@
 
 #include "common/pool_name.h"
 #include "render/profile/filters.h"
+#include "render/profile/process_names.h"
 
 namespace hearth::timeline {
 namespace {
@@ -108,11 +109,15 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
   // Names: the stack sampler's (roles of unnamed threads included), then the scheduler's comm.
   std::unordered_map<int64_t, std::string> sampled_names;
   std::unordered_map<int64_t, std::string> process_names;
+  std::unordered_map<int64_t, std::string> process_titles;  // in full
   if (samples != nullptr) {
     for (const timed_samples::Thread& t : samples->threads) {
       sampled_names[t.tid] = std::string(profile::thread_name(thread_root(t.root)));
     }
-    for (const timed_samples::Process& p : samples->processes) process_names[p.pid] = p.name;
+    for (const timed_samples::Process& p : samples->processes) {
+      process_names[p.pid] = profile::short_process_label(p.name, p.title);
+      if (!p.title.empty()) process_titles[p.pid] = profile::process_label(p.name, p.title);
+    }
     if (samples->pid > 0 && !samples->name.empty()) process_names[samples->pid] = samples->name;
     m.samples_mono_ns = samples->mono_ns != 0 ? samples->mono_ns : m.window_start_ns;
     m.samples_aligned = samples->mono_ns != 0;
@@ -137,6 +142,10 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
     Lane& l = b.lane;
     if (auto it = sampled_names.find(tid); it != sampled_names.end() && !it->second.empty()) {
       l.name = it->second;
+      // A single-threaded process's thread, named by its process's title (in full in its root):
+      // shortened as the process's header is.
+      if (auto t = process_titles.find(l.pid); t != process_titles.end() && t->second == l.name)
+        l.name = process_names[l.pid];
     } else if (auto n = names.threads.find(tid); n != names.threads.end() && !n->second.empty()) {
       l.name = n->second;
     } else {
@@ -170,6 +179,7 @@ Model build_model(const IntervalsFile& intervals, const IntervalsFile* slots,
     if (m.processes.empty() || m.processes.back().pid != l.pid) {
       Process p;
       p.pid = l.pid;
+      if (auto t = process_titles.find(l.pid); t != process_titles.end()) p.title = t->second;
       if (auto it = process_names.find(l.pid); it != process_names.end()) {
         p.name = it->second;
       } else if (auto n = names.processes.find(l.pid); n != names.processes.end()) {

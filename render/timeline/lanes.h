@@ -59,8 +59,9 @@ struct Group {
 };
 
 struct Process {
-  int64_t pid = 0;  // 0: threads whose process is not known
-  std::string name;
+  int64_t pid = 0;    // 0: threads whose process is not known
+  std::string name;   // by its title, shortened, where it has one (profile::process_names.h)
+  std::string title;  // its title in full ("": none recorded); the hover text says it
   std::vector<Group> groups;  // in lane order
 };
 

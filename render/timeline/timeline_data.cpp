@@ -273,13 +273,15 @@ void append_page_data(std::string* out, const Model& m, const Names& names, cons
   append_strings(out, "name", who_name);
   out->append("},\n\"procs\":{");
   std::vector<int64_t> pids;
-  std::vector<std::string> pnames;
+  std::vector<std::string> pnames, ptitles;
   for (const Process& p : m.processes) {
     pids.push_back(p.pid);
     pnames.push_back(p.name);
+    ptitles.push_back(p.title);
   }
   append_array(out, "pid", pids, true);
   append_strings(out, "name", pnames);
+  append_strings(out, "title", ptitles);
   out->append("},\n\"lanes\":{");
   append_array(out, "proc", lane_proc, true);
   append_array(out, "n", lane_n);

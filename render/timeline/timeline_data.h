@@ -21,7 +21,8 @@
 //   damage     ["PATH:LINE: MESSAGE", ...]: inputs read up to their damage
 //   states     the interval state letters in use, a string
 //   who        {tid: [...], name: [...]}: lane i is entry i; then the other tids `by` names
-//   procs      {pid: [...], name: [...]}; lanes {proc: [process index], n: [intervals],
+//   procs      {pid: [...], name: [...] (by title, shortened), title: [... in full, "": none]};
+//              lanes {proc: [process index], n: [intervals],
 //              ns: [slots]}; groups {name: [...], first: [lane], count: [lanes]}
 //   iv         base64 of the intervals, lane by lane, each: a code byte (state index | 32 when
 //              the cpu changed | 64 when `by` follows | 128 when a gap follows), [gap since the

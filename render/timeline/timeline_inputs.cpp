@@ -6,6 +6,7 @@
 #include "common/file_io.h"
 #include "formats/raw_samples.h"
 #include "formats/sched_tsv.h"
+#include "render/profile/process_names.h"
 
 namespace hearth::timeline {
 namespace {
@@ -119,6 +120,7 @@ Result<Inputs> read_inputs(const Sources& sources) {
       in.damage.push_back(samples.error().message);
     } else {
       if (!samples->damage.empty()) in.damage.push_back(samples->damage);
+      profile::title_process_roots(&*samples);
       if (!samples->rounds.empty()) in.samples = std::move(*samples);
     }
   }

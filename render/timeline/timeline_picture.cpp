@@ -134,7 +134,12 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
   for (const Process& p : m.processes) {
     size_t threads = 0;
     for (const Group& g : p.groups) threads += g.lanes.size();
-    if (headers) rows.push_back({.lanes = {}, .label = process_label(p, threads), .title = {}});
+    if (headers) {
+      rows.push_back({.lanes = {},
+                      .label = process_label(p, threads),
+                      .title = p.title.empty() ? std::string()
+                                               : p.title + " (pid " + std::to_string(p.pid) + ")"});
+    }
     for (const Group& g : p.groups) {
       if (o.group_pools && g.lanes.size() > 1) {
         rows.push_back({.lanes = g.lanes,
@@ -144,9 +149,12 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
       }
       for (uint32_t i : g.lanes) {
         const Lane& l = m.lanes[i];
-        rows.push_back({.lanes = {i},
-                        .label = lane_label(l),
-                        .title = l.name + " (tid " + std::to_string(l.tid) + ")"});
+        // A process's one thread named as the process: its title in full in the hover.
+        const bool titled = !p.title.empty() && l.tid == p.pid && l.name == p.name;
+        rows.push_back(
+            {.lanes = {i},
+             .label = lane_label(l),
+             .title = (titled ? p.title : l.name) + " (tid " + std::to_string(l.tid) + ")"});
       }
     }
   }
@@ -340,6 +348,12 @@ scene::Scene layout_timeline(const Model& m, const PictureOptions& o) {
           text_at(8, y + h - 1, row.label, std::min(12.0, lane_h), scene::Anchor::kStart);
       t.bold = true;
       s.texts.push_back(std::move(t));
+      if (!row.title.empty()) {  // the process's title in full
+        scene::Rect head = rect_at(0, y, kLeft + plot_w, lane_h, {0, 0, 0});
+        head.hover_only = true;
+        head.title = row.title;
+        hover.rects.push_back(std::move(head));
+      }
       continue;
     }
     if (label_fs >= 6) {

@@ -5,7 +5,8 @@
 //   empty), and quotes nothing unprintable;
 // - a parsed file's rounds point at its samples in order, every sample has a one-letter state
 //   and a stack without control bytes;
-// - written back by the writer and read again, rounds and samples come back the same.
+// - written back by the writer and read again, rounds and samples come back the same, and a
+//   set's processes (pid, and a name and title without ';' or control bytes) too.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +37,11 @@ bool same(const raw::Sample& a, const raw::Sample& b) {
 // The file as the writer writes it: header, then each round with its samples.
 std::string rewritten(const raw::RawFile& f) {
   std::string out;
-  raw::append_header(&out, f.pid, f.name);
+  if (f.processes.empty()) {
+    raw::append_header(&out, f.pid, f.name);
+  } else {
+    raw::append_set_header(&out, f.processes);
+  }
   size_t next = 0;
   for (size_t r = 0; r <= f.rounds.size(); ++r) {
     size_t end = r < f.rounds.size() ? f.round_first_sample[r] : f.samples.size();
@@ -80,8 +85,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hearth::Result<raw::RawFile> g = raw::parse_raw_samples(again, path);
   if (!g) die("the writer's output does not read back", g.error().message);
   if (g->rounds.size() != f->rounds.size() || g->samples.size() != f->samples.size() ||
-      g->round_first_sample != f->round_first_sample || g->pid != f->pid) {
+      g->round_first_sample != f->round_first_sample ||
+      (f->processes.empty() && g->pid != f->pid)) {
     die("the round trip changed the file's shape", again);
+  }
+  if (g->processes.size() != f->processes.size())
+    die("the round trip changed the processes", again);
+  auto plain = [](const std::string& s) {
+    for (char c : s) {
+      if (c == ';' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < f->processes.size(); ++i) {
+    const raw::Process &a = f->processes[i], &b = g->processes[i];
+    if (a.pid != b.pid || (plain(a.title) && a.title != b.title) ||
+        (plain(a.name) && a.name != b.name) || !plain(b.title)) {
+      die("the round trip changed a process", again);
+    }
   }
   for (size_t i = 0; i < f->rounds.size(); ++i) {
     if (!same(f->rounds[i], g->rounds[i])) die("the round trip changed a round", again);

@@ -7,7 +7,8 @@
 //   naming declared threads and stacks, no control byte in a frame;
 // - written back by the writer and read again, it comes back undamaged with the same samples
 //   (every thread's root, state and stack at every round; declarations no sample uses are not
-//   written), and the writer writes those bytes again;
+//   written), and the writer writes those bytes again; its processes (pid, name, title) too;
+// - a process's title holds no control byte;
 // - expand() walks it without a thread of another process.
 #include <cstdint>
 #include <cstdio>
@@ -86,6 +87,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) die("a control byte accepted", s);
     }
   }
+  for (const ts::Process& p : f->processes) {
+    for (char c : p.title) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) die("a title's control byte", p.title);
+    }
+  }
   ts::expand(*f, [&](size_t round, std::span<const ts::Sample> threads) {
     for (const ts::Sample& s : threads) {
       if (f->threads[s.thread].pid != f->rounds[round].pid)
@@ -100,6 +106,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (g->rounds.size() != f->rounds.size() || g->mono_ns != f->mono_ns ||
       g->real_ns != f->real_ns || g->pid != f->pid || meaning(*g) != meaning(*f)) {
     die("the round trip changed the samples", again);
+  }
+  if (g->processes.size() != f->processes.size())
+    die("the round trip changed the processes", again);
+  for (size_t i = 0; i < f->processes.size(); ++i) {
+    const ts::Process &a = f->processes[i], &b = g->processes[i];
+    // The writer makes a name and a title folded-safe (';' -> ':'): compare what it wrote.
+    if (a.pid != b.pid || b.title.find(';') != std::string::npos ||
+        (a.title.find(';') == std::string::npos && a.title != b.title)) {
+      die("the round trip changed a process", again);
+    }
   }
   if (ts::format(*g) != again) die("the round trip changed the bytes", again);
   return 0;

@@ -1,8 +1,9 @@
 // `hearth record` and `hearth sched` over a set of processes: record --children -p PARENT on
 // tree_target (a parent, two single-threaded children, a multi-threaded one) gives a report whose
-// stacks, threads table and scheduler charts put each thread under its process, and leaves no
-// process traced; sched --comm selects by title at the start; selections that match nothing are
-// one line. Needs root (ptrace, tracefs).
+// stacks, threads table and scheduler charts put each thread under its process, name the two
+// children that rewrote their titles by those titles (the long one shortened, in full in the
+// hover), and leaves no process traced; sched --comm selects by title at the start; selections that
+// match nothing are one line. Needs root (ptrace, tracefs).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,19 +127,57 @@ TEST_P(RecordSet, ChildrenGroupedByProcess) {
     }
   }
   auto in = [](const std::string& name, pid_t pid) { return name + " " + std::to_string(pid); };
-  EXPECT_EQ(process_of[std::to_string(parent)], in(comm, parent)) << html;
-  EXPECT_EQ(process_of[std::to_string(t.alpha)], in(comm, t.alpha));
-  EXPECT_EQ(process_of[std::to_string(t.titled)], in("titled-child", t.titled));
-  EXPECT_EQ(process_of[std::to_string(t.pool)], in(comm, t.pool));
-  for (pid_t tid : t.pool_threads) EXPECT_EQ(process_of[std::to_string(tid)], in(comm, t.pool));
+  // The parent and alpha by their command line (the program without its directory, then its
+  // argument), which says more than their comm: 51 characters, shortened to its start and its end.
+  const std::string argv_label = "tree_target-fp\xe2\x80\xa6le-0123456789";
+  EXPECT_EQ(process_of[std::to_string(parent)], in(argv_label, parent)) << html;
+  EXPECT_EQ(process_of[std::to_string(t.alpha)], in(argv_label, t.alpha));
+  // The children that rewrote their titles are named by them; the pool's, longer than 40
+  // characters, shortened (its start, "…", its last word), in full in the cell's hover.
+  const std::string titled = "tree-titled: worker waiting";
+  const std::string pool_title = "tree-pool: 2 threads waiting, nobody notifies";
+  const std::string pool_label = "tree-pool: 2 threads waiting,\xe2\x80\xa6 notifies";
+  EXPECT_EQ(process_of[std::to_string(t.titled)], in(titled, t.titled));
+  EXPECT_EQ(process_of[std::to_string(t.pool)], in(pool_label, t.pool));
+  for (pid_t tid : t.pool_threads)
+    EXPECT_EQ(process_of[std::to_string(tid)], in(pool_label, t.pool));
+  EXPECT_NE(html.find("<td title=\"" + pool_title + "\">"), std::string::npos);
+  // Where the titles are kept: the samples' `# process` lines (stacks.folded keeps the comm).
+  const std::string samples = slurp((dir / "stacks.samples.txt").string());
+  EXPECT_TRUE(samples.starts_with("# hearth samples 2\t")) << samples.substr(0, 200);
+  EXPECT_NE(samples.find("# process\tpid=" + std::to_string(t.titled) +
+                         "\tname=titled-child\ttitle=" + titled + "\n"),
+            std::string::npos);
+  EXPECT_NE(samples.find("# process\tpid=" + std::to_string(t.pool) + "\tname=" + comm +
+                         "\ttitle=" + pool_title + "\n"),
+            std::string::npos);
   std::set<std::string> done;
   for (size_t i = 0; i < order.size(); ++i) {
     if (i > 0 && order[i] != order[i - 1]) done.insert(order[i - 1]);
     EXPECT_EQ(done.count(order[i]), 0u) << order[i] << "'s rows are not together";
   }
   // The scheduler charts name the pool's threads with their process.
+  // With its title: every picture names the titled processes so.
   const std::string svg = slurp((dir / "sched.svg").string());
-  EXPECT_NE(svg.find(in(comm, t.pool) + ": " + comm + ":pool_thread_wait"), std::string::npos);
+  EXPECT_NE(svg.find(in(pool_label, t.pool) + ": " + comm + ":pool_thread_wait"),
+            std::string::npos);
+  EXPECT_NE(svg.find(in(titled, t.titled)), std::string::npos);
+  EXPECT_EQ(svg.find(in("titled-child", t.titled)), std::string::npos);
+  // The flamegraph's process roots (in full: it cuts a frame's text to its width), the
+  // heatmap's and the timeline's.
+  const std::string flame = slurp((dir / "flame.svg").string());
+  EXPECT_NE(flame.find("[" + titled + " pid=" + std::to_string(t.titled) + "]"), std::string::npos);
+  EXPECT_NE(flame.find("[" + pool_title + " pid=" + std::to_string(t.pool) + "]"),
+            std::string::npos);
+  const std::string heat = slurp((dir / "heat.html").string());
+  EXPECT_NE(heat.find(titled + " pid=" + std::to_string(t.titled)), std::string::npos);
+  const std::string timeline = slurp((dir / "timeline.svg").string());
+  EXPECT_NE(timeline.find(pool_label + " (pid " + std::to_string(t.pool) + "), 3 threads"),
+            std::string::npos);
+  EXPECT_NE(timeline.find(pool_title + " (pid " + std::to_string(t.pool) + ")"), std::string::npos);
+  EXPECT_NE(timeline.find(titled + " (pid " + std::to_string(t.titled) + ")"), std::string::npos);
+  const std::string timeline_page = slurp((dir / "timeline.html").string());
+  EXPECT_NE(timeline_page.find(pool_title), std::string::npos);
 }
 
 // The window ends when every process has exited, not when the first one does: alpha's exit (the

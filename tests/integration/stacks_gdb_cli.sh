@@ -26,6 +26,13 @@ exec 4>"$t/in"  # the target runs while this stays open
 trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
 for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
 grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+# Every worker blocked in its leaf (the target says ready once they are on their way there), so
+# that real gdb, later, finds them where hearth did; bounded, not timed: the comparison below
+# says if they never got there.
+for _ in $(seq 300); do
+  [ "$("$hearth" stacks -p "$target" -n 1 2>/dev/null | grep -c ';leaf_\(mutex\|cond\);')" -ge 6 ] && break
+  sleep 0.1
+done
 
 expect_exit 0 "stacks --format gdb" -- "$hearth" stacks -p "$target" -n 3 -F 20 --format gdb \
   -o "$t/gdb.txt" --raw "$t/raw.txt"

@@ -9,7 +9,9 @@
 //           (prctl) and title "tree-titled: worker waiting" (its argv rewritten, as PostgreSQL
 //           and nginx do)
 //   pool    multi-threaded: its main thread in pool_main_wait (a read), 2 threads in
-//           pool_thread_wait (a condition variable never notified)
+//           pool_thread_wait (a condition variable never notified); its title rewritten to
+//           "tree-pool: 2 threads waiting, nobody notifies" (longer than the 40 characters a
+//           picture gives a process: it is shown shortened), its comm left as it was
 // The parent blocks in parent_wait, reading commands from stdin:
 //   fork   forks one more child, blocked in late_wait; prints "late PID"
 //   exit   ends alpha, reaps it; prints "exited PID"
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
   pid_t pool = fork();
   if (pool == 0) {
     die_with_parent();
+    set_title("tree-pool: 2 threads waiting, nobody notifies");
     pthread_t t[2];
     std::string tids;
     for (pthread_t& th : t) pthread_create(&th, nullptr, pool_thread_wait, nullptr);
