@@ -444,6 +444,21 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   else
     threads.emplace_back(guarded, &mmv_out, [&] { run_mmv_collector(a, selected, &w, &mmv_out); });
 
+  Outcome& alloc_out = rec.alloc;
+  if (a.alloc.any()) {
+    threads.emplace_back(guarded, &alloc_out, [&] {
+      run_alloc_collector({.pid = first,
+                           .views = a.alloc,
+                           .mean_bytes = a.alloc_mean,
+                           .live_max = a.alloc_live_max,
+                           .output = a.output,
+                           .symbol_cache = a.symbol_cache,
+                           .ended = [&w] { return w.ended(); },
+                           .note = a.note},
+                          &alloc_out);
+    });
+  }
+
   // The window ends when every selected process has exited: those selected at the start, and
   // with a growing selection those it took in since (looked for every kRescanPeriod, and once
   // more before the window ends for want of a process).
@@ -479,6 +494,7 @@ Recording record(const Options& a, const Progress& progress, const WindowEnded& 
   meta["target_exited"] = target_exited;
   meta["collectors"] = {
       {"stacks", stacks_out.figures}, {"sched", sched_out.figures}, {"mmv", mmv_out.figures}};
+  if (a.alloc.any()) meta["collectors"]["alloc"] = alloc_out.figures;
   // The sampler's stops as the target's threads felt them: only when both ran over the window
   // (without the sampler, any stopped time is another tracer's).
   std::optional<report::SamplingCost>& cost = rec.cost;

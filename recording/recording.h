@@ -21,6 +21,7 @@
 #include "collectors/stacks/process_set.h"
 #include "collectors/stacks/sampler.h"
 #include "formats/sched_intervals.h"
+#include "recording/alloc_collector.h"
 #include "render/report/report.h"
 
 namespace hearth::recording {
@@ -37,7 +38,7 @@ struct Options {
   std::string output;     // the report directory, which must exist
   double frequency = 10;  // stack samples per second
   stacks::CaptureMethod method = stacks::CaptureMethod::kAuto;
-  std::string symbol_cache;  // the stack symbolizer's on-disk cache directory; "": none
+  std::string symbol_cache;      // the stack symbolizer's on-disk cache directory; "": none
   double mmv_interval = 1;       // s between MMV snapshots
   std::vector<std::string> mmv;  // files/names/dirs; empty: the files whose writer is selected
   bool no_stacks = false, no_sched = false, no_mmv = false;
@@ -52,7 +53,12 @@ struct Options {
   // marked untraced; sched.states.tsv and the other files keep the tracer's window. Empty: none.
   std::function<sched_intervals::UntracedSlots(uint64_t window_start_ns, uint64_t slot_ns)>
       sched_before;
-  bool wakeups = false;   // the scheduler also records every wakeup
+  bool wakeups = false;  // the scheduler also records every wakeup
+  // The allocation profile (off by default: it costs the target at every allocator call); of the
+  // target only (one process): recording/alloc_collector.h.
+  AllocViews alloc;
+  uint64_t alloc_mean = 512 << 10;  // bytes, mean of the sampling thresholds
+  uint32_t alloc_live_max = 1 << 16;
   double intervals = 60;  // s at the window's end whose scheduler intervals are all kept
   std::vector<std::string> command_line;  // for report.json
   // The summary lines of the stack sampler's run (called on its thread when it is done).
@@ -75,7 +81,8 @@ struct Outcome {
 
 struct Recording {
   Outcome stacks, sched, mmv;
-  json meta;  // report.json: target, host, window, every collector's figures, sampling cost
+  Outcome alloc;  // in report.json only when asked for (Options::alloc)
+  json meta;      // report.json: target, host, window, every collector's figures, sampling cost
   // The sampler's stops as the target's threads felt them (when both stacks and sched ran).
   std::optional<report::SamplingCost> cost;
   bool interrupted = false;    // a signal ended the window early

@@ -124,6 +124,10 @@ std::vector<std::string> validate_diff(const DiffArgs& a) {
                        ": expected percentage points, a number like 0.5");
   }
   if (!(a.min_samples >= 0)) problems.push_back("--min-samples must not be negative");
+  if (!(a.per_sample >= 1 && a.per_sample <= 1e12))
+    problems.push_back("--per-sample must be between 1 and 1e12");
+  if (a.count_name.empty() || a.count_name.find_first_of("\n\r") != std::string::npos)
+    problems.push_back("--countname must be a word like bytes");
   if (!(a.width >= 50 && a.width <= 1e6))
     problems.push_back("--width must be between 50 and 1000000");
   if (!(a.scale > 0 && a.scale <= 8)) problems.push_back("--scale must be above 0 and at most 8");
@@ -152,6 +156,8 @@ int run_diff(const DiffArgs& a) {
   diff::DiffOptions opts;
   opts.normalize = !a.no_normalize;
   opts.min_samples = a.min_samples;
+  opts.per_sample = a.per_sample;
+  opts.count_name = a.count_name;
   diff::DiffModel m = diff::build_diff_merged(std::move(merged), opts);
 
   diff::ReportOptions ro;

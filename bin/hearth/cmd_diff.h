@@ -15,6 +15,8 @@ struct DiffArgs {
   std::string summary;              // .md or .json
   std::string fail_above;           // pp; empty: no verdict
   double min_samples = 0;
+  double per_sample = 1;               // --per-sample: counts that stand for one sample
+  std::string count_name = "samples";  // --countname: what the counts are
   bool no_normalize = false;
   std::string folded_out;
   bool base_widths = false;

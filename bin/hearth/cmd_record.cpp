@@ -37,9 +37,19 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
   if (!method_of(a.method)) problems.push_back("--method must be auto, bpf or ptrace");
   if (!(a.mmv_interval >= 0.01 && a.mmv_interval <= 3600))
     problems.push_back("--mmv-interval must be between 0.01 and 3600 seconds");
-  if (a.no_stacks && a.no_sched && a.no_mmv) problems.push_back("every collector is turned off");
+  if (a.no_stacks && a.no_sched && a.no_mmv && a.alloc.empty())
+    problems.push_back("every collector is turned off");
   if (!(a.intervals >= 0 && a.intervals <= 7 * 24 * 3600))
     problems.push_back("--intervals must be between 0 and a week (in seconds)");
+  if (!a.alloc.empty()) {
+    if (auto v = recording::parse_alloc_views(a.alloc); !v) problems.push_back(v.error().message);
+    if (a.pids.size() != 1 || a.children || !a.comm.empty())
+      problems.push_back("--alloc takes one process: one -p, without --children or --comm");
+  }
+  if (a.alloc_mean < 1 || a.alloc_mean > (uint64_t{1} << 34))
+    problems.push_back("--alloc-mean must be between 1 and 17179869184 bytes");
+  if (a.alloc_live_max < 1 || a.alloc_live_max > (1u << 24))
+    problems.push_back("--alloc-live-max must be between 1 and 16777216 blocks");
   if (!a.baseline.empty() && !fs::is_directory(a.baseline))
     problems.push_back("--baseline " + a.baseline + ": not a directory");
   return problems;
@@ -100,6 +110,9 @@ int run_record(const RecordArgs& a) {
   o.no_sched = a.no_sched;
   o.no_mmv = a.no_mmv;
   o.wakeups = a.wakeups;
+  if (!a.alloc.empty()) o.alloc = *recording::parse_alloc_views(a.alloc);  // validated
+  o.alloc_mean = a.alloc_mean;
+  o.alloc_live_max = a.alloc_live_max;
   o.intervals = a.intervals;
   o.command_line = a.command_line;
   o.sampler_summary = [](stacks::ProcessSet& set) { return sampler_summary("record", set); };
@@ -131,7 +144,9 @@ int run_record(const RecordArgs& a) {
   for (const auto& [name, outcome] :
        {std::pair<const char*, const recording::Outcome*>{"stacks", &rec.stacks},
         {"sched", &rec.sched},
-        {"mmv", &rec.mmv}}) {
+        {"mmv", &rec.mmv},
+        {"alloc", &rec.alloc}}) {
+    if (outcome == &rec.alloc && !o.alloc.any()) continue;
     std::string status = outcome->figures.value("status", "");
     std::string message = outcome->figures.value("message", "");
     if (outcome->ran()) ++ran;

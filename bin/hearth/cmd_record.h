@@ -25,6 +25,9 @@ struct RecordArgs : SelectionArgs {
   bool wakeups = false;
   double intervals = 60;  // --intervals: s of the window whose scheduler intervals stay whole
   std::string baseline;   // another report directory: adds the diff view
+  std::string alloc;      // --alloc VIEWS: bytes, count, live, comma-separated; "": off
+  uint64_t alloc_mean = 512 << 10;        // --alloc-mean: bytes between samples on average
+  uint32_t alloc_live_max = 1 << 16;      // --alloc-live-max: sampled blocks followed at once
   std::vector<std::string> command_line;  // argv, for report.json
   // --push URL: the stacks recorded are pushed to Pyroscope when the report is written (its
   // url empty: not); its service defaults to the first -p process's name.

@@ -91,6 +91,13 @@ void add_diff_command(CLI::App& app, DiffArgs* a) {
       ->capture_default_str();
   c->add_flag("--no-normalize", a->no_normalize,
               "Compare raw counts (as shares of BASE's total) instead of each profile's shares");
+  c->add_option("--per-sample", a->per_sample,
+                "Counts that stand for one sample in the tests and --min-samples: for hearth "
+                "alloc's bytes profiles, its --mean (524288 by default); 1 for sample counts")
+      ->capture_default_str();
+  c->add_option("--countname", a->count_name,
+                "What the counts are, in the summaries and the picture (bytes, calls)")
+      ->capture_default_str();
   c->add_option("--folded-out", a->folded_out,
                 "Write `stack BASE NEW` lines (difffolded.pl's format) to FILE");
   c->add_flag("--base-widths", a->base_widths, "Frame widths from BASE instead of NEW");
@@ -225,6 +232,18 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
                 "per-thread time per 1 s slot)")
       ->capture_default_str();
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
+  c->add_option(
+      "--alloc", a->alloc,
+      "Also profile the target's allocations (hearth alloc's uprobes, over the window): "
+      "bytes, count (calls) or live (bytes not freed at the end), comma-separated. Off "
+      "by default: while on, every allocator call of the target costs ~0.5 us more (live: "
+      "~2 us, free probed too)");
+  c->add_option("--alloc-mean", a->alloc_mean,
+                "With --alloc: one sample per this many bytes allocated, on average")
+      ->capture_default_str();
+  c->add_option("--alloc-live-max", a->alloc_live_max,
+                "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
+      ->capture_default_str();
   c->add_option("--push", a->push.url,
                 "Then send the stacks recorded to Grafana Pyroscope at URL (as hearth push does; "
                 "--service defaults to the first -p process's name): exit 3 if spooled, 4 if "

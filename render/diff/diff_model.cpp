@@ -57,7 +57,8 @@ Measure measure(profile::Count c1, profile::Count c2, const DiffModel& m) {
   r.base_share = 100 * x1 / n1;
   r.new_share = 100 * x2 / (m.options.normalize ? n2 : n1);
   r.pp = r.new_share - r.base_share;
-  r.z = change_z(x1, n1, x2, n2, m.options.normalize);
+  const double u = m.options.per_sample;  // counts per sample: the tests are on samples
+  r.z = change_z(x1 / u, n1 / u, x2 / u, n2 / u, m.options.normalize);
   return r;
 }
 
@@ -72,7 +73,8 @@ bool is_tested(const Measure& inclusive, double min_samples) {
 // The inclusive measure of a path, with its significance.
 Measure path_inclusive(const DiffModel& m, NodeId id) {
   Measure r = measure(m.tree.base_total(id), m.tree.total(id), m);
-  r.significant = id != kRoot && is_tested(r, m.options.min_samples) && std::fabs(r.z) > m.path_z;
+  r.significant = id != kRoot && is_tested(r, m.options.min_samples * m.options.per_sample) &&
+                  std::fabs(r.z) > m.path_z;
   return r;
 }
 
@@ -177,8 +179,10 @@ DiffModel build_diff_merged(FrameTree merged, const DiffOptions& options) {
   auto test_paths = [&m, &t, &options] {
     for (size_t i = 1; i < t.size(); ++i) {
       NodeId id = static_cast<NodeId>(i);
-      m.path_tests +=
-          is_tested(t.base_total(id).value, t.total(id).value, options.min_samples) ? 2 : 0;
+      m.path_tests += is_tested(t.base_total(id).value, t.total(id).value,
+                                options.min_samples * options.per_sample)
+                          ? 2
+                          : 0;
     }
     m.path_z = critical_z(options.alpha, m.path_tests);
     for (size_t i = 1; i < t.size(); ++i) {
@@ -247,7 +251,7 @@ DiffModel build_diff_merged(FrameTree merged, const DiffOptions& options) {
     it.name = static_cast<NameId>(k);
     it.inclusive = measure(bi[k], ni[k], m);
     it.self = measure(bs[k], ns[k], m);
-    it.tested = is_tested(it.inclusive, options.min_samples);
+    it.tested = is_tested(it.inclusive, options.min_samples * options.per_sample);
     m.function_tests += it.tested ? 2 : 0;
     m.functions.push_back(it);
   }
@@ -273,7 +277,7 @@ Item path_item(const DiffModel& m, NodeId id) {
   it.node = id;
   it.inclusive = measure(t.base_total(id), t.total(id), m);
   it.self = measure(t.base_self(id), t.self(id), m);
-  it.tested = id != kRoot && is_tested(it.inclusive, m.options.min_samples);
+  it.tested = id != kRoot && is_tested(it.inclusive, m.options.min_samples * m.options.per_sample);
   it.inclusive.significant = it.tested && std::fabs(it.inclusive.z) > m.path_z;
   it.self.significant = it.tested && std::fabs(it.self.z) > m.path_z;
   return it;

@@ -20,6 +20,13 @@ struct DiffOptions {
   double min_samples = 0;
   // Family-wise error rate of each family of tests (functions; paths), Bonferroni-corrected.
   double alpha = 0.001;
+  // How many of a profile's counts stand for one sample in the tests (and in min_samples): 1 for
+  // sample counts; for a profile weighted by bytes sampled once per MEAN bytes on average (`hearth
+  // alloc`), MEAN: a sample weighs at least MEAN bytes, so counts / MEAN never exceeds the
+  // samples and the tests stay on the cautious side. Shares and every count shown are unchanged.
+  double per_sample = 1;
+  // What the counts are, in the summaries and the picture ("samples", "bytes", "calls").
+  std::string count_name = "samples";
 };
 
 // One measure (inclusive or self) of one function or path. Shares in percent.

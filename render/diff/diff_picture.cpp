@@ -97,12 +97,14 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
 
   flame::FlameOptions fo;
   fo.title = o.title.empty() ? "Differential Flame Graph" : o.title;
-  fo.subtitle = "BASE " + o.base_name + " (" + flame::with_thousands(m.base_total) +
-                " samples) \u2192 NEW " + o.new_name + " (" + flame::with_thousands(m.new_total) +
-                " samples); widths: " + (o.base_widths ? "BASE" : "NEW") +
+  fo.subtitle = "BASE " + o.base_name + " (" + flame::with_thousands(m.base_total) + " " +
+                m.options.count_name + ") \u2192 NEW " + o.new_name + " (" +
+                flame::with_thousands(m.new_total) + " " + m.options.count_name +
+                "); widths: " + (o.base_widths ? "BASE" : "NEW") +
                 "; colour: change of inclusive share, pp";
   fo.width = o.width;
   fo.bg_colors = "grey";
+  fo.count_name = m.options.count_name;
   fo.max_frames = o.max_frames;
   fo.decorate = [&](NodeId id, scene::Rect* r) {
     const Item it = path_item(m, id);
@@ -112,7 +114,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
         id == kRoot ? "all"
                     : std::string(flame::strip_annotation(m.tree.name(m.tree.node(id).name)));
     bool only_here = (o.base_widths ? in.next : in.base).value == 0;
-    r->title = name + " (" + flame::with_thousands(n) + " samples, " +
+    r->title = name + " (" + flame::with_thousands(n) + " " + m.options.count_name + ", " +
                pct_text(n.value, drawn_total) + "%; " + pp_text(in.pp) + " pp";
     if (only_here && id != kRoot) r->title += o.base_widths ? "; only in BASE" : "; only in NEW";
     r->title += ")";
@@ -196,7 +198,7 @@ scene::Scene layout_diff(const DiffModel& m, const PictureOptions& o, PictureSta
       r.w = std::max(2.0, bar_max * n.value / other_total);
       r.h = row - 2;
       r.fill = diff_color(in.pp, in.significant);
-      r.title = path + " (" + flame::with_thousands(n) + " samples, " +
+      r.title = path + " (" + flame::with_thousands(n) + " " + m.options.count_name + ", " +
                 pct_text(n.value, other_total) + "%; " + pp_text(in.pp) + " pp)";
       strip.rects.push_back(std::move(r));
       std::string line = pp_text(in.pp) + " pp  " + pct_text(n.value, other_total) + "%  ";

@@ -36,8 +36,14 @@ std::string count(profile::Count v) {
 }
 
 std::string test_name(const DiffModel& m) {
-  return m.options.normalize ? "two-proportion z-test (pooled), two-sided"
-                             : "z-test of two Poisson counts (conditional binomial), two-sided";
+  std::string name = m.options.normalize
+                         ? "two-proportion z-test (pooled), two-sided"
+                         : "z-test of two Poisson counts (conditional binomial), two-sided";
+  // Weighted counts (bytes): the tests are on the samples they stand for.
+  if (m.options.per_sample != 1) {
+    name += " on samples of " + fmt("%g", m.options.per_sample) + " " + m.options.count_name;
+  }
+  return name;
 }
 
 std::string function_name(const DiffModel& m, size_t i) {
@@ -191,8 +197,9 @@ void json_path_list(std::string* out, const DiffModel& m, const std::vector<Node
 }  // namespace
 
 std::string summary_text(const DiffModel& m, const ReportOptions& o) {
-  std::string out = "hearth diff: BASE " + o.base_name + " (" + count(m.base_total) +
-                    " samples) -> NEW " + o.new_name + " (" + count(m.new_total) + " samples), " +
+  const std::string& unit = m.options.count_name;
+  std::string out = "hearth diff: BASE " + o.base_name + " (" + count(m.base_total) + " " + unit +
+                    ") -> NEW " + o.new_name + " (" + count(m.new_total) + " " + unit + "), " +
                     (m.options.normalize ? "shares of each profile's total\n"
                                          : "counts as shares of BASE's total\n");
   out += "  significance: " + test_name(m) + ", family-wise alpha " + fmt("%g", m.options.alpha) +
@@ -244,8 +251,9 @@ std::string summary_markdown(const DiffModel& m, const ReportOptions& o) {
     out +=
         std::string(reg.empty() ? ": PASS" : ": **FAIL**") + " — " + verdict_line(m, o, reg.size());
   }
-  out += "\n\nBASE " + md_code(o.base_name) + ": " + count(m.base_total) + " samples · NEW " +
-         md_code(o.new_name) + ": " + count(m.new_total) + " samples · " +
+  const std::string& unit = m.options.count_name;
+  out += "\n\nBASE " + md_code(o.base_name) + ": " + count(m.base_total) + " " + unit + " · NEW " +
+         md_code(o.new_name) + ": " + count(m.new_total) + " " + unit + " · " +
          (m.options.normalize ? "shares of each profile's total"
                               : "counts as shares of BASE's total") +
          ".\nSignificance: " + test_name(m) + ", family-wise α = " + fmt("%g", m.options.alpha) +
@@ -293,6 +301,13 @@ std::string summary_json(const DiffModel& m, const ReportOptions& o) {
   out += ", \"samples\": " + profile::format_count(m.new_total) + "},\n";
   out += std::string("  \"normalized\": ") + (m.options.normalize ? "true" : "false") + ",\n";
   out += "  \"min_samples\": " + profile::format_count(m.options.min_samples) + ",\n";
+  if (m.options.per_sample != 1 || m.options.count_name != "samples") {
+    // Counts that are not samples (`hearth alloc`'s bytes): what they are, and how many of them
+    // the tests took for one sample.
+    out += "  \"count_name\": ";
+    json_string(&out, m.options.count_name);
+    out += ",\n  \"per_sample\": " + fmt("%.17g", m.options.per_sample) + ",\n";
+  }
   out +=
       "  \"test\": {\"name\": \"" +
       std::string(m.options.normalize ? "two-proportion-z" : "poisson-z") +

@@ -244,6 +244,53 @@ std::string mmv_text(Figures& f) {
   return out;
 }
 
+// "3,184 samples of 720,000 allocator calls (100.0 MiB) of /usr/lib/…/libc.so.6 (malloc, …),
+// one per 16,384 B on average: 0 lost, 412 stacks (0 truncated). Live at the end: …"
+std::string alloc_text(Figures& f) {
+  std::string out;
+  auto samples = f.count("samples");
+  auto calls = f.count("calls");
+  if (!samples || !calls) return out;
+  out += count_of(*samples, "sample", "samples") + " of " +
+         count_of(*calls, "allocator call", "allocator calls");
+  if (auto bytes = f.count("bytes")) out += " (" + with_thousands(*bytes) + " B)";
+  if (auto allocator = f.text("allocator")) out += " of " + *allocator;
+  if (auto entries = f.text("entries")) out += " (" + *entries + ")";
+  if (auto mean = f.count("mean_bytes"))
+    out += ", one per " + with_thousands(*mean) + " B on average";
+  if (auto lost = f.count("lost"))
+    out += ": " + with_thousands(*lost) + " lost to a full ring buffer";
+  if (auto stacks = f.count("stacks")) {
+    out += ", " + count_of(*stacks, "stack", "stacks");
+    if (auto truncated = f.count("truncated_stacks"))
+      out += " (" + with_thousands(*truncated) + " truncated)";
+  }
+  out += ".";
+  auto est_bytes = f.count("estimated_bytes");
+  auto est_calls = f.count("estimated_calls");
+  if (est_bytes && est_calls) {
+    out += " Estimated from the samples: " + with_thousands(*est_bytes) + " B in " +
+           count_of(*est_calls, "call", "calls") + ".";
+  }
+  if (auto views = f.text("views")) out += " Views: " + *views + ".";
+  if (auto live = f.count("live_blocks")) {
+    out += " Live at the end: " + count_of(*live, "sampled block", "sampled blocks");
+    std::string more;
+    if (auto freed = f.count("freed")) more += with_thousands(*freed) + " freed in the window";
+    if (auto dropped = f.count("dropped"); dropped && *dropped > 0) {
+      more += (more.empty() ? "" : ", ") + with_thousands(*dropped) + " dropped (the live map full";
+      if (auto max = f.count("live_max")) more += " at " + with_thousands(*max);
+      more += ")";
+    }
+    out += (more.empty() ? "" : " (" + more + ")");
+    if (auto bytes = f.count("live_estimated_bytes")) {
+      out += ", standing for " + with_thousands(*bytes) + " B";
+    }
+    out += ".";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string collector_text(std::string_view collector, const json& figures) {
@@ -253,6 +300,7 @@ std::string collector_text(std::string_view collector, const json& figures) {
   if (collector == "stacks") out = stacks_text(f);
   if (collector == "sched") out = sched_text(f);
   if (collector == "mmv") out = mmv_text(f);
+  if (collector == "alloc") out = alloc_text(f);
   std::string rest = f.rest();
   if (!rest.empty()) out += (out.empty() ? "" : " Also: ") + rest + (out.empty() ? "" : ".");
   return out;

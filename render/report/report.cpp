@@ -26,6 +26,7 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
 #include "render/profile/process_names.h"
+#include "render/report/alloc_section.h"
 #include "render/report/collector_text.h"
 #include "render/report/heat_section.h"
 #include "render/report/html_text.h"
@@ -167,6 +168,20 @@ void flame_section(const RenderOptions& o, const std::string& target, Page* page
   page->sections.push_back({"stacks", "Stacks", body});
 }
 
+// `hearth record --alloc`'s allocation flamegraphs, beside the stacks'.
+void alloc_mem_section(const RenderOptions& o, const std::string& target, const json& meta,
+                       Page* page, RenderResult* result) {
+  json figures = json::object();
+  if (auto cs = meta.find("collectors"); cs != meta.end() && cs->is_object()) {
+    if (auto a = cs->find("alloc"); a != cs->end() && a->is_object()) figures = *a;
+  }
+  AllocSection m = alloc_section(o.dir, target, o.width, figures);
+  for (std::string& p : m.problems) page->problems.push_back(std::move(p));
+  for (std::string& f : m.pictures) result->pictures.push_back(std::move(f));
+  if (!m.body.empty())
+    page->sections.push_back({"mem", "Memory: where the bytes are allocated", m.body});
+}
+
 void when_section(const RenderOptions& o, const std::string& target, Page* page,
                   RenderResult* result) {
   HeatSection h = heat_section(o.dir, target, o.width);
@@ -176,7 +191,8 @@ void when_section(const RenderOptions& o, const std::string& target, Page* page,
   page->time.samples_real_ns = h.real_ns;
   for (std::string& p : h.problems) page->problems.push_back(std::move(p));
   for (std::string& f : h.pictures) result->pictures.push_back(std::move(f));
-  if (!h.body.empty()) page->sections.push_back({"when", "When: heatmap of the stack samples", h.body});
+  if (!h.body.empty())
+    page->sections.push_back({"when", "When: heatmap of the stack samples", h.body});
   TimelineSection t = timeline_section(o.dir, target, o.width, heat ? kHeatHtml : "");
   page->time.timeline =
       std::find(t.pictures.begin(), t.pictures.end(), kTimelineHtml) != t.pictures.end();
@@ -385,8 +401,7 @@ std::string trigger_fragment(const json& meta) {
   if (at_s == t->end() || !at_s->is_number()) return "";
   const double at = at_s->get<double>();
   if (!std::isfinite(at) || at < 0) return "";
-  return "#at=" + fixed(at, 3) + "&t=" + fixed(std::max(0.0, at - 60), 3) + "," +
-         fixed(at + 60, 3);
+  return "#at=" + fixed(at, 3) + "&t=" + fixed(std::max(0.0, at - 60), 3) + "," + fixed(at + 60, 3);
 }
 
 std::string summary_html(const json& meta, std::string* title, std::string* window) {
@@ -458,7 +473,7 @@ std::string summary_html(const json& meta, std::string* title, std::string* wind
   if (auto cs = meta.find("collectors"); cs != meta.end() && cs->is_object()) {
     h += "<table class=\"collectors\"><thead><tr><th>collector</th><th>status</th>"
          "<th>figures</th></tr></thead><tbody>\n";
-    for (const char* name : {"stacks", "sched", "mmv"}) {
+    for (const char* name : {"stacks", "sched", "mmv", "alloc"}) {
       auto c = cs->find(name);
       if (c == cs->end() || !c->is_object()) continue;
       std::string status = get_string(*c, "status");
@@ -517,7 +532,8 @@ std::string regex_literal(std::string_view s) {
 
 std::vector<std::string> recorded_files(const std::string& dir) {
   std::vector<std::string> files;
-  for (const char* name : {kStacksFolded, kStacksRaw, kStacksSamples, kMmvSeries, kReportJson}) {
+  for (const char* name : {kStacksFolded, kStacksRaw, kStacksSamples, kMmvSeries, kReportJson,
+                           kAllocFolded, kAllocCountFolded, kAllocLiveFolded}) {
     files.push_back(path_in(dir, name));
   }
   for (const char* kind : kSchedKinds) {
@@ -532,7 +548,8 @@ std::vector<std::string> recorded_files(const std::string& dir) {
 std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
   for (const char* name : {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg,
-                           kWhenHtml, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown}) {
+                           kWhenHtml, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown, kAllocSvg,
+                           kAllocCountSvg, kAllocLiveSvg}) {
     files.push_back(path_in(dir, name));
   }
   return files;
@@ -580,6 +597,7 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   diff_section(o, &page, &result);
   const charts::StoppedBy by = stopped_by(meta);
   flame_section(o, target, &page, &result, &threads);
+  alloc_mem_section(o, target, meta, &page, &result);
   when_section(o, target, &page, &result);
   sched_section(o, by, &page, &result, &threads);
   metrics_section(o, &page, &result);
@@ -595,8 +613,8 @@ Result<RenderResult> render_report(const RenderOptions& o) {
   }
   if (page.sections.empty()) {
     content +=
-        "<p class=\"note\">Nothing to show: no stacks.folded, stack samples, sched.*.tsv or "
-        "mmv.tsv in "
+        "<p class=\"note\">Nothing to show: no stacks.folded, stack samples, sched.*.tsv, "
+        "mmv.tsv or alloc.folded in "
         "this directory.</p>\n";
   }
   std::string problems;

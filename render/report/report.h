@@ -29,6 +29,14 @@ inline constexpr const char* kSchedSvg = "sched.svg";
 inline constexpr const char* kMetricsSvg = "metrics.svg";
 inline constexpr const char* kDiffSvg = "diff.svg";
 inline constexpr const char* kDiffMarkdown = "diff.md";
+// `hearth record --alloc`: the allocation profile's views (folded stacks weighted by bytes, or by
+// calls) and their flamegraphs (the "mem" palette).
+inline constexpr const char* kAllocFolded = "alloc.folded";
+inline constexpr const char* kAllocCountFolded = "alloc.count.folded";
+inline constexpr const char* kAllocLiveFolded = "alloc.live.folded";
+inline constexpr const char* kAllocSvg = "alloc.svg";
+inline constexpr const char* kAllocCountSvg = "alloc.count.svg";
+inline constexpr const char* kAllocLiveSvg = "alloc.live.svg";
 
 struct RenderOptions {
   std::string dir;           // the report directory (read and written)

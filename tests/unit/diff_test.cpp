@@ -244,6 +244,43 @@ TEST(DiffModel, SmallChangeOnFewSamplesIsNotSignificant) {
   EXPECT_EQ(big.tree.name(big.functions[regressions(big, 5)[0]].name), "y");
 }
 
+// A profile weighted by bytes (hearth alloc, one sample per 524,288 B on average): the same 11:9
+// against 9:11 as above, on 20 samples' worth of bytes each, is noise once the tests count
+// samples (--per-sample), and "significant" when they take every byte for a sample. Shares,
+// counts and the names in the texts stay the bytes'.
+TEST(DiffModel, PerSampleTestsWeightedCountsAsTheSamplesTheyStandFor) {
+  constexpr double kMean = 524288;
+  const std::string base =
+      "a;x " + std::to_string(11 * 524288) + "\na;y " + std::to_string(9 * 524288) + "\n";
+  const std::string next =
+      "a;x " + std::to_string(9 * 524288) + "\na;y " + std::to_string(11 * 524288) + "\n";
+  auto as_bytes = diff_of(base, next, {.per_sample = kMean, .count_name = "bytes"});
+  EXPECT_FALSE(function(as_bytes, "y")->inclusive.significant);
+  EXPECT_TRUE(regressions(as_bytes, 0).empty());
+  EXPECT_NEAR(function(as_bytes, "y")->inclusive.pp, 10, 1e-9);
+  EXPECT_EQ(function(as_bytes, "y")->inclusive.next.value, 11 * kMean);
+  auto naive = diff_of(base, next);
+  EXPECT_TRUE(function(naive, "y")->inclusive.significant);
+  // The z of the bytes divided by the mean equals the z of the samples themselves.
+  auto samples = diff_of("a;x 11\na;y 9\n", "a;x 9\na;y 11\n");
+  EXPECT_NEAR(function(as_bytes, "y")->inclusive.z, function(samples, "y")->inclusive.z, 1e-9);
+  // --min-samples counts samples too: 20 of them each.
+  auto few = diff_of(base, next, {.min_samples = 21, .per_sample = kMean});
+  EXPECT_FALSE(function(few, "y")->tested);
+  // The texts say bytes and the unit of the tests.
+  ReportOptions ro;
+  ro.base_name = "base.folded";
+  ro.new_name = "new.folded";
+  const std::string text = summary_text(as_bytes, ro);
+  EXPECT_NE(text.find("(10,485,760 bytes) -> NEW new.folded (10,485,760 bytes)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("on samples of 524288 bytes"), std::string::npos) << text;
+  const std::string j = summary_json(as_bytes, ro);
+  EXPECT_NE(j.find("\"count_name\": \"bytes\",\n  \"per_sample\": 524288,"), std::string::npos)
+      << j;
+  EXPECT_EQ(summary_json(samples, ro).find("per_sample"), std::string::npos);  // as it was
+}
+
 TEST(DiffModel, MinSamplesLeavesSmallItemsUntested) {
   auto m = diff_of("a;x 5000\na;tiny 10\n", "a;x 5000\na;tiny 90\n", {.min_samples = 100});
   EXPECT_FALSE(function(m, "tiny")->tested);

@@ -54,6 +54,47 @@ TEST_F(Report, IndexMatchesTheGoldenFile) {
   EXPECT_EQ(html, slurp(expected_)) << "regenerate: HEARTH_UPDATE_GOLDEN=1 (see the file's top)";
 }
 
+// `hearth record --alloc bytes,live` of heap_target (tests/golden/inputs/report-alloc: the
+// allocation profiles alone, no other collector): the Memory section, its two flamegraphs in the
+// mem palette with what was sampled under their titles, the collector's figures in words; byte
+// for byte against tests/golden/expected/report-alloc-index.html (regenerate as above).
+TEST(ReportAlloc, MemorySectionMatchesTheGoldenFile) {
+  const fs::path inputs = fs::path(HEARTH_SOURCE_DIR) / "tests/golden/inputs/report-alloc";
+  const fs::path expected =
+      fs::path(HEARTH_SOURCE_DIR) / "tests/golden/expected/report-alloc-index.html";
+  const fs::path dir =
+      fs::temp_directory_path() / ("hearth-report-alloc-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(inputs)) fs::copy(e.path(), dir);
+  auto r = render_report({.dir = dir.string()});
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_TRUE(r->problems.empty()) << r->problems.front();
+  EXPECT_EQ(r->pictures, (std::vector<std::string>{"alloc.svg", "alloc.live.svg"}));
+  const std::string html = slurp(dir / "index.html");
+  const std::string svg = slurp(dir / "alloc.live.svg");
+  const std::string bytes_svg = slurp(dir / "alloc.svg");
+  fs::remove_all(dir);
+  if (std::getenv("HEARTH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(expected, std::ios::binary) << html;
+  }
+  EXPECT_EQ(html, slurp(expected)) << "regenerate: HEARTH_UPDATE_GOLDEN=1 (see the file's top)";
+  EXPECT_NE(html.find("<section id=\"mem\"><h2>Memory: where the bytes are allocated</h2>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>alloc</td><td>ok</td><td>4,355 samples of 26,000 allocator calls"),
+            std::string::npos);
+  // The live view: the kept sites, none of the freed ones; widths in bytes; what was sampled and
+  // freed under the title.
+  EXPECT_NE(svg.find("heap_keep_big"), std::string::npos);
+  EXPECT_EQ(svg.find("heap_free_all"), std::string::npos);
+  EXPECT_NE(svg.find(" bytes, "), std::string::npos);
+  EXPECT_NE(svg.find("live: 1,247 sampled blocks (3,108 freed, 0 dropped: map full)"),
+            std::string::npos);
+  EXPECT_NE(bytes_svg.find("heap_free_all"), std::string::npos);
+  EXPECT_NE(bytes_svg.find("4,355 samples of 26,000 calls (0 lost), one per 8 KiB on average"),
+            std::string::npos);
+}
+
 TEST_F(Report, PageHasEverySectionAndAThreadsTableThatLinksIntoTheFlamegraph) {
   auto r = render_report({.dir = dir_.string()});
   ASSERT_TRUE(r.has_value());
