@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/alloc_test_support.h"
 #include "tests/integration/bpf_support.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
@@ -26,46 +27,15 @@ namespace {
 using namespace std::chrono_literals;
 using hearth::testing_support::exited_with;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::malloc_address;
+using hearth::testing_support::memory_byte;
 using hearth::testing_support::program_exists;
 using hearth::testing_support::programs_held;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::start_hearth;
 using hearth::testing_support::Target;
-
-// Bytes of the folded lines whose stack holds FRAME (";FRAME;"), and of all lines.
-struct SiteBytes {
-  double site = 0, all = 0;
-};
-SiteBytes bytes_at(const std::string& folded, const std::string& frame) {
-  SiteBytes b;
-  std::istringstream in(folded);
-  for (std::string l; std::getline(in, l);) {
-    const size_t space = l.rfind(' ');
-    if (space == std::string::npos) continue;
-    const double n = std::strtod(l.c_str() + space + 1, nullptr);
-    b.all += n;
-    if (l.find(";" + frame + ";") != std::string::npos) b.site += n;
-  }
-  return b;
-}
-
-// The byte at ADDR of process PID's memory (the first byte of its malloc: 0xcc while a uprobe
-// sits there), or -1.
-int byte_at(pid_t pid, uint64_t addr) {
-  const int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
-  if (fd < 0) return -1;
-  unsigned char b = 0;
-  const ssize_t n = pread(fd, &b, 1, static_cast<off_t>(addr));
-  close(fd);
-  return n == 1 ? b : -1;
-}
-
-uint64_t malloc_address(Target& t) {
-  auto line = t.read_line(10s);
-  if (!line || !line->starts_with("malloc ")) return 0;
-  return std::strtoull(line->c_str() + 7, nullptr, 16);
-}
+using hearth::testing_support::weight_at;
 
 class Alloc : public testing::Test {
  protected:
@@ -122,7 +92,7 @@ TEST_F(Alloc, EverySiteByNameWithItsShareOfTheBytes) {
   const char* sites[] = {"alloc_site_a", "alloc_site_b", "alloc_site_c"};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(sites[i]);
-    const SiteBytes b = bytes_at(folded, sites[i]);
+    const hearth::testing_support::SiteWeight b = weight_at(folded, sites[i]);
     ASSERT_GT(b.site, 0) << folded.substr(0, 2000);
     // Its share of all the bytes sampled, against the truth (lost samples, if the ring buffer
     // ever filled, fall on every site alike).
@@ -146,7 +116,7 @@ TEST_F(Alloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   ASSERT_TRUE(t);
   const uint64_t at = malloc_address(*t);
   ASSERT_NE(at, 0u);
-  const int original = byte_at(t->pid(), at);
+  const int original = memory_byte(t->pid(), at);
   ASSERT_GE(original, 0);
   ASSERT_NE(original, 0xcc);
   const std::string dir = ::testing::TempDir();
@@ -155,17 +125,17 @@ TEST_F(Alloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   ASSERT_TRUE(wait_sampling(h, err)) << slurp(err);
   const std::vector<__u32> held = programs_held(h, "hearth_malloc");
   ASSERT_EQ(held.size(), 1u) << slurp(err);
-  EXPECT_EQ(byte_at(t->pid(), at), 0xcc) << "no breakpoint at malloc while sampling";
+  EXPECT_EQ(memory_byte(t->pid(), at), 0xcc) << "no breakpoint at malloc while sampling";
   kill(h, SIGKILL);
   int status = 0;
   waitpid(h, &status, 0);
   bool gone = false;
   for (int i = 0; i < 500 && !gone; ++i) {
-    gone = !program_exists(held[0]) && byte_at(t->pid(), at) == original;
+    gone = !program_exists(held[0]) && memory_byte(t->pid(), at) == original;
     if (!gone) std::this_thread::sleep_for(10ms);
   }
   EXPECT_TRUE(gone) << "program " << held[0] << " loaded, or malloc's first byte "
-                    << byte_at(t->pid(), at) << " not back to " << original;
+                    << memory_byte(t->pid(), at) << " not back to " << original;
   // No tracefs probe either (libbpf makes one only on kernels without the uprobe PMU).
   const std::string events = slurp("/sys/kernel/tracing/uprobe_events");
   EXPECT_EQ(events.find("libbpf_" + std::to_string(h) + "_"), std::string::npos) << events;

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/alloc_test_support.h"
 #include "tests/integration/bpf_support.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/target_process.h"
@@ -31,45 +32,15 @@ using namespace std::chrono_literals;
 using hearth::testing_support::exited_with;
 using hearth::testing_support::fresh_dir;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::malloc_address;
+using hearth::testing_support::memory_byte;
 using hearth::testing_support::program_exists;
 using hearth::testing_support::programs_held;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::slurp;
 using hearth::testing_support::start_hearth;
 using hearth::testing_support::Target;
-
-// The weight of the folded lines whose stack holds ";FRAME;", and of all lines.
-struct Weights {
-  double site = 0, all = 0;
-};
-Weights weight_at(const std::string& folded, const std::string& frame) {
-  Weights w;
-  std::istringstream in(folded);
-  for (std::string l; std::getline(in, l);) {
-    const size_t space = l.rfind(' ');
-    if (space == std::string::npos) continue;
-    const double n = std::strtod(l.c_str() + space + 1, nullptr);
-    w.all += n;
-    if (l.find(";" + frame + ";") != std::string::npos) w.site += n;
-  }
-  return w;
-}
-
-// The byte at ADDR of process PID's memory (0xcc while a uprobe sits there), or -1.
-int target_byte(pid_t pid, uint64_t addr) {
-  const int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
-  if (fd < 0) return -1;
-  unsigned char b = 0;
-  const ssize_t n = pread(fd, &b, 1, static_cast<off_t>(addr));
-  close(fd);
-  return n == 1 ? b : -1;
-}
-
-uint64_t target_malloc(Target& t) {
-  auto line = t.read_line(10s);
-  if (!line || !line->starts_with("malloc ")) return 0;
-  return std::strtoull(line->c_str() + 7, nullptr, 16);
-}
+using hearth::testing_support::weight_at;
 
 // Waits (bounded) until hearth record's stderr says the allocation probes are on; false if it
 // ended or never did.
@@ -97,7 +68,7 @@ class RecordAlloc : public testing::Test {
 TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
   auto t = Target::start("alloc_target-nofp", {"--threads", "2", "--rounds", "10000"});
   ASSERT_TRUE(t);
-  ASSERT_NE(target_malloc(*t), 0u);
+  ASSERT_NE(malloc_address(*t), 0u);
   const fs::path dir = fresh_dir("record_alloc");
   const std::string err = (fs::path(::testing::TempDir()) / "record_alloc.err").string();
   fs::remove(err);  // an earlier run's "sampling" line is not this one's
@@ -139,7 +110,7 @@ TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
   const char* sites[] = {"alloc_site_a", "alloc_site_b", "alloc_site_c"};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(sites[i]);
-    const Weights w = weight_at(folded, sites[i]);
+    const hearth::testing_support::SiteWeight w = weight_at(folded, sites[i]);
     ASSERT_GT(w.site, 0) << folded.substr(0, 2000);
     EXPECT_NEAR(w.site / w.all, truth[i] / total, 0.15 * truth[i] / total) << a.dump(2);
   }
@@ -177,9 +148,9 @@ TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
 TEST_F(RecordAlloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   auto t = Target::start("alloc_target-fp", {"--threads", "2", "--rounds", "0"});
   ASSERT_TRUE(t);
-  const uint64_t at = target_malloc(*t);
+  const uint64_t at = malloc_address(*t);
   ASSERT_NE(at, 0u);
-  const int original = target_byte(t->pid(), at);
+  const int original = memory_byte(t->pid(), at);
   ASSERT_GE(original, 0);
   ASSERT_NE(original, 0xcc);
   const fs::path dir = fresh_dir("record_alloc_kill");
@@ -192,18 +163,18 @@ TEST_F(RecordAlloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   std::vector<__u32> held = programs_held(h, "hearth_malloc");
   for (__u32 id : programs_held(h, "hearth_free")) held.push_back(id);
   ASSERT_EQ(held.size(), 2u) << slurp(err);
-  EXPECT_EQ(target_byte(t->pid(), at), 0xcc) << "no breakpoint at malloc while recording";
+  EXPECT_EQ(memory_byte(t->pid(), at), 0xcc) << "no breakpoint at malloc while recording";
   kill(h, SIGKILL);
   int status = 0;
   waitpid(h, &status, 0);
   bool gone = false;
   for (int i = 0; i < 500 && !gone; ++i) {
     gone = !program_exists(held[0]) && !program_exists(held[1]) &&
-           target_byte(t->pid(), at) == original;
+           memory_byte(t->pid(), at) == original;
     if (!gone) std::this_thread::sleep_for(10ms);
   }
   EXPECT_TRUE(gone) << "a program still loaded, or malloc's first byte "
-                    << target_byte(t->pid(), at) << " not back to " << original;
+                    << memory_byte(t->pid(), at) << " not back to " << original;
   const std::string events = slurp("/sys/kernel/tracing/uprobe_events");
   EXPECT_EQ(events.find("libbpf_" + std::to_string(h) + "_"), std::string::npos) << events;
   EXPECT_FALSE(fs::exists(dir / "alloc.folded"));  // nothing half-written
