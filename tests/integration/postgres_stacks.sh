@@ -75,18 +75,21 @@ waits=$(grep -cE '^\[postgres pid=[0-9]+\];\[postgres: [^;]*waiting\];.*(XactLoc
 [ "$waits" -ge 1 ] || { head -50 "$folded"; fail "no backend stack shows a lock wait with a 'waiting' title"; }
 grep -qE '^hearth stacks: [0-9]+ processes' "$dir/hearth.err" || fail "no summary counting processes"
 # The report: the processes selected, the threads table's rows under their process (several
-# backends, each its own "postgres PID"), the scheduler's figures on them.
+# backends, each its own process), the scheduler's figures on them.
 rec=$dir/rec
 grep -q '<th>process</th><th>thread</th>' "$rec/index.html" || fail "no process column in the threads table"
 [ "$(grep -c '"status": "ok"' "$rec/report.json")" -ge 2 ] ||
   { cat "$rec/report.json"; fail "record: stacks or sched did not run"; }
 [ "$(grep -c '"comm": "postgres"' "$rec/report.json")" -ge 6 ] ||
   { cat "$rec/report.json"; fail "record: fewer than 5 postgres processes listed"; }
-# Rows "postgres PID | thread | TID" where the scheduler saw the thread and TID is PID: each
-# single-threaded backend on its own row under its own process.
-own=$(grep -oE '<tr><td>postgres [0-9]+</td><td><a [^>]*>[^<]*</a></td><td><a href="sched.svg#thread-[0-9]+"' "$rec/index.html" |
-  sed -E 's/^<tr><td>postgres ([0-9]+)<.*thread-([0-9]+)"$/\1 \2/' | awk '$1 == $2' | sort -u | wc -l)
-[ "$own" -ge 4 ] || { grep -o '<tr><td>[^/]*</td>' "$rec/index.html" | head; fail "record: only $own processes on rows of their own"; }
+# Rows "LABEL PID | thread | TID" where the scheduler saw the thread and TID is PID: each
+# single-threaded backend on its own row under its own process, labelled by the title
+# PostgreSQL gave it (shortened, whole in the cell's hover), not "postgres PID" as all alike.
+rows=$(grep -oE '<tr><td( title="[^"]*")?>[^<]* [0-9]+</td><td><a [^>]*>[^<]*</a></td><td><a href="sched.svg#thread-[0-9]+"' "$rec/index.html" || true)
+own=$(echo "$rows" | sed -nE 's/^<tr><td[^>]*>[^<]* ([0-9]+)<.*thread-([0-9]+)"$/\1 \2/p' | awk '$1 == $2' | sort -u | wc -l)
+[ "$own" -ge 4 ] || { grep -o '<tr><td[^/]*</td>' "$rec/index.html" | head; fail "record: only $own processes on rows of their own"; }
+titled=$(echo "$rows" | grep -cE '^<tr><td title="postgres: bench postgres \[local\][^"]*">postgres: bench postgres' || true)
+[ "$titled" -ge 4 ] || { echo "$rows" | head -5; fail "record: only $titled backends' rows are labelled by their title"; }
 # Nothing left traced.
 for p in $(pgrep -u "$user" postgres || true); do
   for s in /proc/"$p"/task/*/status; do
@@ -94,5 +97,5 @@ for p in $(pgrep -u "$user" postgres || true); do
     [ "${t:-0}" -eq 0 ] || fail "postgres $p is still traced by $t"
   done
 done
-echo "ok: $processes processes ($backends backends) sampled, $waits lock-wait stacks; record: $own processes on rows of their own"
+echo "ok: $processes processes ($backends backends) sampled, $waits lock-wait stacks; record: $own processes on rows of their own, $titled backends by their title"
 grep -E '^hearth stacks: [0-9]+ processes' "$dir/hearth.err"
