@@ -15,13 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cli_lib.sh"
 command -v python3 >/dev/null || { echo "chrome_trace_cli: python3 is needed to check the JSON"; exit 1; }
 
-mkfifo "$t/in"
-"$targets/stack_target-fp" --threads 4 --depth 3 --spin 1 <"$t/in" >"$t/ready" &
-target=$!
-exec 4>"$t/in"  # the target runs while this stays open
-trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
-for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
-grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+start_stack_target "$targets" --threads 4 --depth 3 --spin 1
 
 expect_exit 0 "record" -- "$hearth" record -p "$target" -d 1 -F 20 --no-mmv -o "$t/rec"
 [ -s "$t/rec/sched.intervals.tsv" ] && [ -s "$t/rec/stacks.samples.txt" ] && ok \

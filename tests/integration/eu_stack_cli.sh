@@ -18,13 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v eu-stack >/dev/null || { echo "eu_stack_cli: eu-stack is not installed (elfutils; bin/setup installs it)"; exit 1; }
 command -v gdb >/dev/null || { echo "eu_stack_cli: gdb is not installed (bin/setup installs it)"; exit 1; }
 
-mkfifo "$t/in"
-"$targets/stack_target-fp" --threads 6 --depth 3 --spin 0 <"$t/in" >"$t/ready" &
-target=$!
-exec 4>"$t/in"  # the target runs while this stays open
-trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
-for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
-grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+start_stack_target "$targets" --threads 6 --depth 3 --spin 0
 # Every worker blocked in its leaf (the target says ready once they are on their way there);
 # bounded, not timed: the counts below say if they never got there.
 for _ in $(seq 300); do

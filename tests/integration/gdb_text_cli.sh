@@ -13,13 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cli_lib.sh"
 command -v gdb >/dev/null || { echo "gdb_text_cli: gdb is not installed (bin/setup installs it)"; exit 1; }
 
-mkfifo "$t/in"
-"$targets/stack_target-fp" --threads 6 --depth 3 --spin 0 <"$t/in" >"$t/ready" &
-target=$!
-exec 4>"$t/in"  # the target runs while this stays open
-trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
-for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
-grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+start_stack_target "$targets" --threads 6 --depth 3 --spin 0
 
 for _ in 1 2; do
   gdb -p "$target" -batch -nx -ex 'set pagination off' -ex 'thread apply all bt' >>"$t/pmp.txt" 2>/dev/null

@@ -17,13 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cli_lib.sh"
 command -v perf >/dev/null || { echo "perf_script_cli: perf is not installed (bin/setup installs it)"; exit 1; }
 
-mkfifo "$t/in"
-"$targets/stack_target-fp" --threads 3 --depth 4 --spin 2 <"$t/in" >"$t/ready" &
-target=$!
-exec 4>"$t/in"  # the target runs while this stays open
-trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
-for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
-grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+start_stack_target "$targets" --threads 3 --depth 4 --spin 2
 
 perf record -g -F 499 -p "$target" -o "$t/perf.data" -- sleep 2 >/dev/null 2>"$t/record.err" \
   || { echo "FAIL: perf record: $(tail -1 "$t/record.err")"; exit 1; }

@@ -19,13 +19,7 @@ targets=${2:?usage: stacks_gdb_cli.sh HEARTH_BINARY TARGETS_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cli_lib.sh"
 
-mkfifo "$t/in"
-"$targets/stack_target-fp" --threads 6 --depth 3 --spin 0 <"$t/in" >"$t/ready" &
-target=$!
-exec 4>"$t/in"  # the target runs while this stays open
-trap 'exec 4>&-; kill $target 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
-for _ in $(seq 100); do grep -q '^ready' "$t/ready" && break; sleep 0.1; done
-grep -q '^ready' "$t/ready" || { echo "FAIL: the target did not start"; exit 1; }
+start_stack_target "$targets" --threads 6 --depth 3 --spin 0
 # Every worker blocked in its leaf (the target says ready once they are on their way there), so
 # that real gdb, later, finds them where hearth did; bounded, not timed: the comparison below
 # says if they never got there.
