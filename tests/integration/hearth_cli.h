@@ -33,13 +33,21 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
-inline bool wait_for_text(const std::string& file, const std::string& text) {
+// Asks DONE every 100 ms until it says true, for at most 90 s: the bound of every wait of these
+// tests for something hearth does (under TSan at a load of 16-19, pmdammv saw a watcher's grown
+// MMV file more than 10 s late). False if DONE never said true.
+template <typename Done>
+bool poll_until(Done&& done) {
   for (int i = 0; i < 900; ++i) {
-    if (slurp(file).find(text) != std::string::npos) return true;
+    if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
+}
+
+// Waits (bounded: 90 s) until FILE holds TEXT; false if it never does.
+inline bool wait_for_text(const std::string& file, const std::string& text) {
+  return poll_until([&] { return slurp(file).find(text) != std::string::npos; });
 }
 
 // The exit status of the hearth started as PID (-1: killed by a signal); after 60 s, a test

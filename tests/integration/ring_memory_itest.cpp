@@ -30,6 +30,7 @@ using hearth::stacks::ProcessSet;
 using hearth::stacks::ProcessSetOptions;
 using hearth::testing_support::fresh_dir;
 using hearth::testing_support::PcpTmpDir;
+using hearth::testing_support::poll_until;
 using hearth::testing_support::published;
 using hearth::testing_support::run_hearth;
 using hearth::testing_support::wait_exit;
@@ -121,11 +122,10 @@ TEST(RingMemory, OverTheMemoryBudgetTheRingIsShortenedAndSaysSo) {
       err);
   ASSERT_TRUE(wait_for_text(err, "over the budget of 1 MB")) << slurp(err);
   std::map<std::string, double> f;
-  for (int i = 0; i < 900; ++i) {  // its next evaluation publishes it (bounded: 90 s)
+  poll_until([&] {  // its next evaluation publishes it
     f = published("ring_budget");
-    if (f["watch.ring.shortened"] == 1) break;
-    std::this_thread::sleep_for(100ms);
-  }
+    return f["watch.ring.shortened"] == 1;
+  });
   EXPECT_EQ(f["watch.ring.shortened"], 1);
   EXPECT_EQ(f["watch.ring.shortenings"], 1);
   EXPECT_EQ(f["watch.memory.budget"], 1 << 20);

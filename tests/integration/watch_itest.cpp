@@ -488,22 +488,18 @@ TEST_F(WatchPcp, APcpRuleFiresOnAMetricTheTestMovesAndTheFiguresReachPminfo) {
   ASSERT_TRUE(wait_for_text(err_, "watching 1 process")) << slurp(err_);
   // The watcher's figures: its rule, known, not holding.
   std::string out;
-  // Bounded as wait_for_text is (90 s): under TSan at a load of 16-19 the threads' figures took
-  // longer than the 10 s this loop had (pmdammv sees the watcher's grown file on a later fetch).
-  for (int i = 0; i < 900; ++i) {  // until its first evaluation is published
+  poll_until([&] {  // until its first evaluation is published
     out = pminfo("mmv.test_watch.watch.rule.known");
-    if (out.find(" or \"deep\"] value 1\n") != std::string::npos) break;
-    std::this_thread::sleep_for(100ms);
-  }
+    return out.find(" or \"deep\"] value 1\n") != std::string::npos;
+  });
   EXPECT_NE(out.find(" or \"deep\"] value 1\n"), std::string::npos) << out << slurp(err_);
   out = pminfo("mmv.test_watch.watch.rule.holds");
   EXPECT_NE(out.find(" or \"deep\"] value 0\n"), std::string::npos) << out;
   // The target's threads by name: worker-1 … (one thread each), from the second evaluation on.
-  for (int i = 0; i < 900; ++i) {  // bounded, as above
+  poll_until([&] {
     out = pminfo("mmv.test_watch.watch.threads.count");
-    if (out.find(" or \"worker-2\"] value 1\n") != std::string::npos) break;
-    std::this_thread::sleep_for(100ms);
-  }
+    return out.find(" or \"worker-2\"] value 1\n") != std::string::npos;
+  });
   EXPECT_NE(out.find(" or \"worker-2\"] value 1\n"), std::string::npos) << out;
   out = pminfo("mmv.test_watch.watch.threads.running");
   EXPECT_NE(out.find(" or \"worker-1\"] value "), std::string::npos) << out;
