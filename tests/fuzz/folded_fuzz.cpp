@@ -19,7 +19,8 @@
 // - labels fit, dropping parameters is idempotent, shortening never lengthens a name,
 //   escaped text is valid UTF-8 without '<';
 // - read from a file by two threads (read_file's path for big files, here for any size), the
-//   text gives read_text's tree, node and name ids included, and its stats.
+//   text gives read_text's tree, node and name ids included, and its stats (unless its first
+//   bytes make it a pprof profile or a speedscope file to read_file).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@
 #include "render/profile/folded_reader.h"
 #include "render/profile/folded_writer.h"
 #include "render/profile/frame_tree.h"
+#include "render/profile/pprof_reader.h"
+#include "render/profile/speedscope_reader.h"
 #include "render/svg/xml.h"
 #include "tests/support/strict_utf8.h"
 
@@ -95,6 +98,10 @@ void check_name(std::string_view name, size_t chars) {
 // TEXT read by two threads from a file (a memfd, so nothing is written to disk) against
 // read_text: the same tree, id for id, and the same stats.
 void check_two_threads(std::string_view text, profile::Merge merge, bool reverse) {
+  // read_file tells a pprof profile or a speedscope file by its first 4 bytes, which read_text
+  // (folded text only) does not look at: nothing to compare for those.
+  const std::string_view head = text.substr(0, 4);
+  if (profile::looks_like_pprof(head) || profile::looks_like_speedscope(head)) return;
   int fd = memfd_create("folded_fuzz", MFD_CLOEXEC);
   if (fd < 0) return;
   for (size_t done = 0; done < text.size();) {
@@ -110,9 +117,9 @@ void check_two_threads(std::string_view text, profile::Merge merge, bool reverse
   one_reader.read_text(text);
   profile::FoldedReader two_reader(
       two, {.reverse = reverse, .parallel_min_bytes = 0, .threads = 2});
-  bool read = two_reader.read_file("/proc/self/fd/" + std::to_string(fd)).has_value();
+  hearth::Result<void> read = two_reader.read_file("/proc/self/fd/" + std::to_string(fd));
   ::close(fd);
-  if (!read) die("two threads: the file could not be read", text);
+  if (!read) die("two threads: the file could not be read", text, read.error().message);
   if (one.size() != two.size() || one.name_count() != two.name_count() ||
       one.fractional() != two.fractional() || one.differential() != two.differential() ||
       one.overflowed() != two.overflowed()) {
