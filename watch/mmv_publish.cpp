@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // pmapi.h first: the MMV headers use its types.
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -221,9 +223,29 @@ struct MmvPublisher::Impl {
   // Scratch for threads(): per instance, threads and share × threads.
   std::vector<double> n, running, runnable, blocked;
 
+  // The wall-clock second of the last file made, until the directory was touched in a later
+  // one (0: done).
+  time_t touch_after = 0;
+
   Result<void> open(const std::vector<PublishedRule>& rule_list,
                     const std::vector<std::string>& thread_list);
   void close();
+  // pmdammv looks for new or changed files only when the directory's mtime differs from the one
+  // it saw at its last look, and a file it finds before libpcp_mmv has written the header (empty,
+  // or no "MMV" yet: mmv_stats_start creates, sizes and maps the file, then writes it) it drops
+  // without a second look: a look inside that window left the file unserved for good (CI saw it
+  // under ThreadSanitizer, whose mmap is slow). Once the file is whole the directory is touched,
+  // then again in a later second (a pmdammv comparing whole seconds sees the first touch as no
+  // change if it looked in the same second).
+  void touch_directory() {
+    (void)::utimensat(AT_FDCWD, path.substr(0, path.rfind('/')).c_str(), nullptr, 0);
+  }
+  void touch_directory_later() {
+    if (touch_after != 0 && ::time(nullptr) > touch_after) {
+      touch_directory();
+      touch_after = 0;
+    }
+  }
   void set(pmAtomValue* v, double x) { mmv_set_value(addr, v, x); }
   pmAtomValue* lookup(const char* metric, const std::string* instance) {
     pmAtomValue* v = mmv_lookup_value_desc(addr, metric, instance ? instance->c_str() : nullptr);
@@ -308,6 +330,9 @@ Result<void> MmvPublisher::Impl::open(const std::vector<PublishedRule>& rule_lis
                                       : "";
     return fail("cannot create PCP's MMV file " + path + ": " + std::strerror(err) + hint, err);
   }
+
+  touch_directory();
+  touch_after = ::time(nullptr);
 
   rules.clear();
   for (const std::string& r : rule_names) {
@@ -425,6 +450,7 @@ Result<void> MmvPublisher::restart(const std::vector<PublishedRule>& rules,
 
 void MmvPublisher::rule(size_t index, std::optional<double> value, bool holds) {
   if (!impl_ || impl_->addr == nullptr) return;
+  impl_->touch_directory_later();
   HEARTH_CHECK(index < impl_->rules.size());
   const Impl::RuleValues& r = impl_->rules[index];
   impl_->set(r.value, value ? *value : 0);
@@ -471,6 +497,7 @@ void MmvPublisher::threads(const std::vector<GroupShares>& groups) {
 void MmvPublisher::watcher(double cpu_share, uint64_t stopped_us_total, double ring_seconds,
                            uint64_t ring_bytes) {
   if (!impl_ || impl_->addr == nullptr) return;
+  impl_->touch_directory_later();
   impl_->set(impl_->cpu, cpu_share);
   // mmv_set_value takes a double: exact up to 2^53 (µs: 285 years; bytes: 8 PiB).
   impl_->set(impl_->stopped, static_cast<double>(stopped_us_total));

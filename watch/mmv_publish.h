@@ -11,8 +11,10 @@
 //
 // The file is $PCP_TMP_DIR/mmv/NAME (PCP_TMP_DIR as libpcp reads it: the environment, else
 // /etc/pcp.conf), with PCP's PROCESS flag: pmdammv serves it only while this process lives. The
-// layout is fixed at start: new rules or thread names need a new file (restart()). The
-// destructor removes it.
+// layout is fixed at start: new rules or thread names need a new file (restart()); each new file
+// is announced to pmdammv by touching the directory once it is whole, and again in a later second
+// (pmdammv looks for files only when the directory changes, and drops one it finds half-made).
+// The destructor removes it.
 // Two things PCP 6.0.3's pmdammv does not serve, so they are not used: the SENTINEL flag's
 // "no value" for a double (it shows NaN; a rule without a value has rule.known 0 instead), and
 // instance labels (libpcp_mmv writes them, pmdammv looks them up by another identity; the rule's
