@@ -250,9 +250,9 @@ TEST_P(CaptureExec, AnExecMidRunIsSaidMarkedAndFollowed) {
     EXPECT_EQ(l.find("[unknown]"), std::string::npos);
     (execs == 0 ? before : after)++;
   }
-  EXPECT_EQ(execs, 1);
-  EXPECT_GT(before, 4);
-  EXPECT_GT(after, 4);
+  EXPECT_EQ(execs, 1) << text;
+  EXPECT_GT(before, 4) << text;
+  EXPECT_GT(after, 4) << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, CaptureExec, testing::Values("bpf", "ptrace"));
