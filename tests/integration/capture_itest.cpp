@@ -238,7 +238,7 @@ TEST_P(CaptureExec, AnExecMidRunIsSaidMarkedAndFollowed) {
     FAIL() << "hearth did not finish";
   }
   std::string text = slurp(err);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << "\n" << text;
   EXPECT_NE(text.find("called execve 1 time"), std::string::npos) << text;
   std::istringstream in(slurp(raw));
   int execs = 0, before = 0, after = 0;
