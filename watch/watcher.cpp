@@ -627,6 +627,7 @@ void Watcher::finish_capture() {
       if (publisher_) publisher_->report_written();
       log_("wrote " + report::index_path(c.dir) + " (" + std::to_string(rendered->pictures.size()) +
            " pictures)");
+      if (o_.report_written) o_.report_written(c.dir);
     }
   }
   // The report named its stacks in full (DWARF: inlined functions, tail calls); watching needs
@@ -739,6 +740,7 @@ int Watcher::run() {
       }
       publish_evaluation(now);
       if (o_.status) o_.status(status_line());
+      if (o_.tick) o_.tick();
     }
     const int64_t wake = std::min(next_sample, next_eval);
     now = static_cast<int64_t>(monotonic_ns());

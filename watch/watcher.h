@@ -51,6 +51,10 @@ struct WatchOptions {
   std::function<void(const std::string&)> log;
   // After each evaluation, one line of state (a terminal's status line); may be empty.
   std::function<void(const std::string&)> status;
+  // After each report is written, with its directory (`--push`); may be empty.
+  std::function<void(const std::string&)> report_written;
+  // After each evaluation (about once a second); may be empty.
+  std::function<void()> tick;
 };
 
 // Runs the watcher; returns the exit status: 0 after a clean end, 1 when the processes cannot

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
+#include "bin/hearth/push_children.h"
 #include "bin/hearth/sampler_cli.h"
 #include "common/file_io.h"
 #include "common/shutdown.h"
@@ -16,6 +18,17 @@
 namespace hearth::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// --push's destination: --service defaults to the first -p process's name, as for record.
+PushArgs push_destination(const WatchArgs& a) {
+  PushArgs push = a.push;
+  if (push.service.empty() && !a.pids.empty()) push.service = service_of_process(a.pids[0]);
+  return push;
+}
+
+}  // namespace
 
 std::vector<std::string> validate_watch(const WatchArgs& a) {
   std::vector<std::string> problems;
@@ -41,6 +54,10 @@ std::vector<std::string> validate_watch(const WatchArgs& a) {
   if (!(a.disk_budget_mb > 0)) problems.push_back("--disk-budget must be above 0 MB");
   if (!(a.memory_budget_mb > 0 && a.memory_budget_mb <= 1 << 20))
     problems.push_back("--memory-budget must be above 0 MB (and at most 1 TB)");
+  if (!a.push.url.empty()) {
+    PushArgs push = push_destination(a);
+    for (std::string& p : validate_push(push, true)) problems.push_back("--push: " + p);
+  }
   auto method = method_of(a.method);
   if (!method) problems.push_back("--method must be bpf or ptrace");
   if (method && *method == stacks::CaptureMethod::kAuto)
@@ -122,7 +139,20 @@ int run_watch(const WatchArgs& a) {
       status_shown = true;
     };
   }
+  std::optional<BackgroundPushes> pushes;
+  if (!a.push.url.empty()) {
+    pushes.emplace(push_destination(a), o.log);
+    o.report_written = [&](const std::string& dir) { pushes->start(dir); };
+    o.tick = [&] { pushes->reap(); };
+  }
   const int status = watch::watch(o);
+  if (pushes) {
+    if (pushes->running() > 0) {
+      o.log("--push: waiting up to 30 s for " + std::to_string(pushes->running()) +
+            " push(es) still going");
+    }
+    pushes->finish(std::chrono::seconds(30));
+  }
   if (status_shown) std::fputs("\n", stderr);
   return status;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bin/hearth/cmd_push.h"
 #include "bin/hearth/selection_cli.h"
 
 namespace hearth::cli {
@@ -33,6 +34,7 @@ struct WatchArgs : SelectionArgs {
   std::string publish = "hearth_watch";  // MMV file of the live figures
   bool no_publish = false;
   std::vector<std::string> command_line;
+  PushArgs push;  // --push URL: each report sent to Pyroscope as `hearth push URL DIR` does
 };
 
 std::vector<std::string> validate_watch(const WatchArgs& args);

@@ -298,6 +298,11 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
                 "mmv.NAME.watch.*)")
       ->capture_default_str();
   c->add_flag("--no-publish", a->no_publish, "Publish no live figures");
+  c->add_option("--push", a->push.url,
+                "Send each report's stacks to Grafana Pyroscope at URL once it is written, as "
+                "hearth push does, in a process of its own while watching goes on (--service "
+                "defaults to the first -p process's name); each push's end is said");
+  add_push_destination_options(c, &a->push);
 }
 
 void add_report_command(CLI::App& app, ReportArgs* a) {

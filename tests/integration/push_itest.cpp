@@ -7,6 +7,7 @@
 // is down is a port held by a socket that does not listen. Nothing here waits for a time: every
 // wait is for an event (hearth's exit, the server's start), bounded so a bug fails, never hangs.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -422,6 +423,58 @@ TEST(PushCli, RecordPushSpoolsWhileTheServerIsDownAndDeliversItOnceLater) {
   const long long until = std::stoll(got[1].params.find("until")->second);
   EXPECT_GE(until, from);
   EXPECT_LE(until - from, 1);  // the window: -d 0.5
+}
+
+// hearth watch --push: the report the watcher writes goes to the server as `hearth push DIR`
+// sends it (the target's name as the service, the report's rate), from a process of the
+// watcher's own, whose end the watcher says. Then a server that is down: the report is spooled,
+// and said so.
+TEST(PushCli, WatchPushesEachReportItWrites) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (the bpf capture)";
+  auto target = testing_support::Target::start("burst_target-nofp", {"--threads", "4"});
+  ASSERT_TRUE(target);
+  const auto dir = fresh_dir("push-watch");
+  testing_support::PcpTmpDir pcp_tmp(dir / "tmp");  // nothing published to the host's PCP
+  FakePyroscope server;
+  ASSERT_TRUE(server.up());
+  const std::vector<std::string> watch = {
+      "watch", "-p", std::to_string(target->pid()), "--rule",
+      "calm = sched:sleeping(thread=worker-*) > 50% for 2s", "--after", "1", "--max-reports",
+      "1", "-F", "20", "--no-publish", "--spool", (dir / "spool").string(), "--backoff", "0.01",
+      "--label", "env=test"};
+  auto args = watch;
+  args.insert(args.end(), {"-o", (dir / "up").string(), "--push", server.url()});
+  const std::string err = (dir / "up.err").string();
+  pid_t h = testing_support::start_hearth(args, err);
+  EXPECT_EQ(testing_support::wait_exit(h), 0) << testing_support::slurp(err);
+  const std::string said = testing_support::slurp(err);
+  EXPECT_NE(said.find(": delivered\n"), std::string::npos) << said;
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 1u) << said;
+  std::vector<std::filesystem::path> reports;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "up")) {
+    if (std::filesystem::exists(e.path() / "report.json")) reports.push_back(e.path());
+  }
+  ASSERT_EQ(reports.size(), 1u) << said;
+  const std::string recorded = testing_support::slurp((reports[0] / "stacks.folded").string());
+  ASSERT_FALSE(recorded.empty());
+  EXPECT_EQ(push_contract_violation(got[0], "burst_target-no", "folded", recorded), "");
+  EXPECT_EQ(got[0].params.find("sampleRate")->second, "20");
+  EXPECT_NE(got[0].params.find("name")->second.find("env=test"), std::string::npos);
+
+  DownPort down;
+  ASSERT_GT(down.port(), 0);
+  args = watch;
+  args.insert(args.end(), {"-o", (dir / "down").string(), "--push",
+                           "http://127.0.0.1:" + std::to_string(down.port()), "--retries", "0"});
+  const std::string down_err = (dir / "down.err").string();
+  h = testing_support::start_hearth(args, down_err);
+  EXPECT_EQ(testing_support::wait_exit(h), 0) << testing_support::slurp(down_err);
+  const std::string down_said = testing_support::slurp(down_err);
+  EXPECT_NE(down_said.find(": spooled: the server could not be reached (exit 3)"),
+            std::string::npos)
+      << down_said;
+  EXPECT_EQ(push_spooled(dir / "spool"), 1u);
 }
 
 }  // namespace
