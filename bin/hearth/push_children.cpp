@@ -54,8 +54,14 @@ void BackgroundPushes::start(const std::string& dir) {
   std::vector<char*> argv;
   for (const std::string& w : words) argv.push_back(const_cast<char*>(w.c_str()));
   argv.push_back(nullptr);
+  // Only stdin, stdout and stderr go to the child: none of the watcher's other descriptors (its
+  // BPF program and links, tracefs files) may outlive the watcher in a push still going.
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   pid_t pid = 0;
-  const int err = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
+  const int err = ::posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
   if (err != 0) {
     log_("--push: cannot start the push of " + dir + ": " + std::strerror(err));
     return;
