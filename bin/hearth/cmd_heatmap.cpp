@@ -6,14 +6,18 @@
 #include "bin/hearth/pictures.h"
 #include "bin/hearth/seconds.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "common/atomic_file.h"
 #include "common/file_io.h"
+#include "common/unique_fd.h"
 #include "formats/timed_samples.h"
 #include "render/profile/perf_script_timed.h"
 #include "render/profile/process_names.h"
@@ -48,25 +52,64 @@ std::optional<heat::StateClass> parse_state(const std::string& s, bool* ok) {
 
 // The timed samples of PATH: hearth's (or its raw samples), or perf script's text, told from the
 // content. What perf script's reading skipped is said on stderr, as `hearth flame` says it.
-Result<timed_samples::Samples> read_heat_samples(const std::string& path) {
-  if (!profile::file_looks_like_perf_script(path)) return timed_samples::read(path);
+// SHOWN: how messages name it (PATH, or "<stdin>").
+Result<timed_samples::Samples> read_heat_samples(const std::string& path,
+                                                 const std::string& shown) {
+  if (!profile::file_looks_like_perf_script(path)) {
+    auto samples = timed_samples::read(path);
+    if (!samples && shown != path) {  // say <stdin>, not the memory file's path
+      std::string m = samples.error().message;
+      for (size_t at = m.find(path); at != std::string::npos; at = m.find(path, at + shown.size()))
+        m.replace(at, path.size(), shown);
+      return fail(m);
+    }
+    return samples;
+  }
   ASSIGN_OR_RETURN(std::string text, read_file(path));
-  ASSIGN_OR_RETURN(profile::PerfTimed perf, profile::perf_script_timed(text, path));
+  ASSIGN_OR_RETURN(profile::PerfTimed perf, profile::perf_script_timed(text, shown));
   report_perf_script("heatmap", perf.stats);
   if (perf.ignored_lines > 0) {
     std::fprintf(stderr,
                  "hearth heatmap: %s: skipped %s lines that are no part of perf script's text "
                  "(the first: line %s)\n",
-                 path.c_str(), thousands(perf.ignored_lines).c_str(),
+                 shown.c_str(), thousands(perf.ignored_lines).c_str(),
                  thousands(perf.first_ignored_line).c_str());
   }
   if (perf.untimed_samples > 0) {
     std::fprintf(stderr,
                  "hearth heatmap: %s: skipped %s samples without a time (the first: line %s)\n",
-                 path.c_str(), thousands(perf.untimed_samples).c_str(),
+                 shown.c_str(), thousands(perf.untimed_samples).c_str(),
                  thousands(perf.first_untimed_line).c_str());
   }
   return std::move(perf.samples);
+}
+
+}  // namespace
+
+namespace {
+
+// Standard input, read to its end into a memory file (memfd).
+Result<UniqueFd> stdin_in_memory() {
+  UniqueFd fd(::memfd_create("hearth-stdin", MFD_CLOEXEC));
+  if (fd.get() < 0) {
+    const int e = errno;
+    return fail_errno("cannot hold standard input", e);
+  }
+  std::vector<char> buffer(1 << 16);
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      return fail_errno("cannot read standard input", e);
+    }
+    if (n == 0) break;
+    if (write_all(fd.get(), buffer.data(), static_cast<size_t>(n)) != 0) {
+      const int e = errno;
+      return fail_errno("cannot hold standard input", e);
+    }
+  }
+  return fd;
 }
 
 }  // namespace
@@ -128,16 +171,40 @@ int run_heatmap(const HeatmapArgs& a) {
     std::fprintf(stderr, "hearth heatmap: not writing folded stacks to a terminal: give -o FILE\n");
     return 2;
   }
-  const std::string path = samples_path(a.input);
-  if (!outputs_are_new("heatmap", {path}, {a.output})) return 2;
-  auto read = read_heat_samples(path);
+  // Standard input is read whole into a file of memory (nothing on disk, gone at exit) that the
+  // readers open by path, as they do a file.
+  UniqueFd piped;
+  std::string path = samples_path(a.input);
+  if (a.input == "-") {
+    if (isatty(STDIN_FILENO)) {
+      std::fprintf(stderr, "hearth heatmap: not reading samples from a terminal: pipe them in "
+                           "(perf script | hearth heatmap - -o OUT.html), or give a file\n");
+      return 2;
+    }
+    auto fd = stdin_in_memory();
+    if (!fd) {
+      std::fprintf(stderr, "hearth heatmap: %s\n", fd.error().message.c_str());
+      return 1;
+    }
+    piped = std::move(*fd);
+    path = "/proc/self/fd/" + std::to_string(piped.get());
+  } else if (!outputs_are_new("heatmap", {path}, {a.output})) {
+    return 2;
+  }
+  const std::string shown = piped.get() >= 0 ? "<stdin>" : path;
+  auto read = read_heat_samples(path, shown);
   if (!read) {
     std::fprintf(stderr, "hearth heatmap: %s\n", read.error().message.c_str());
     return 2;
   }
   timed_samples::Samples& samples = *read;
+  if (shown != path) {  // a damage says where: <stdin>, not the memory file's path
+    for (size_t at = samples.damage.find(path); at != std::string::npos;
+         at = samples.damage.find(path, at + shown.size()))
+      samples.damage.replace(at, path.size(), shown);
+  }
   if (samples.rounds.empty()) {
-    std::fprintf(stderr, "hearth heatmap: %s: no samples%s%s\n", path.c_str(),
+    std::fprintf(stderr, "hearth heatmap: %s: no samples%s%s\n", shown.c_str(),
                  samples.damage.empty() ? "" : " before the damage: ", samples.damage.c_str());
     return 2;
   }
@@ -152,7 +219,7 @@ int run_heatmap(const HeatmapArgs& a) {
 
   if (!a.moment.empty()) {
     profile::title_process_roots(&samples);
-    return run_moment(samples, path, *parse_moment_time(a.moment), only_ptr, a.output, a.width,
+    return run_moment(samples, shown, *parse_moment_time(a.moment), only_ptr, a.output, a.width,
                       a.scale);
   }
   const HeatOut kind = heat_out(a.output);
@@ -193,7 +260,7 @@ int run_heatmap(const HeatmapArgs& a) {
   }
   std::string title = a.title;
   if (title.empty()) {
-    title = "Heatmap: " + (samples.name.empty() ? fs::path(path).filename().string() : samples.name);
+    title = "Heatmap: " + (samples.name.empty() ? fs::path(shown).filename().string() : samples.name);
     if (samples.pid > 0) title += " (pid " + std::to_string(samples.pid) + ")";
   }
   Result<void> written;

@@ -115,7 +115,8 @@ void add_heatmap_command(CLI::App& app, HeatmapArgs* a) {
       "range for its flamegraph, click for the moment view");
   c->add_option("input", a->input,
                 "Timed samples (stacks.samples.txt), raw samples (stacks --raw), perf script's "
-                "text (with its time field), or a report directory")
+                "text (with its time field), or a report directory; - reads standard input "
+                "(`perf script | hearth heatmap - -o OUT.html`)")
       ->required();
   c->add_option("-o,--output", a->output,
                 "OUT.html (interactive), OUT.svg, OUT.png or OUT.pdf (static), OUT.folded or - "

@@ -27,6 +27,18 @@ cmp -s "$t/a.folded" "$t/b.folded" && ok || bad "-o - differs from -o FILE"
 [ "$(awk '{ n += $NF } END { print n }' "$t/a.folded")" = 12 ] && ok || bad "1.2..1.5 s: 3 samples of 4 threads"
 expect_exit 0 "folded into flame" -- "$hearth" flame "$t/a.folded" -o "$t/range.svg"
 
+# Standard input (-): the same picture as from the file; perf script's text piped in; a damage or
+# a bad input named <stdin>, not the memory file that holds it.
+"$hearth" heatmap - -o "$t/stdin.svg" < "$inputs/small.samples.txt" 2>"$t/err"
+cmp -s "$t/stdin.svg" "$t/a.svg" && ok || bad "- gives the file's picture: $(cat "$t/err")"
+"$hearth" heatmap - -o "$t/perf.html" < "$inputs/perf-small.txt" 2>"$t/err" \
+  && grep -q 'wrote .*: 60 samples of 3 threads' "$t/err" && ok || bad "perf script on stdin: $(cat "$t/err")"
+"$hearth" heatmap - -o "$t/sd.svg" < "$inputs/damaged.samples.txt" 2>"$t/err" \
+  && grep -q '^hearth heatmap: <stdin>:61: ' "$t/err" && ok || bad "a damage on stdin: $(cat "$t/err")"
+echo garbage | "$hearth" heatmap - -o "$t/sg.html" 2>"$t/err"
+[ $? = 2 ] && [ ! -e "$t/sg.html" ] && grep -q '<stdin>:1: not a hearth timed samples file' "$t/err" \
+  && ok || bad "bad stdin: $(cat "$t/err")"
+
 # A report directory: its stacks.samples.txt, else its stacks.raw.txt.
 mkdir -p "$t/rec"
 cp "$inputs/small.samples.txt" "$t/rec/stacks.samples.txt"
