@@ -544,6 +544,9 @@ void Watcher::start_capture(Watched& w, int64_t t_ns) {
   ro.no_mmv = true;  // the watcher's own reads, from before the trigger on (finish_capture)
   ro.no_sched = o_.no_sched;
   ro.stacks_by_caller = true;
+  ro.alloc = o_.alloc;
+  ro.alloc_mean = o_.alloc_mean;
+  ro.alloc_live_max = o_.alloc_live_max;
   ro.command_line = o_.command_line;
   ro.note = [this](const std::string& line) { log_(line); };
   Capture* raw = c.get();

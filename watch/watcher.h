@@ -20,6 +20,7 @@
 
 #include "collectors/proc/process_select.h"
 #include "collectors/stacks/sampler.h"
+#include "recording/alloc_collector.h"
 #include "watch/budget.h"
 
 namespace hearth::watch {
@@ -43,6 +44,11 @@ struct WatchOptions {
   std::vector<std::string> mmv;  // --mmv: files/names/dirs; empty: the processes' own files
   std::string pcp_host = "local:";  // pmcd for `pcp:` rules
   bool no_sched = false;            // the report records no scheduler trace
+  // The allocation profile of each report's window after the trigger (`hearth record --alloc`'s
+  // collector: uprobes attached at the trigger and gone with the window; one process only).
+  recording::AllocViews alloc;
+  uint64_t alloc_mean = 512 << 10;  // bytes, mean of the sampling thresholds
+  uint32_t alloc_live_max = 1 << 16;
   // The MMV file the watcher's live figures go to (watch/mmv_publish.h: pmdammv serves them as
   // mmv.NAME.watch.*); "": none.
   std::string publish = "hearth_watch";

@@ -12,6 +12,7 @@
 #include "bin/hearth/sampler_cli.h"
 #include "common/file_io.h"
 #include "common/shutdown.h"
+#include "recording/alloc_collector.h"
 #include "watch/rules.h"
 #include "watch/watcher.h"
 
@@ -54,6 +55,15 @@ std::vector<std::string> validate_watch(const WatchArgs& a) {
   if (!(a.disk_budget_mb > 0)) problems.push_back("--disk-budget must be above 0 MB");
   if (!(a.memory_budget_mb > 0 && a.memory_budget_mb <= 1 << 20))
     problems.push_back("--memory-budget must be above 0 MB (and at most 1 TB)");
+  if (!a.alloc.empty()) {
+    if (auto v = recording::parse_alloc_views(a.alloc); !v) problems.push_back(v.error().message);
+    if (a.pids.size() != 1 || a.children || !a.comm.empty())
+      problems.push_back("--alloc takes one process: one -p, without --children or --comm");
+  }
+  if (a.alloc_mean < 1 || a.alloc_mean > (uint64_t{1} << 34))
+    problems.push_back("--alloc-mean must be between 1 and 17179869184 bytes");
+  if (a.alloc_live_max < 1 || a.alloc_live_max > (1u << 24))
+    problems.push_back("--alloc-live-max must be between 1 and 16777216 blocks");
   if (!a.push.url.empty()) {
     PushArgs push = push_destination(a);
     for (std::string& p : validate_push(push, true)) problems.push_back("--push: " + p);
@@ -126,6 +136,9 @@ int run_watch(const WatchArgs& a) {
   o.pcp_host = a.pcp_host;
   o.no_sched = a.no_sched;
   o.publish = a.no_publish ? "" : a.publish;
+  if (!a.alloc.empty()) o.alloc = *recording::parse_alloc_views(a.alloc);  // validated
+  o.alloc_mean = a.alloc_mean;
+  o.alloc_live_max = a.alloc_live_max;
   o.command_line = a.command_line;
   const bool on_terminal = isatty(STDERR_FILENO);
   std::atomic<bool> status_shown{false};

@@ -35,6 +35,9 @@ struct WatchArgs : SelectionArgs {
   bool no_publish = false;
   std::vector<std::string> command_line;
   PushArgs push;  // --push URL: each report sent to Pyroscope as `hearth push URL DIR` does
+  std::string alloc;                  // --alloc VIEWS over each report's window; "": off
+  uint64_t alloc_mean = 512 << 10;    // --alloc-mean
+  uint32_t alloc_live_max = 1 << 16;  // --alloc-live-max
 };
 
 std::vector<std::string> validate_watch(const WatchArgs& args);

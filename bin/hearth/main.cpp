@@ -299,6 +299,16 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
                 "mmv.NAME.watch.*)")
       ->capture_default_str();
   c->add_flag("--no-publish", a->no_publish, "Publish no live figures");
+  c->add_option("--alloc", a->alloc,
+                "Also profile the target's allocations over each report's window after the "
+                "trigger (hearth record --alloc's uprobes, attached only then): bytes, count or "
+                "live, comma-separated; one -p process");
+  c->add_option("--alloc-mean", a->alloc_mean,
+                "With --alloc: one sample per this many bytes allocated, on average")
+      ->capture_default_str();
+  c->add_option("--alloc-live-max", a->alloc_live_max,
+                "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
+      ->capture_default_str();
   c->add_option("--push", a->push.url,
                 "Send each report's stacks to Grafana Pyroscope at URL once it is written, as "
                 "hearth push does, in a process of its own while watching goes on (--service "

@@ -182,6 +182,58 @@ TEST_F(RecordAlloc, NothingStaysInTheKernelOrTheTargetAfterSigkill) {
   fs::remove_all(dir);
 }
 
+// hearth watch --alloc: the report written when a rule holds holds the allocation profile of its
+// window after the trigger (the probes attached then, gone after), its sites by name, and its
+// "mem" section; while watching nothing is probed. Bad --alloc options are one line each.
+TEST_F(RecordAlloc, WatchAllocProfilesTheWindowAfterTheTrigger) {
+  auto t = Target::start("alloc_target-nofp", {"--threads", "2", "--rounds", "0"});
+  ASSERT_TRUE(t);
+  const uint64_t at = malloc_address(*t);
+  ASSERT_NE(at, 0u);
+  const int original = memory_byte(t->pid(), at);
+  const fs::path dir = fresh_dir("watch_alloc");
+  testing_support::PcpTmpDir pcp_tmp(dir / "tmp");  // nothing published to the host's PCP
+  const std::string err = (dir / "watch.err").string();
+  pid_t h = start_hearth({"watch", "-p", std::to_string(t->pid()), "-o", (dir / "out").string(),
+                          "--rule", "busy = cpu > 20% for 2s", "--after", "2", "--max-reports",
+                          "1", "--no-publish", "--alloc", "bytes,count", "--alloc-mean", "16384"},
+                         err);
+  ASSERT_TRUE(testing_support::wait_for_text(err, "watching 1 process")) << slurp(err);
+  EXPECT_EQ(memory_byte(t->pid(), at), original) << "a breakpoint at malloc while only watching";
+  ASSERT_EQ(testing_support::wait_exit(h), 0) << slurp(err);
+  EXPECT_EQ(memory_byte(t->pid(), at), original) << "malloc's breakpoint left after the window";
+  fs::path report;
+  for (const auto& e : fs::directory_iterator(dir / "out")) {
+    if (fs::exists(e.path() / "report.json")) report = e.path();
+  }
+  ASSERT_FALSE(report.empty()) << slurp(err);
+  for (const char* f : {"alloc.folded", "alloc.count.folded", "alloc.svg", "index.html"}) {
+    EXPECT_TRUE(fs::is_regular_file(report / f)) << f << "\n" << slurp(err);
+  }
+  json meta = json::parse(slurp(report / "report.json"), nullptr, false);
+  ASSERT_TRUE(meta.is_object());
+  const json& a = meta["collectors"]["alloc"];
+  EXPECT_EQ(a["status"], "ok") << a.dump(2);
+  EXPECT_EQ(a["views"], "bytes,count");
+  EXPECT_GT(a["samples"].get<uint64_t>(), 0u) << a.dump(2);
+  EXPECT_EQ(meta["trigger"]["rule"], "busy");
+  const std::string folded = slurp(report / "alloc.folded");
+  for (const char* site : {"alloc_site_a", "alloc_site_b"}) {
+    EXPECT_GT(weight_at(folded, site).site, 0) << site << "\n" << folded.substr(0, 2000);
+  }
+  EXPECT_NE(slurp(report / "index.html").find("<section id=\"mem\">"), std::string::npos);
+
+  HearthRun bad = run_hearth({"watch", "--comm", "x", "-o", (dir / "bad").string(), "--rule",
+                              "busy = cpu > 20%", "--alloc", "heap"});
+  EXPECT_TRUE(exited_with(bad, 2)) << bad.err;
+  EXPECT_NE(bad.err.find("hearth watch: --alloc takes bytes, count or live"), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("hearth watch: --alloc takes one process: one -p"), std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "bad"));
+  fs::remove_all(dir);
+}
+
 // --alloc's mistakes: one line each, all at once, exit 2, nothing created.
 TEST(RecordAllocCli, BadViewsAndSelectionsAreOneLineEach) {
   const fs::path dir = fresh_dir("record_alloc_bad");
