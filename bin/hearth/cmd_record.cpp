@@ -22,6 +22,21 @@ namespace hearth::cli {
 
 namespace fs = std::filesystem;
 
+std::vector<std::string> validate_alloc_collector(const AllocCollectorArgs& a,
+                                                  const SelectionArgs& selection) {
+  std::vector<std::string> problems;
+  if (!a.alloc.empty()) {
+    if (auto v = recording::parse_alloc_views(a.alloc); !v) problems.push_back(v.error().message);
+    if (selection.pids.size() != 1 || selection.children || !selection.comm.empty())
+      problems.push_back("--alloc takes one process: one -p, without --children or --comm");
+  }
+  if (a.alloc_mean < 1 || a.alloc_mean > (uint64_t{1} << 34))
+    problems.push_back("--alloc-mean must be between 1 and 17179869184 bytes");
+  if (a.alloc_live_max < 1 || a.alloc_live_max > (1u << 24))
+    problems.push_back("--alloc-live-max must be between 1 and 16777216 blocks");
+  return problems;
+}
+
 std::vector<std::string> validate_record(const RecordArgs& a) {
   std::vector<std::string> problems;
   if (!selects_some(a)) problems.push_back("give -p PID (repeatable) or --comm REGEX");
@@ -41,15 +56,7 @@ std::vector<std::string> validate_record(const RecordArgs& a) {
     problems.push_back("every collector is turned off");
   if (!(a.intervals >= 0 && a.intervals <= 7 * 24 * 3600))
     problems.push_back("--intervals must be between 0 and a week (in seconds)");
-  if (!a.alloc.empty()) {
-    if (auto v = recording::parse_alloc_views(a.alloc); !v) problems.push_back(v.error().message);
-    if (a.pids.size() != 1 || a.children || !a.comm.empty())
-      problems.push_back("--alloc takes one process: one -p, without --children or --comm");
-  }
-  if (a.alloc_mean < 1 || a.alloc_mean > (uint64_t{1} << 34))
-    problems.push_back("--alloc-mean must be between 1 and 17179869184 bytes");
-  if (a.alloc_live_max < 1 || a.alloc_live_max > (1u << 24))
-    problems.push_back("--alloc-live-max must be between 1 and 16777216 blocks");
+  for (std::string& p : validate_alloc_collector(a, a)) problems.push_back(std::move(p));
   if (!a.baseline.empty() && !fs::is_directory(a.baseline))
     problems.push_back("--baseline " + a.baseline + ": not a directory");
   return problems;

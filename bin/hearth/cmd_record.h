@@ -11,8 +11,21 @@
 
 namespace hearth::cli {
 
+// --alloc, --alloc-mean, --alloc-live-max: the allocation collector of hearth record's window,
+// and of hearth watch's reports.
+struct AllocCollectorArgs {
+  std::string alloc;                  // --alloc VIEWS: bytes, count, live, comma-separated; "": off
+  uint64_t alloc_mean = 512 << 10;    // --alloc-mean: bytes between samples on average
+  uint32_t alloc_live_max = 1 << 16;  // --alloc-live-max: sampled blocks followed at once
+};
+
+// Their problems, one line each: views or numbers out of range, or a selection of more than one
+// process with --alloc.
+std::vector<std::string> validate_alloc_collector(const AllocCollectorArgs& alloc,
+                                                  const SelectionArgs& selection);
+
 // The selection (-p, --children, --comm) grows during the window, as stacks' does.
-struct RecordArgs : SelectionArgs {
+struct RecordArgs : SelectionArgs, AllocCollectorArgs {
   bool title = false;            // each process's title as a frame under its root
   double duration = 10;          // s
   std::string output;            // DIR, created if missing
@@ -25,9 +38,6 @@ struct RecordArgs : SelectionArgs {
   bool wakeups = false;
   double intervals = 60;  // --intervals: s of the window whose scheduler intervals stay whole
   std::string baseline;   // another report directory: adds the diff view
-  std::string alloc;      // --alloc VIEWS: bytes, count, live, comma-separated; "": off
-  uint64_t alloc_mean = 512 << 10;        // --alloc-mean: bytes between samples on average
-  uint32_t alloc_live_max = 1 << 16;      // --alloc-live-max: sampled blocks followed at once
   std::vector<std::string> command_line;  // argv, for report.json
   // --push URL: the stacks recorded are pushed to Pyroscope when the report is written (its
   // url empty: not); its service defaults to the first -p process's name.

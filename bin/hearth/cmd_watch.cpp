@@ -55,15 +55,7 @@ std::vector<std::string> validate_watch(const WatchArgs& a) {
   if (!(a.disk_budget_mb > 0)) problems.push_back("--disk-budget must be above 0 MB");
   if (!(a.memory_budget_mb > 0 && a.memory_budget_mb <= 1 << 20))
     problems.push_back("--memory-budget must be above 0 MB (and at most 1 TB)");
-  if (!a.alloc.empty()) {
-    if (auto v = recording::parse_alloc_views(a.alloc); !v) problems.push_back(v.error().message);
-    if (a.pids.size() != 1 || a.children || !a.comm.empty())
-      problems.push_back("--alloc takes one process: one -p, without --children or --comm");
-  }
-  if (a.alloc_mean < 1 || a.alloc_mean > (uint64_t{1} << 34))
-    problems.push_back("--alloc-mean must be between 1 and 17179869184 bytes");
-  if (a.alloc_live_max < 1 || a.alloc_live_max > (1u << 24))
-    problems.push_back("--alloc-live-max must be between 1 and 16777216 blocks");
+  for (std::string& p : validate_alloc_collector(a, a)) problems.push_back(std::move(p));
   if (!a.push.url.empty()) {
     PushArgs push = push_destination(a);
     for (std::string& p : validate_push(push, true)) problems.push_back("--push: " + p);

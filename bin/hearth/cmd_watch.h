@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "bin/hearth/cmd_push.h"
+#include "bin/hearth/cmd_record.h"
 #include "bin/hearth/selection_cli.h"
 
 namespace hearth::cli {
 
-struct WatchArgs : SelectionArgs {
+struct WatchArgs : SelectionArgs, AllocCollectorArgs {
   std::string output;                   // DIR of reports, created if missing
   std::vector<std::string> rule_files;  // --rules
   std::vector<std::string> rules;       // --rule
@@ -35,9 +36,6 @@ struct WatchArgs : SelectionArgs {
   bool no_publish = false;
   std::vector<std::string> command_line;
   PushArgs push;  // --push URL: each report sent to Pyroscope as `hearth push URL DIR` does
-  std::string alloc;                  // --alloc VIEWS over each report's window; "": off
-  uint64_t alloc_mean = 512 << 10;    // --alloc-mean
-  uint32_t alloc_live_max = 1 << 16;  // --alloc-live-max
 };
 
 std::vector<std::string> validate_watch(const WatchArgs& args);

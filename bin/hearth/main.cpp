@@ -53,6 +53,17 @@ void add_selection_options(CLI::App* c, SelectionArgs* a, Growing growing) {
 
 void add_push_destination_options(CLI::App* c, PushArgs* a);  // below, with `hearth push`
 
+// --alloc (its help: ALLOC_HELP), --alloc-mean, --alloc-live-max: record's and watch's.
+void add_alloc_collector_options(CLI::App* c, AllocCollectorArgs* a, const std::string& alloc_help) {
+  c->add_option("--alloc", a->alloc, alloc_help);
+  c->add_option("--alloc-mean", a->alloc_mean,
+                "With --alloc: one sample per this many bytes allocated, on average")
+      ->capture_default_str();
+  c->add_option("--alloc-live-max", a->alloc_live_max,
+                "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
+      ->capture_default_str();
+}
+
 void add_chart_command(CLI::App& app, ChartArgs* a) {
   CLI::App* c = app.add_subcommand(
       "chart",
@@ -233,18 +244,12 @@ void add_record_command(CLI::App& app, RecordArgs* a) {
                 "per-thread time per 1 s slot)")
       ->capture_default_str();
   c->add_option("--baseline", a->baseline, "An earlier report directory: adds the diff view");
-  c->add_option(
-      "--alloc", a->alloc,
+  add_alloc_collector_options(
+      c, a,
       "Also profile the target's allocations (hearth alloc's uprobes, over the window): "
       "bytes, count (calls) or live (bytes not freed at the end), comma-separated. Off "
       "by default: while on, every allocator call of the target costs ~0.5 us more (live: "
       "~2 us, free probed too)");
-  c->add_option("--alloc-mean", a->alloc_mean,
-                "With --alloc: one sample per this many bytes allocated, on average")
-      ->capture_default_str();
-  c->add_option("--alloc-live-max", a->alloc_live_max,
-                "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
-      ->capture_default_str();
   c->add_option("--push", a->push.url,
                 "Then send the stacks recorded to Grafana Pyroscope at URL (as hearth push does; "
                 "--service defaults to the first -p process's name): exit 3 if spooled, 4 if "
@@ -299,16 +304,11 @@ void add_watch_command(CLI::App& app, WatchArgs* a) {
                 "mmv.NAME.watch.*)")
       ->capture_default_str();
   c->add_flag("--no-publish", a->no_publish, "Publish no live figures");
-  c->add_option("--alloc", a->alloc,
-                "Also profile the target's allocations over each report's window after the "
-                "trigger (hearth record --alloc's uprobes, attached only then): bytes, count or "
-                "live, comma-separated; one -p process");
-  c->add_option("--alloc-mean", a->alloc_mean,
-                "With --alloc: one sample per this many bytes allocated, on average")
-      ->capture_default_str();
-  c->add_option("--alloc-live-max", a->alloc_live_max,
-                "With --alloc live: sampled blocks followed at once (more are dropped, counted)")
-      ->capture_default_str();
+  add_alloc_collector_options(
+      c, a,
+      "Also profile the target's allocations over each report's window after the trigger "
+      "(hearth record --alloc's uprobes, attached only then): bytes, count or live, "
+      "comma-separated; one -p process");
   c->add_option("--push", a->push.url,
                 "Send each report's stacks to Grafana Pyroscope at URL once it is written, as "
                 "hearth push does, in a process of its own while watching goes on (--service "
