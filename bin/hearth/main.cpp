@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bin/hearth/build_info.h"
+#include "bin/hearth/completion.h"
 #include "bin/hearth/cmd_alloc.h"
 #include "bin/hearth/cmd_chart.h"
 #include "bin/hearth/cmd_convert.h"
@@ -599,6 +600,29 @@ void add_push_command(CLI::App& app, PushArgs* a) {
 }  // namespace
 }  // namespace hearth::cli
 
+namespace {
+
+// The bash completion script of APP's verbs and options (bin/hearth/completion.h).
+std::string completion_script(CLI::App& app) {
+  std::vector<hearth::cli::CompletionVerb> verbs;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    hearth::cli::CompletionVerb verb{sub->get_name(), {}};
+    for (const CLI::Option* o : sub->get_options()) {
+      if (!o->nonpositional()) continue;
+      hearth::cli::CompletionOption option;
+      for (const std::string& n : o->get_snames()) option.names.push_back("-" + n);
+      for (const std::string& n : o->get_lnames()) option.names.push_back("--" + n);
+      option.takes_value = o->get_items_expected_min() > 0;
+      if (option.takes_value) option.choices = hearth::cli::completion_choices(o->get_type_name());
+      verb.options.push_back(std::move(option));
+    }
+    verbs.push_back(std::move(verb));
+  }
+  return hearth::cli::bash_completion(verbs, {"--help", "--version"});
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"hearth: what are this process's threads doing, and why are they slow?"};
   app.require_subcommand(0, 1);
@@ -640,6 +664,13 @@ int main(int argc, char** argv) {
   hearth::cli::add_serve_command(app, &serve);
   hearth::cli::PushArgs push;
   hearth::cli::add_push_command(app, &push);
+  std::string completion_shell;
+  CLI::App* completion = app.add_subcommand(
+      "completion", "Print a shell completion script made from these options: "
+                    "source <(hearth completion bash)");
+  completion->add_option("shell", completion_shell, "The shell (bash; zsh through bashcompinit)")
+      ->required()
+      ->check(CLI::IsMember({"bash"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -648,6 +679,10 @@ int main(int argc, char** argv) {
   }
   if (version) {
     std::fputs(hearth::cli::version_text().c_str(), stdout);
+    return 0;
+  }
+  if (completion->parsed()) {
+    std::fputs(completion_script(app).c_str(), stdout);
     return 0;
   }
   try {
