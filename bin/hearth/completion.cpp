@@ -102,7 +102,7 @@ std::string bash_completion(const std::vector<CompletionVerb>& verbs,
       "    return\n"
       "  fi\n"
       "  if [[ $prev == -p || $prev == --pid ]] && [[ $takes == *\" $prev \"* ]]; then\n"
-      "    COMPREPLY=($(compgen -W \"$(ps -e -o pid= 2>/dev/null)\" -- \"$cur\"))\n"
+      "    COMPREPLY=($(compgen -W \"$(cd /proc 2>/dev/null && echo [0-9]*)\" -- \"$cur\"))\n"
       "    return\n"
       "  fi\n"
       "  if [[ $cur == -* && $takes != *\" $prev \"* ]]; then\n"
