@@ -62,43 +62,87 @@ struct Keep {
 Keep frames_to_keep(const FrameTree& tree, double min_count, size_t max_frames) {
   Keep k;
   k.min_count = min_count;
-  auto width = [&](size_t i) { return tree.total(static_cast<NodeId>(i)).value; };
+  if (max_frames == 0) return k;
+  auto width = [&](NodeId i) { return tree.total(i).value; };
   auto eligible = [&](double w) { return w > 0 && w >= min_count; };
-  size_t wide = 1;  // "all" is always drawn
-  for (size_t i = 1; i < tree.size(); ++i) wide += eligible(width(i));
-  if (max_frames == 0 || wide <= max_frames) return k;
+  // One pass over the tree finds the frames wide enough to be drawn, in id order, with their
+  // widths; past a few times the budget only their widths are kept (8 bytes a frame, not 16),
+  // and a second pass finds the frames of the widest.
+  struct Wide {
+    double w;
+    NodeId id;
+  };
+  std::vector<Wide> wide;
+  std::vector<double> widths;
+  const size_t id_cap = std::max<size_t>(size_t{4} * max_frames, size_t{1} << 16);
+  for (size_t i = 1; i < tree.size(); ++i) {
+    const double w = width(static_cast<NodeId>(i));
+    if (!eligible(w)) continue;
+    if (widths.empty() && wide.size() < id_cap) {
+      wide.push_back({w, static_cast<NodeId>(i)});
+      continue;
+    }
+    if (widths.empty()) {
+      // Address space for all that may come: only the pages written are memory.
+      widths.reserve(wide.size() + (tree.size() - i));
+      for (const Wide& f : wide) widths.push_back(f.w);
+      wide = {};
+    }
+    widths.push_back(w);
+  }
+  const size_t eligible_count = widths.empty() ? wide.size() : widths.size();
+  if (eligible_count + 1 <= max_frames) return k;  // "all" is always drawn
   k.max_frames_cut = true;
   size_t budget = max_frames - 1;  // besides "all"
   if (budget == 0) {
     k.min_count = INFINITY;
     return k;
   }
-  std::vector<double> widths;
-  widths.reserve(wide - 1);
-  for (size_t i = 1; i < tree.size(); ++i) {
-    if (double w = width(i); eligible(w)) widths.push_back(w);
-  }
-  auto cut = widths.begin() + static_cast<long>(budget - 1);
-  std::nth_element(widths.begin(), cut, widths.end(), std::greater<>());
-  double w_cut = *cut;
-  size_t room = budget - static_cast<size_t>(std::count_if(widths.begin(), widths.end(),
-                                                           [&](double w) { return w > w_cut; }));
-  // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
-  // Frames at least w_cut wide are a tree from the root (a frame is at least as wide as each
-  // child, counts being positive), walked here a depth at a time.
-  std::vector<std::pair<uint32_t, NodeId>> tied;
-  std::vector<NodeId> level{kRoot}, next;
-  for (uint32_t depth = 1; !level.empty(); ++depth) {
-    next.clear();
-    for (NodeId p : level) {
-      for (NodeId c = tree.node(p).first_child; c != kNone; c = tree.node(c).next_sibling) {
-        double w = width(c);
-        if (!(w >= w_cut)) continue;
-        next.push_back(c);
-        if (w == w_cut) tied.push_back({depth, c});
-      }
+  // The frames at least w_cut wide (the BUDGET widest and those as wide as the last of them),
+  // in id order.
+  double w_cut;
+  if (widths.empty()) {
+    auto cut = wide.begin() + static_cast<long>(budget - 1);
+    std::nth_element(wide.begin(), cut, wide.end(),
+                     [](const Wide& a, const Wide& b) { return a.w > b.w; });
+    w_cut = cut->w;
+    wide.erase(std::partition(cut + 1, wide.end(), [&](const Wide& f) { return f.w >= w_cut; }),
+               wide.end());
+    std::sort(wide.begin(), wide.end(), [](const Wide& a, const Wide& b) { return a.id < b.id; });
+  } else {
+    auto cut = widths.begin() + static_cast<long>(budget - 1);
+    std::nth_element(widths.begin(), cut, widths.end(), std::greater<>());
+    w_cut = *cut;
+    widths = {};
+    for (size_t i = 1; i < tree.size(); ++i) {
+      const double w = width(static_cast<NodeId>(i));
+      if (eligible(w) && w >= w_cut) wide.push_back({w, static_cast<NodeId>(i)});
     }
-    level.swap(next);
+  }
+  // Their depths: a parent comes before its children and is at least as wide as each (counts
+  // being positive), so a parent's depth is found among the frames before it. A frame whose
+  // parent is not among them (only where some count is negative) is not reached from the root,
+  // and is drawn nowhere: depth 0.
+  const size_t n = wide.size();
+  size_t room = budget;
+  std::vector<uint32_t> depth(n);
+  // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
+  std::vector<std::pair<uint32_t, NodeId>> tied;
+  for (size_t j = 0; j < n; ++j) {
+    const NodeId parent = tree.node(wide[j].id).parent;
+    uint32_t d = 1;
+    if (parent != kRoot) {
+      auto it = std::lower_bound(wide.begin(), wide.begin() + static_cast<long>(j), parent,
+                                 [](const Wide& f, NodeId id) { return f.id < id; });
+      const size_t at = static_cast<size_t>(it - wide.begin());
+      d = at < j && it->id == parent && depth[at] != 0 ? depth[at] + 1 : 0;
+    }
+    depth[j] = d;
+    if (wide[j].w != w_cut) {
+      --room;
+    } else if (d != 0) {
+      tied.push_back({d, wide[j].id});
+    }
   }
   std::sort(tied.begin(), tied.end());
   k.min_count = w_cut;
