@@ -1,6 +1,7 @@
 #include "render/flame/layout.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -39,10 +40,12 @@ struct Placed {
   int depth;
 };
 
+// printf's "%.2f" (to_chars is exact as printf is, and rounds the same way).
 std::string percent(double part, double whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", whole > 0 ? 100 * part / whole : 0.0);
-  return buf;
+  char buf[512];  // DBL_MAX written out in full fits
+  auto r = std::to_chars(buf, buf + sizeof buf, whole > 0 ? 100 * part / whole : 0.0,
+                         std::chars_format::fixed, 2);
+  return std::string(buf, r.ptr);
 }
 
 // The frames to draw: those at least MIN_COUNT wide, and, when there are more than
