@@ -1,10 +1,15 @@
 #include "render/flame/layout.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "render/flame/names.h"
@@ -21,6 +26,15 @@ using profile::kRoot;
 using profile::NodeId;
 
 constexpr double kXPad = 10;
+// From this many frames on, two threads make their rects.
+constexpr size_t kFramesForTwoThreads = 8192;
+
+// The CPUs this process may run on.
+unsigned layout_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return static_cast<unsigned>(CPU_COUNT(&set));
+}
 constexpr double kFramePad = 1;
 
 // flamegraph.pl sorts whole lines, so siblings compare as NAME followed by ';'.
@@ -288,9 +302,13 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   frames.as_data = true;
   frames.lazy_px = o.lazy_px;
   frames.lazy_after = o.lazy_after;
-  frames.rects.reserve(placed.size());
-  std::vector<size_t> thread_frames;  // indexes into frames.rects
-  for (const Placed& p : placed) {
+  // Each frame's rect is made from its own figures alone: with many frames, a second thread
+  // makes the second half (as the reader does: when the process may run on two CPUs), unless
+  // a caller's decorate() must see them in order.
+  frames.rects.resize(placed.size());
+  std::vector<uint8_t> is_thread(placed.size());
+  auto make_rect = [&](size_t i) {
+    const Placed& p = placed[i];
     const profile::Node& n = tree.node(p.node);
     const profile::Count total = tree.total(p.node);
     double count = p.node == kRoot ? time_max : total.value;
@@ -309,7 +327,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     std::string samples = p.node == kRoot && time_max != tree_total.value
                               ? with_thousands(time_max * o.factor)
                               : with_thousands(total, o.factor);
-    scene::Rect r;
+    scene::Rect& r = frames.rects[i];
     r.x = x1, r.y = y1, r.w = x2 - x1, r.h = y2 - y1;
     if (p.node == kRoot) {
       r.title = "all (" + samples + " " + o.count_name + ", 100%)";
@@ -330,7 +348,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     if (thread) {
       r.css_class = "t";
       r.fill = scene::thread_color(profile::thread_name(raw));
-      thread_frames.push_back(frames.rects.size());
+      is_thread[i] = 1;
     } else if (tree.differential()) {
       double d = tree.self(p.node).value - tree.base_self(p.node).value;
       r.fill = scene::delta_color(o.negate ? -d : d, max_abs_delta);
@@ -341,7 +359,37 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     r.label_x = x1 + 3;
     r.label_y = 3 + (y1 + y2) / 2;
     if (o.decorate) o.decorate(p.node, &r);
-    frames.rects.push_back(std::move(r));
+  };
+  const size_t n_frames = placed.size();
+  size_t first_end = n_frames;
+  std::thread worker;
+  std::exception_ptr worker_failed;
+  if (n_frames >= kFramesForTwoThreads && !o.decorate && layout_cpus() >= 2) {
+    try {
+      worker = std::thread([&, from = n_frames / 2] {
+        try {
+          for (size_t i = from; i < n_frames; ++i) make_rect(i);
+        } catch (...) {
+          worker_failed = std::current_exception();
+        }
+      });
+      first_end = n_frames / 2;
+    } catch (const std::system_error&) {
+      // No thread to be had: this one makes them all.
+    }
+  }
+  std::exception_ptr first_failed;
+  try {
+    for (size_t i = 0; i < first_end; ++i) make_rect(i);
+  } catch (...) {
+    first_failed = std::current_exception();
+  }
+  if (worker.joinable()) worker.join();
+  if (first_failed) std::rethrow_exception(first_failed);
+  if (worker_failed) std::rethrow_exception(worker_failed);
+  std::vector<size_t> thread_frames;  // indexes into frames.rects
+  for (size_t i = 0; i < n_frames; ++i) {
+    if (is_thread[i]) thread_frames.push_back(i);
   }
   s.layers.push_back(std::move(frames));
   st.threads = thread_frames.size();
