@@ -162,6 +162,7 @@ Keep frames_to_keep(const FrameTree& tree, double min_count, size_t max_frames) 
     }
   }
   std::sort(tied.begin(), tied.end());
+  room = std::min(room, tied.size());  // fewer only where frames were not reached (above)
   k.min_count = w_cut;
   k.tie = w_cut;
   for (size_t j = 0; j < room; ++j) k.tie_kept.push_back(tied[j].second);
