@@ -1,9 +1,15 @@
 #include "render/flame/layout.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "render/flame/names.h"
@@ -20,6 +26,15 @@ using profile::kRoot;
 using profile::NodeId;
 
 constexpr double kXPad = 10;
+// From this many frames on, two threads make their rects.
+constexpr size_t kFramesForTwoThreads = 8192;
+
+// The CPUs this process may run on.
+unsigned layout_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return static_cast<unsigned>(CPU_COUNT(&set));
+}
 constexpr double kFramePad = 1;
 
 // flamegraph.pl sorts whole lines, so siblings compare as NAME followed by ';'.
@@ -39,10 +54,12 @@ struct Placed {
   int depth;
 };
 
+// printf's "%.2f" (to_chars is exact as printf is, and rounds the same way).
 std::string percent(double part, double whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", whole > 0 ? 100 * part / whole : 0.0);
-  return buf;
+  char buf[512];  // DBL_MAX written out in full fits
+  auto r = std::to_chars(buf, buf + sizeof buf, whole > 0 ? 100 * part / whole : 0.0,
+                         std::chars_format::fixed, 2);
+  return std::string(buf, r.ptr);
 }
 
 // The frames to draw: those at least MIN_COUNT wide, and, when there are more than
@@ -62,45 +79,90 @@ struct Keep {
 Keep frames_to_keep(const FrameTree& tree, double min_count, size_t max_frames) {
   Keep k;
   k.min_count = min_count;
-  auto width = [&](size_t i) { return tree.total(static_cast<NodeId>(i)).value; };
+  if (max_frames == 0) return k;
+  auto width = [&](NodeId i) { return tree.total(i).value; };
   auto eligible = [&](double w) { return w > 0 && w >= min_count; };
-  size_t wide = 1;  // "all" is always drawn
-  for (size_t i = 1; i < tree.size(); ++i) wide += eligible(width(i));
-  if (max_frames == 0 || wide <= max_frames) return k;
+  // One pass over the tree finds the frames wide enough to be drawn, in id order, with their
+  // widths; past a few times the budget only their widths are kept (8 bytes a frame, not 16),
+  // and a second pass finds the frames of the widest.
+  struct Wide {
+    double w;
+    NodeId id;
+  };
+  std::vector<Wide> wide;
+  std::vector<double> widths;
+  const size_t id_cap = std::max<size_t>(size_t{4} * max_frames, size_t{1} << 16);
+  for (size_t i = 1; i < tree.size(); ++i) {
+    const double w = width(static_cast<NodeId>(i));
+    if (!eligible(w)) continue;
+    if (widths.empty() && wide.size() < id_cap) {
+      wide.push_back({w, static_cast<NodeId>(i)});
+      continue;
+    }
+    if (widths.empty()) {
+      // Address space for all that may come: only the pages written are memory.
+      widths.reserve(wide.size() + (tree.size() - i));
+      for (const Wide& f : wide) widths.push_back(f.w);
+      wide = {};
+    }
+    widths.push_back(w);
+  }
+  const size_t eligible_count = widths.empty() ? wide.size() : widths.size();
+  if (eligible_count + 1 <= max_frames) return k;  // "all" is always drawn
   k.max_frames_cut = true;
   size_t budget = max_frames - 1;  // besides "all"
   if (budget == 0) {
     k.min_count = INFINITY;
     return k;
   }
-  std::vector<double> widths;
-  widths.reserve(wide - 1);
-  for (size_t i = 1; i < tree.size(); ++i) {
-    if (double w = width(i); eligible(w)) widths.push_back(w);
-  }
-  auto cut = widths.begin() + static_cast<long>(budget - 1);
-  std::nth_element(widths.begin(), cut, widths.end(), std::greater<>());
-  double w_cut = *cut;
-  size_t room = budget - static_cast<size_t>(std::count_if(widths.begin(), widths.end(),
-                                                           [&](double w) { return w > w_cut; }));
-  // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
-  // Frames at least w_cut wide are a tree from the root (a frame is at least as wide as each
-  // child, counts being positive), walked here a depth at a time.
-  std::vector<std::pair<uint32_t, NodeId>> tied;
-  std::vector<NodeId> level{kRoot}, next;
-  for (uint32_t depth = 1; !level.empty(); ++depth) {
-    next.clear();
-    for (NodeId p : level) {
-      for (NodeId c = tree.node(p).first_child; c != kNone; c = tree.node(c).next_sibling) {
-        double w = width(c);
-        if (!(w >= w_cut)) continue;
-        next.push_back(c);
-        if (w == w_cut) tied.push_back({depth, c});
-      }
+  // The frames at least w_cut wide (the BUDGET widest and those as wide as the last of them),
+  // in id order.
+  double w_cut;
+  if (widths.empty()) {
+    auto cut = wide.begin() + static_cast<long>(budget - 1);
+    std::nth_element(wide.begin(), cut, wide.end(),
+                     [](const Wide& a, const Wide& b) { return a.w > b.w; });
+    w_cut = cut->w;
+    wide.erase(std::partition(cut + 1, wide.end(), [&](const Wide& f) { return f.w >= w_cut; }),
+               wide.end());
+    std::sort(wide.begin(), wide.end(), [](const Wide& a, const Wide& b) { return a.id < b.id; });
+  } else {
+    auto cut = widths.begin() + static_cast<long>(budget - 1);
+    std::nth_element(widths.begin(), cut, widths.end(), std::greater<>());
+    w_cut = *cut;
+    widths = {};
+    for (size_t i = 1; i < tree.size(); ++i) {
+      const double w = width(static_cast<NodeId>(i));
+      if (eligible(w) && w >= w_cut) wide.push_back({w, static_cast<NodeId>(i)});
     }
-    level.swap(next);
+  }
+  // Their depths: a parent comes before its children and is at least as wide as each (counts
+  // being positive), so a parent's depth is found among the frames before it. A frame whose
+  // parent is not among them (only where some count is negative) is not reached from the root,
+  // and is drawn nowhere: depth 0.
+  const size_t n = wide.size();
+  size_t room = budget;
+  std::vector<uint32_t> depth(n);
+  // The frames of width w_cut, shallowest first (then in input order): the first ROOM stay.
+  std::vector<std::pair<uint32_t, NodeId>> tied;
+  for (size_t j = 0; j < n; ++j) {
+    const NodeId parent = tree.node(wide[j].id).parent;
+    uint32_t d = 1;
+    if (parent != kRoot) {
+      auto it = std::lower_bound(wide.begin(), wide.begin() + static_cast<long>(j), parent,
+                                 [](const Wide& f, NodeId id) { return f.id < id; });
+      const size_t at = static_cast<size_t>(it - wide.begin());
+      d = at < j && it->id == parent && depth[at] != 0 ? depth[at] + 1 : 0;
+    }
+    depth[j] = d;
+    if (wide[j].w != w_cut) {
+      --room;
+    } else if (d != 0) {
+      tied.push_back({d, wide[j].id});
+    }
   }
   std::sort(tied.begin(), tied.end());
+  room = std::min(room, tied.size());  // fewer only where frames were not reached (above)
   k.min_count = w_cut;
   k.tie = w_cut;
   for (size_t j = 0; j < room; ++j) k.tie_kept.push_back(tied[j].second);
@@ -241,9 +303,13 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
   frames.as_data = true;
   frames.lazy_px = o.lazy_px;
   frames.lazy_after = o.lazy_after;
-  frames.rects.reserve(placed.size());
-  std::vector<size_t> thread_frames;  // indexes into frames.rects
-  for (const Placed& p : placed) {
+  // Each frame's rect is made from its own figures alone: with many frames, a second thread
+  // makes the second half (as the reader does: when the process may run on two CPUs), unless
+  // a caller's decorate() must see them in order.
+  frames.rects.resize(placed.size());
+  std::vector<uint8_t> is_thread(placed.size());
+  auto make_rect = [&](size_t i) {
+    const Placed& p = placed[i];
     const profile::Node& n = tree.node(p.node);
     const profile::Count total = tree.total(p.node);
     double count = p.node == kRoot ? time_max : total.value;
@@ -262,7 +328,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     std::string samples = p.node == kRoot && time_max != tree_total.value
                               ? with_thousands(time_max * o.factor)
                               : with_thousands(total, o.factor);
-    scene::Rect r;
+    scene::Rect& r = frames.rects[i];
     r.x = x1, r.y = y1, r.w = x2 - x1, r.h = y2 - y1;
     if (p.node == kRoot) {
       r.title = "all (" + samples + " " + o.count_name + ", 100%)";
@@ -283,7 +349,7 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     if (thread) {
       r.css_class = "t";
       r.fill = scene::thread_color(profile::thread_name(raw));
-      thread_frames.push_back(frames.rects.size());
+      is_thread[i] = 1;
     } else if (tree.differential()) {
       double d = tree.self(p.node).value - tree.base_self(p.node).value;
       r.fill = scene::delta_color(o.negate ? -d : d, max_abs_delta);
@@ -294,7 +360,37 @@ scene::Scene layout_flame(const FrameTree& tree, const FlameOptions& o, FlameSta
     r.label_x = x1 + 3;
     r.label_y = 3 + (y1 + y2) / 2;
     if (o.decorate) o.decorate(p.node, &r);
-    frames.rects.push_back(std::move(r));
+  };
+  const size_t n_frames = placed.size();
+  size_t first_end = n_frames;
+  std::thread worker;
+  std::exception_ptr worker_failed;
+  if (n_frames >= kFramesForTwoThreads && !o.decorate && layout_cpus() >= 2) {
+    try {
+      worker = std::thread([&, from = n_frames / 2] {
+        try {
+          for (size_t i = from; i < n_frames; ++i) make_rect(i);
+        } catch (...) {
+          worker_failed = std::current_exception();
+        }
+      });
+      first_end = n_frames / 2;
+    } catch (const std::system_error&) {
+      // No thread to be had: this one makes them all.
+    }
+  }
+  std::exception_ptr first_failed;
+  try {
+    for (size_t i = 0; i < first_end; ++i) make_rect(i);
+  } catch (...) {
+    first_failed = std::current_exception();
+  }
+  if (worker.joinable()) worker.join();
+  if (first_failed) std::rethrow_exception(first_failed);
+  if (worker_failed) std::rethrow_exception(worker_failed);
+  std::vector<size_t> thread_frames;  // indexes into frames.rects
+  for (size_t i = 0; i < n_frames; ++i) {
+    if (is_thread[i]) thread_frames.push_back(i);
   }
   s.layers.push_back(std::move(frames));
   st.threads = thread_frames.size();

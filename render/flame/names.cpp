@@ -1,5 +1,6 @@
 #include "render/flame/names.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -109,7 +110,19 @@ std::string with_thousands(double count) {
 
 std::string with_thousands(profile::Count count, double factor) {
   if (count.fractional || factor != 1) return with_thousands(count.value * factor);
-  return group_digits(std::to_string(count.whole));
+  // A whole count's digits, grouped as they are written (every frame's title has one).
+  char digits[24];
+  const size_t n =
+      static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, count.whole).ptr - digits);
+  std::string out;
+  out.reserve(n + n / 3);
+  size_t lead = n % 3 == 0 ? 3 : n % 3;
+  out.append(digits, lead);
+  for (size_t i = lead; i < n; i += 3) {
+    out.push_back(',');
+    out.append(digits + i, 3);
+  }
+  return out;
 }
 
 }  // namespace hearth::flame

@@ -226,11 +226,7 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
     NodeId* slot = child_table_->find(parent, name_id);
     if (*slot != kNone) return *slot;
   }
-  NodeId id = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(Node{.name = name_id, .parent = parent, .next_sibling = newest});
-  self_.push_back(0);
-  if (!base_self_.empty()) base_self_.push_back(0);
-  nodes_[parent].first_child = id;  // push_back may have moved it
+  NodeId id = new_child(parent, name_id);
   if (was_wide) {
     child_table_->insert(parent, name_id, id);
   } else if (merge_ == Merge::kAll && scanned + 1 > kScanChildren) {
@@ -243,6 +239,16 @@ NodeId FrameTree::child(NodeId parent, NameId name_id) {
       child_table_->insert(parent, nodes_[c].name, c);
     }
   }
+  return id;
+}
+
+NodeId FrameTree::new_child(NodeId parent, NameId name_id) {
+  NodeId id = static_cast<NodeId>(nodes_.size());
+  nodes_.push_back(
+      Node{.name = name_id, .parent = parent, .next_sibling = nodes_[parent].first_child});
+  self_.push_back(0);
+  if (!base_self_.empty()) base_self_.push_back(0);
+  nodes_[parent].first_child = id;  // push_back may have moved it
   return id;
 }
 
@@ -361,9 +367,18 @@ void FrameTree::merge_from(FrameTree&& o) {
   };
   to[kRoot] = kRoot;
   add_counts(kRoot);
+  // A node this merge made has only children that it makes too, one for each of OTHER's
+  // children of one node (named apart): those are new without a look. Its child list is not
+  // indexed even when long; a later child() on it scans the list and indexes it then.
+  const size_t made_from = nodes_.size();
   for (size_t i = 1; i < o.nodes_.size(); ++i) {
     const Node& n = o.nodes_[i];  // parents come before their children
-    to[i] = child(to[n.parent], names[n.name]);
+    const NodeId parent = to[n.parent];
+    if (parent >= made_from) {
+      to[i] = new_child(parent, names[n.name]);
+    } else {
+      to[i] = child(parent, names[n.name]);
+    }
     add_counts(i);
     if (i + 1 - released >= kStep) release_to(i + 1);
   }
@@ -378,8 +393,7 @@ namespace {
 // order): a child is put first in its parent's list, and a parent's newest child (the head
 // of its list while the tree was built) is the first of them that the pass meets.
 template <typename T>
-void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>& total,
-            std::vector<uint64_t>* base) {
+void sum_up(std::vector<Node>& nodes, std::vector<uint64_t>& total, std::vector<uint64_t>* base) {
   auto add = [](uint64_t* to, uint64_t from) {
     *to = std::bit_cast<uint64_t>(std::bit_cast<T>(*to) + std::bit_cast<T>(from));
   };

@@ -127,6 +127,9 @@ class FrameTree {
   struct ChildTable;
 
   NameId intern_hashed(std::string_view name, uint32_t hash);
+  // Makes PARENT's child called NAME, newest in its list, without looking for one: the caller
+  // knows there is none. Leaves the index of wide parents as it is.
+  NodeId new_child(NodeId parent, NameId name);
 
   Count count_of(uint64_t bits) const {
     return fractional_ ? fractional_count(std::bit_cast<double>(bits)) : whole_count(bits);

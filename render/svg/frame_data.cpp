@@ -1,6 +1,9 @@
 #include "render/svg/frame_data.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -65,14 +68,26 @@ long long written_tenths(const scene::Rect& r) {
   return std::llround((scene::round_px(r.x + r.w) - scene::round_px(r.x)) * 10);
 }
 
+// Strings by first appearance, each kept once: an open-addressing table of hashes and ids
+// over views, so a lookup of a string already there reads one slot and compares one string
+// (30,000 frames look up their name and suffix each).
 class StringTable {
  public:
+  // S's index. Its bytes must stay where they are while the table is used (views into the
+  // layer's titles).
   int index(std::string_view s) {
-    // Looked up by view: a string is made only for a new entry, not for every frame.
-    if (auto it = ids_.find(s); it != ids_.end()) return it->second;
-    auto it = ids_.emplace(std::string(s), static_cast<int>(strings_.size())).first;
-    strings_.push_back(it->first);
-    return it->second;
+    if ((strings_.size() + 1) * 2 > slots_.size()) grow();
+    const uint64_t h = std::hash<std::string_view>{}(s);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id < 0) {
+        slot = {h, static_cast<int>(strings_.size())};
+        strings_.push_back(s);
+        return slot.id;
+      }
+      if (slot.hash == h && strings_[static_cast<size_t>(slot.id)] == s) return slot.id;
+    }
   }
   void append_json(std::string* out) const {
     out->push_back('[');
@@ -84,13 +99,54 @@ class StringTable {
   }
 
  private:
-  struct ViewHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  struct Slot {
+    uint64_t hash = 0;
+    int id = -1;  // -1: empty
   };
-  std::unordered_map<std::string, int, ViewHash, std::equal_to<>> ids_;
-  std::vector<std::string_view> strings_;  // views into ids_' keys, stable
+  void grow() {
+    std::vector<Slot> old(std::max<size_t>(64, slots_.size() * 2));
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.id < 0) continue;
+      size_t i = slot.hash & mask;
+      while (slots_[i].id >= 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::string_view> strings_;
 };
+
+// Fill colours by first appearance, written as "#rrggbb" strings.
+class FillTable {
+ public:
+  int index(scene::Rgb c) {
+    const uint32_t key = (uint32_t{c.r} << 16) | (uint32_t{c.g} << 8) | c.b;
+    auto [it, added] = ids_.try_emplace(key, static_cast<int>(fills_.size()));
+    if (added) fills_.push_back(c);
+    return it->second;
+  }
+  void append_json(std::string* out) const {
+    out->push_back('[');
+    for (size_t i = 0; i < fills_.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      append_json_string(out, scene::to_hex(fills_[i]));
+    }
+    out->push_back(']');
+  }
+
+ private:
+  std::unordered_map<uint32_t, int> ids_;
+  std::vector<scene::Rgb> fills_;
+};
+
+// Appends a ',' unless COL is empty, then V's digits.
+void append_index(std::string* col, size_t v) {
+  if (!col->empty()) col->push_back(',');
+  char buf[24];
+  col->append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
 
 }  // namespace
 
@@ -104,7 +160,8 @@ bool written_as_element(const scene::Rect& r, double lazy) {
 
 void append_frame_data(std::string* out, const scene::Layer& layer) {
   HEARTH_CHECK(!layer.rects.empty());
-  StringTable strings, fills;
+  StringTable strings;
+  FillTable fills;
   std::string x, y, w, name, suffix, fill, classes, strokes;
   auto column = [](std::string* col, std::string_view v) {
     if (!col->empty()) col->push_back(',');
@@ -121,9 +178,11 @@ void append_frame_data(std::string* out, const scene::Layer& layer) {
     column(&w, format_px(scene::round_px(r.x + r.w) - scene::round_px(r.x)));
     size_t open = r.title.rfind(" (");
     if (open == std::string::npos) open = r.title.size();
-    column(&name, std::to_string(strings.index(std::string_view(r.title).substr(0, open))));
-    column(&suffix, std::to_string(strings.index(std::string_view(r.title).substr(open))));
-    column(&fill, std::to_string(fills.index(scene::to_hex(r.fill))));
+    append_index(&name,
+                 static_cast<size_t>(strings.index(std::string_view(r.title).substr(0, open))));
+    append_index(&suffix,
+                 static_cast<size_t>(strings.index(std::string_view(r.title).substr(open))));
+    append_index(&fill, static_cast<size_t>(fills.index(r.fill)));
     if (!r.css_class.empty()) {
       column(&classes, std::to_string(i));
       classes.push_back(',');

@@ -27,6 +27,31 @@ const scene::Rect* find(const scene::Scene& s, std::string_view title_prefix) {
   return nullptr;
 }
 
+// With many frames, two threads make the rects (when the process may use two CPUs); a
+// decorate() callback keeps them to one. Both give the same scene, rect for rect, thread roots
+// and legend included.
+TEST(FlameLayout, TwoThreadsMakeTheRectsOneThreadMakes) {
+  std::string text;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 12000; ++i) {
+    text += "[worker-" + std::to_string(i % 5) + " tid=" + std::to_string(10 + i % 5) + "];";
+    text += "f" + std::to_string(i % 97) + "<&>;g" + std::to_string(i) + "_[k] " +
+            std::to_string(1 + rng() % 50) + "\n";
+  }
+  profile::FrameTree tree = tree_of(text);
+  FlameOptions o;
+  o.min_width = 0;
+  FlameStats st_two, st_one;
+  scene::Scene two = layout_flame(tree, o, &st_two);
+  o.decorate = [](profile::NodeId, scene::Rect*) {};
+  scene::Scene one = layout_flame(tree, o, &st_one);
+  ASSERT_GT(st_two.frames, 12000u);  // the two-thread path's threshold is 8192 frames
+  EXPECT_EQ(st_two.frames, st_one.frames);
+  EXPECT_EQ(st_two.threads, 5u);
+  EXPECT_EQ(st_two.threads, st_one.threads);
+  EXPECT_EQ(svg::to_svg(two), svg::to_svg(one));
+}
+
 TEST(FlameLayout, GeometryFollowsFlamegraphPl) {
   // 100 samples: a;b 60, a;c 30, d 10. Width 1200 - 2 * 10 px of padding = 1180 px.
   auto s = layout_flame(tree_of("a;b 60\na;c 30\nd 10\n"), {}, nullptr);

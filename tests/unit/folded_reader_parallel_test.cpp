@@ -178,6 +178,20 @@ TEST(FoldedReaderParallel, SecondFileAndDifferentialColumns) {
   EXPECT_EQ(two.stats.first_ignored_file, b);
   EXPECT_EQ(two.stats.first_ignored_line, 2901u);
 
+  // A node that only the second half has, with many children (more than a parent lists before
+  // it indexes them), and a later file that finds some of them and adds others.
+  std::string wide_a = dir / "wide_a.folded", wide_b = dir / "wide_b.folded";
+  std::string c_text = par_text(2000, 13, par_plain);
+  for (int i = 0; i < 40; ++i) c_text += "late;wide;kid" + std::to_string(i) + " 1\n";
+  std::ofstream(wide_a, std::ios::binary) << c_text;
+  std::string d_text;
+  for (int i = 20; i < 60; ++i) d_text += "late;wide;kid" + std::to_string(i) + ";x 2\n";
+  std::ofstream(wide_b, std::ios::binary) << d_text;
+  ParRead one_w = par_read({wide_a, wide_b}, {}, 1);
+  ParRead two_w = par_read({wide_a, wide_b}, {}, 2);
+  ASSERT_TRUE(one_w.ok && two_w.ok);
+  expect_same_tree(one_w.tree, two_w.tree);
+
   // As hearth diff reads them: BASE, then NEW, each by a reader of its own column.
   auto diff_read = [&](unsigned threads) {
     ParRead r;
