@@ -18,6 +18,7 @@
 #include "collectors/alloc/alloc_profile.h"
 #include "collectors/alloc/allocator_symbols.h"
 #include "collectors/alloc/jvm_class_name.h"
+#include "collectors/alloc/jvm_flags.h"
 #include "collectors/proc/maps.h"
 #include "common/atomic_file.h"
 #include "common/pattern.h"
@@ -56,8 +57,8 @@ std::string bytes_text(double b) {
   return s;
 }
 
-int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std::string& title,
-                        const std::string& subtitle) {
+int write_alloc_picture(const AllocArgs& a, bool jvm, const std::string& folded,
+                        const std::string& title, const std::string& subtitle) {
   profile::FrameTree tree(profile::Merge::kAll);
   profile::FoldedReader reader(tree, {});
   reader.read_text(folded);
@@ -65,7 +66,7 @@ int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std
   flame::FlameOptions fo;
   fo.title = title;
   fo.subtitle = subtitle;
-  fo.count_name = a.count ? (a.live ? "blocks" : "calls") : "bytes";
+  fo.count_name = a.count ? (a.live ? "blocks" : jvm ? "objects" : "calls") : "bytes";
   fo.palette = scene::Palette::kMem;
   flame::FlameStats st;
   scene::Scene s = flame::layout_flame(tree, fo, &st);
@@ -78,12 +79,12 @@ int write_alloc_picture(const AllocArgs& a, const std::string& folded, const std
 
 // What was sampled and dropped, short enough for one line under a picture's title (stderr's
 // last line says it at length).
-std::string picture_subtitle(const AllocArgs& a, const alloc::AllocProbeTotals& t,
+std::string picture_subtitle(const AllocArgs& a, bool jvm, const alloc::AllocProbeTotals& t,
                              const alloc::AllocProfileStats& ps,
                              const alloc::AllocLiveStats& live) {
-  std::string s = thousands(ps.samples) + " samples of " + thousands(t.calls) + " calls (" +
-                  thousands(t.lost) + " lost), one per " + bytes_text(static_cast<double>(a.mean)) +
-                  " on average";
+  std::string s = thousands(ps.samples) + " samples of " + thousands(t.calls) +
+                  (jvm ? " objects (" : " calls (") + thousands(t.lost) + " lost), one per " +
+                  bytes_text(static_cast<double>(a.mean)) + " on average";
   if (a.live) {
     s += "; live: " + thousands(live.blocks) + " sampled blocks (" + thousands(t.freed) +
          " freed, " + thousands(t.dropped) + " dropped: map full)";
@@ -177,6 +178,16 @@ int run_alloc(const AllocArgs& a) {
                  "no libjvm.so\n",
                  a.pid);
     return 2;
+  }
+  // The JVM's flag, when its libjvm has the symbol: said at once rather than after the window.
+  if (jvm && alloc::jvm_alloc_probes_on(a.pid, *maps, *libjvm) == false) {
+    std::fprintf(stderr,
+                 "hearth alloc: process %d is a JVM started without -XX:+ExtendedDTraceProbes (its "
+                 "DTraceAllocProbes flag is off, for its whole life): object__alloc never fires; "
+                 "start the JVM with -XX:+ExtendedDTraceProbes, or --native samples its malloc "
+                 "calls\n",
+                 a.pid);
+    return 1;
   }
   Result<alloc::Allocator> allocator = alloc::Allocator{};
   if (jvm) {
@@ -335,14 +346,14 @@ int run_alloc(const AllocArgs& a) {
   if (is_picture(a.output)) {
     const std::string what =
         a.live ? (a.count ? "live blocks" : "live bytes") : (a.count ? "calls" : "bytes");
-    status = write_alloc_picture(a, folded,
+    status = write_alloc_picture(a, jvm, folded,
                                  std::string(a.live ? "Live heap"
                                              : jvm  ? "Java allocations"
                                                     : "Allocations") +
                                      ": process " + std::to_string(a.pid) + ", " + what +
                                      (a.live ? " at the end of " : " over ") +
                                      plain_number(seconds) + " s",
-                                 picture_subtitle(a, totals, ps, live));
+                                 picture_subtitle(a, jvm, totals, ps, live));
   } else if (auto w = write_file_atomically(a.output, folded); !w) {
     std::fprintf(stderr, "hearth alloc: %s\n", w.error().message.c_str());
     status = 1;
