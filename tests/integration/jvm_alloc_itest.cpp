@@ -178,15 +178,17 @@ std::string* JvmAlloc::javac_log_ = nullptr;
 
 // The classes are the leaves, each under its allocating method; the bytes split as the objects'
 // sizes say (a Widget: 56 bytes with compressed pointers, a byte[1000]: 1,016; one of each per
-// round: 94.8% byte[]). At the default mean that is ~2,500 samples a second, ~5% of them
-// Widgets: the share is checked to 0.05 either side, several standard deviations.
+// round: 94.8% byte[]). At a mean of 256 KiB that is ~5,000 samples a second on an idle machine,
+// ~5% of them Widgets (each weighing the mean): the share is checked to 0.05 either side, six
+// standard deviations at a tenth of that rate (a loaded machine's JVM).
 TEST_F(JvmAlloc, ClassesUnderTheirAllocatingMethods) {
   auto t = start_jvm(true);
   ASSERT_TRUE(t);
   ASSERT_TRUE(write_perf_map(t->pid())) << slurp(log_);
   const std::string pid = std::to_string(t->pid());
   const std::string out = litter_.dir + "/alloc.folded";
-  HearthRun r = hearth::testing_support::run_hearth({"alloc", "-p", pid, "-d", "2", "-o", out});
+  HearthRun r = hearth::testing_support::run_hearth(
+      {"alloc", "-p", pid, "-d", "2", "--mean", "262144", "-o", out});
   ASSERT_TRUE(hearth::testing_support::exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("Java objects"), std::string::npos) << r.err;
   const auto lines = folded_lines(slurp(out));
