@@ -20,6 +20,7 @@
 #include "collectors/alloc/jvm_class_name.h"
 #include "collectors/alloc/jvm_flags.h"
 #include "collectors/proc/maps.h"
+#include "collectors/stacks/perf_map.h"
 #include "common/atomic_file.h"
 #include "common/pattern.h"
 #include "common/shutdown.h"
@@ -225,6 +226,15 @@ int run_alloc(const AllocArgs& a) {
       continue;
     }
     names += (names.empty() ? "" : ", ") + e.name;
+  }
+  // Said before the sampling line (the tests read them in this order).
+  const std::string perf_map = stacks::PerfMap::path_for(a.pid);
+  if (jvm && access(perf_map.c_str(), F_OK) != 0) {
+    std::fprintf(stderr,
+                 "hearth alloc: process %d wrote no perf map (%s) yet: its compiled Java methods "
+                 "are [unknown] without one; `jcmd %d Compiler.perfmap` writes it (read again as "
+                 "it changes)\n",
+                 a.pid, perf_map.c_str(), a.pid);
   }
   if (jvm) names = "Java objects (object__alloc; needs -XX:+ExtendedDTraceProbes)";
   std::fprintf(stderr,

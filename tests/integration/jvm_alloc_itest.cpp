@@ -191,6 +191,7 @@ TEST_F(JvmAlloc, ClassesUnderTheirAllocatingMethods) {
       {"alloc", "-p", pid, "-d", "2", "--mean", "262144", "-o", out});
   ASSERT_TRUE(hearth::testing_support::exited_with(r, 0)) << r.err;
   EXPECT_NE(r.err.find("Java objects"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("wrote no perf map"), std::string::npos) << r.err;
   const auto lines = folded_lines(slurp(out));
   const TailWeight widget = weight_ending(lines, kWidget);
   const TailWeight bytes = weight_ending(lines, kBytes);
@@ -297,6 +298,11 @@ TEST_F(JvmAlloc, NothingStaysAfterSigkill) {
     if (!sampling) std::this_thread::sleep_for(10ms);
   }
   ASSERT_TRUE(sampling) << slurp(err);
+  // No perf map written for this JVM: said, with the command that writes one.
+  EXPECT_NE(slurp(err).find("wrote no perf map"), std::string::npos) << slurp(err);
+  EXPECT_NE(slurp(err).find("`jcmd " + std::to_string(t->pid()) + " Compiler.perfmap`"),
+            std::string::npos)
+      << slurp(err);
   const std::vector<__u32> held = hearth::testing_support::programs_held(h, "hearth_jvm_new");
   ASSERT_EQ(held.size(), 1u) << slurp(err);
   EXPECT_EQ(memory_byte(t->pid(), site), 0xcc) << "no breakpoint at object__alloc's site";
