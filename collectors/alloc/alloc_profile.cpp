@@ -70,18 +70,12 @@ struct AllocProfile::Impl {
     return false;
   }
 
-  void name(SampledStack& s) {
-    if (!s.frames.empty()) return;
+  // S's frames, root first, from its IPs but the SKIP leaf-most.
+  void name_from(SampledStack& s, size_t skip) {
+    s.frames.clear();
     if (s.truncated) s.frames.push_back("[truncated]");
     stacks::UnwindStatus st;
     st.exact_ips = s.exact_ips;
-    // A Java object: the JVM's own frames between the Java code and the probe (its allocation
-    // path, the same for every object) are left out, so the class sits under the allocating
-    // method, as a Java programmer reads it.
-    size_t skip = 0;
-    if (!s.leaf.empty()) {
-      while (skip + 1 < s.ips.size() && in_libjvm(s.ips[skip])) ++skip;
-    }
     for (size_t i = s.ips.size(); i-- > skip;) {
       const bool ret = stacks::is_return_address(st, i);
       if (i + 1 < s.ips.size() && stacks::is_return_address(st, i + 1)) {
@@ -95,6 +89,21 @@ struct AllocProfile::Impl {
                                                                      : ""));
       }
     }
+  }
+
+  void name(SampledStack& s) {
+    if (!s.frames.empty()) return;
+    // A Java object: the JVM's own frames between the Java code and the probe (its allocation
+    // path, the same for every object) are left out, so the class sits under the allocating
+    // method, as a Java programmer reads it. Only when JIT code (a method, the interpreter, a
+    // stub) called them: an object the JVM allocates for itself (loading a class, in a VM
+    // thread) or for native code (JNI) keeps its native stack.
+    size_t skip = 0;
+    if (!s.leaf.empty()) {
+      while (skip + 1 < s.ips.size() && in_libjvm(s.ips[skip])) ++skip;
+    }
+    name_from(s, skip);
+    if (skip > 0 && (s.frames.empty() || !s.frames.back().ends_with("_[j]"))) name_from(s, 0);
     if (!s.leaf.empty()) {
       // Then the runtime's allocation stubs (_new_instance_Java, C1's "new_instance Runtime1
       // stub"): JIT code that is no Java method (a method's name has its parameters in
