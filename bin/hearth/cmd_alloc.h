@@ -21,6 +21,12 @@ struct AllocArgs {
   uint32_t live_max = 1 << 16;  // sampled blocks the live view tracks at once
   bool merge_threads = false;   // roots by thread name, not per thread
   std::string symbol_cache;     // --symbol-cache: a directory, "off", or "" (the default one)
+  // The JVM: a process that maps libjvm.so is profiled by Java object (HotSpot's object__alloc
+  // probe) unless `native`; `jvm` insists (fails when no libjvm.so is mapped).
+  bool jvm = false;
+  bool native = false;
+  std::string class_regex;    // JVM: only objects whose class (java.lang.String) matches
+  std::string exclude_class;  // JVM: not those whose class matches
 };
 
 std::vector<std::string> validate_alloc(const AllocArgs& args);

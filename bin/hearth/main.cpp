@@ -490,8 +490,8 @@ void add_alloc_command(CLI::App& app, AllocArgs* a) {
   CLI::App* c = app.add_subcommand(
       "alloc",
       "Sample a process's allocations (malloc, calloc, realloc, posix_memalign, aligned_alloc, "
-      "memalign, valloc, pvalloc) by stack, weighted by bytes or calls; --live: the sampled "
-      "blocks still allocated at the end");
+      "memalign, valloc, pvalloc; a JVM's Java objects) by stack, weighted by bytes or calls; "
+      "--live: the sampled blocks still allocated at the end");
   c->add_option("-p,--pid", a->pid, "The process")->required();
   c->add_option("-d,--duration", a->duration,
                 "Seconds to sample (the process's exit or Ctrl-C end the window sooner)")
@@ -517,6 +517,17 @@ void add_alloc_command(CLI::App& app, AllocArgs* a) {
   c->add_option("--max-frames", a->max_frames, "Deepest user stack")->capture_default_str();
   c->add_flag("--merge-threads", a->merge_threads, "A root per thread name, not per thread");
   c->add_option("--symbol-cache", a->symbol_cache, kSymbolCacheHelp);
+  c->add_flag("--jvm", a->jvm,
+              "The process is a HotSpot JVM: sample its Java objects by class and stack "
+              "(object__alloc; the JVM needs -XX:+ExtendedDTraceProbes). The default for a process "
+              "that maps libjvm.so");
+  c->add_flag("--native", a->native,
+              "Sample the allocator calls (malloc...) even of a JVM, not its Java objects");
+  c->add_option("--class", a->class_regex,
+                "JVM: only objects whose class matches this regular expression (java.lang.String, "
+                "byte[])");
+  c->add_option("--exclude-class", a->exclude_class,
+                "JVM: not the objects whose class matches this regular expression");
 }
 
 // Where and how `hearth push` and `hearth record --push` send: the profile's name and labels,

@@ -12,6 +12,7 @@
 
 #define HEARTH_ALLOC_STACK_BYTES 16384  // stack copied from sp up, at most (less near its end)
 #define HEARTH_ALLOC_THRESHOLDS 1024    // byte thresholds user space draws before loading
+#define HEARTH_ALLOC_CLASS_BYTES 128    // a Java class name, as the JVM spells it, at most
 
 // hearth_alloc_event.kind: the function the target called. Each has its own entry program,
 // which reads that function's size argument; HEARTH_ALLOC_FREE is no allocation (live view).
@@ -26,6 +27,8 @@ enum hearth_alloc_kind {
   HEARTH_ALLOC_PVALLOC = 7,         // pvalloc(size): rounded up to whole pages
   HEARTH_ALLOC_KINDS = 8,
   HEARTH_ALLOC_FREE = 8,  // free(p): attached for the live view only
+  // A Java object (jvm_alloc.bpf.c: HotSpot's object__alloc USDT probe); class_name says which.
+  HEARTH_ALLOC_JVM_OBJECT = 9,
 };
 
 #define HEARTH_ALLOC_PAGE 4096  // pvalloc's rounding (x86-64's page)
@@ -39,6 +42,9 @@ struct hearth_alloc_event {
   __u32 stack_len;   // bytes of stack[] copied (0: none could be read)
   __u64 stack_base;  // target address of stack[0]: sp at the call
   char comm[16];
+  __u32 class_len;  // HEARTH_ALLOC_JVM_OBJECT: bytes of class_name ("java/lang/String", "[B")
+  __u32 class_pad;
+  char class_name[HEARTH_ALLOC_CLASS_BYTES];  // not NUL-terminated
   __u64 regs[HEARTH_REGS];  // the thread's registers at the allocator's first instruction
   __u8 stack[HEARTH_ALLOC_STACK_BYTES];
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectors/alloc/alloc_loader.h"
+#include "collectors/alloc/jvm_alloc_loader.h"
 
 namespace hearth::alloc {
 namespace {
@@ -34,6 +35,15 @@ struct Loaded {
   ~Loaded() { hearth_alloc_unload(&l); }
 };
 
+// The JVM probe's skeleton, likewise.
+struct JvmLoaded {
+  hearth_jvm_alloc_loaded l{};
+  JvmLoaded() = default;
+  JvmLoaded(const JvmLoaded&) = delete;
+  JvmLoaded& operator=(const JvmLoaded&) = delete;
+  ~JvmLoaded() { hearth_jvm_alloc_unload(&l); }
+};
+
 // glibc's MALLOC_ALIGNMENT on x86-64: its aligned family hands alignments up to this to malloc.
 constexpr uint64_t kGlibcMallocAlignment = 16;
 
@@ -46,6 +56,8 @@ std::string permission_hint(int e) {
 
 struct AllocProbe::Impl {
   Loaded loaded;  // declared first: destroyed last
+  JvmLoaded jvm;  // or this one, for the JVM's probe
+  int stats_fd = -1;
   std::vector<LinkPtr> links;
   RingPtr ring;
   double mean = 0;
@@ -115,11 +127,50 @@ Result<AllocProbe> AllocProbe::open(const AllocProbeOptions& options, const Allo
       impl->links.emplace_back(link);
     }
   }
+  impl->stats_fd = impl->loaded.l.stats_fd;
   impl->ring.reset(
       ring_buffer__new(impl->loaded.l.events_fd, &Impl::on_event, impl.get(), nullptr));
   if (!impl->ring) {
     const int err = errno;
     return fail_errno("cannot open the allocation probe's ring buffer", err);
+  }
+  return AllocProbe(std::move(impl));
+}
+
+Result<AllocProbe> AllocProbe::open_jvm(const AllocProbeOptions& options,
+                                        const std::string& libjvm_path) {
+  libbpf_set_print(nullptr);
+  if (options.live)
+    return fail(
+        "the live view is native only (malloc and free): a JVM's objects are freed by its "
+        "garbage collector, which no probe follows");
+  auto impl = std::make_unique<Impl>();
+  const std::vector<uint64_t> thresholds =
+      exponential_thresholds(static_cast<double>(options.mean_bytes));
+  double sum = 0;
+  for (uint64_t t : thresholds) sum += static_cast<double>(t);
+  impl->mean = sum / static_cast<double>(thresholds.size());
+  if (int r = hearth_jvm_alloc_load(static_cast<uint32_t>(options.pid), options.ring_bytes,
+                                    thresholds.data(), &impl->jvm.l);
+      r != 0) {
+    return fail("cannot load the JVM allocation probe: " + std::string(std::strerror(-r)) +
+                    permission_hint(-r),
+                -r);
+  }
+  bpf_link* link = hearth_jvm_alloc_attach(&impl->jvm.l, options.pid, libjvm_path.c_str());
+  if (link == nullptr) {
+    const int err = errno;
+    return fail(
+        "cannot attach to the object__alloc probe of " + libjvm_path + ": " + std::strerror(err) +
+            (err == ENOENT ? " (a JVM built without DTrace probes?)" : permission_hint(err)),
+        err);
+  }
+  impl->links.emplace_back(link);
+  impl->stats_fd = impl->jvm.l.stats_fd;
+  impl->ring.reset(ring_buffer__new(impl->jvm.l.events_fd, &Impl::on_event, impl.get(), nullptr));
+  if (!impl->ring) {
+    const int err = errno;
+    return fail_errno("cannot open the JVM allocation probe's ring buffer", err);
   }
   return AllocProbe(std::move(impl));
 }
@@ -153,7 +204,7 @@ AllocProbeTotals AllocProbe::totals() const {
   if (cpus <= 0) return t;
   std::vector<hearth_alloc_stats> per_cpu(static_cast<size_t>(cpus));
   uint32_t zero = 0;
-  if (bpf_map_lookup_elem(impl_->loaded.l.stats_fd, &zero, per_cpu.data()) != 0) return t;
+  if (bpf_map_lookup_elem(impl_->stats_fd, &zero, per_cpu.data()) != 0) return t;
   for (const hearth_alloc_stats& s : per_cpu) {
     t.calls += s.calls;
     t.bytes += s.bytes;
@@ -167,6 +218,7 @@ AllocProbeTotals AllocProbe::totals() const {
 
 std::vector<hearth_alloc_live> AllocProbe::live_blocks() const {
   std::vector<hearth_alloc_live> out;
+  if (!impl_->live) return out;
   const int fd = impl_->loaded.l.live_fd;
   if (fd < 0) return out;
   uint64_t key = 0;

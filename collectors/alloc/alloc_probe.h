@@ -1,6 +1,7 @@
 // The allocation probe in the kernel: alloc.bpf.c's programs loaded, attached as uprobes to the
 // target's allocator entries (allocator_symbols.h) for that process only, and the ring buffer
-// their samples arrive in.
+// their samples arrive in; or, for a JVM, jvm_alloc.bpf.c's program on HotSpot's object__alloc
+// USDT probe (a uprobe at the probe's site, placed by libbpf).
 //
 // Owns every kernel object through file descriptors and libbpf links, closed by the destructor
 // on every path; nothing is pinned, and uprobes are perf events (the uprobe PMU), not tracefs
@@ -46,6 +47,12 @@ class AllocProbe {
   // permitted (root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN for uprobes), or the kernel refused
   // a uprobe at an entry.
   static Result<AllocProbe> open(const AllocProbeOptions& options, const Allocator& allocator);
+  // The JVM's probe instead: HotSpot's object__alloc USDT probe in the libjvm at LIBJVM_PATH (a
+  // path to it from here), sampled by bytes the same way, each event naming the object's class
+  // (HEARTH_ALLOC_JVM_OBJECT). It fires only in a JVM started with -XX:+ExtendedDTraceProbes:
+  // without the flag nothing arrives (totals().calls stays 0). No live view (options.live: fails).
+  static Result<AllocProbe> open_jvm(const AllocProbeOptions& options,
+                                     const std::string& libjvm_path);
 
   AllocProbe(AllocProbe&&) noexcept;
   AllocProbe& operator=(AllocProbe&&) noexcept;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectors/alloc/alloc_probe.h"
+#include "collectors/alloc/jvm_class_name.h"
 #include "collectors/proc/maps.h"
 #include "collectors/stacks/remote_memory.h"
 #include "collectors/stacks/symbolizer.h"
@@ -27,6 +28,7 @@ struct SampledStack {
   std::string root;
   std::vector<uint64_t> ips;  // leaf first
   std::vector<uint32_t> exact_ips;
+  std::string leaf;  // a JVM object's class ("java.lang.String"): the frame under the IPs'
   bool truncated = false;
   double bytes = 0;
   double calls = 0;
@@ -50,17 +52,31 @@ struct AllocProfile::Impl {
   stacks::UnwindStatus status;
   std::string key;
 
+  std::vector<std::pair<uint64_t, uint64_t>> libjvm;  // where HotSpot's code is mapped
+
   Result<void> load_maps(const std::vector<proc::Mapping>& maps) {
+    libjvm.clear();
+    for (const proc::Mapping& m : maps) {
+      if (m.exec && m.path.ends_with("/libjvm.so")) libjvm.emplace_back(m.start, m.end);
+    }
     RETURN_IF_ERROR(unwinder->prepare(maps));
     return symbolizer->set_maps(options.pid, maps, memory.get());
   }
 
-  void name(SampledStack& s) {
-    if (!s.frames.empty()) return;
+  bool in_libjvm(uint64_t ip) const {
+    for (const auto& [start, end] : libjvm) {
+      if (ip >= start && ip < end) return true;
+    }
+    return false;
+  }
+
+  // S's frames, root first, from its IPs but the SKIP leaf-most.
+  void name_from(SampledStack& s, size_t skip) {
+    s.frames.clear();
     if (s.truncated) s.frames.push_back("[truncated]");
     stacks::UnwindStatus st;
     st.exact_ips = s.exact_ips;
-    for (size_t i = s.ips.size(); i-- > 0;) {
+    for (size_t i = s.ips.size(); i-- > skip;) {
       const bool ret = stacks::is_return_address(st, i);
       if (i + 1 < s.ips.size() && stacks::is_return_address(st, i + 1)) {
         for (const stacks::Frame& f : symbolizer->tail_calls(s.ips[i + 1], s.ips[i], ret))
@@ -73,7 +89,31 @@ struct AllocProfile::Impl {
                                                                      : ""));
       }
     }
+  }
+
+  void name(SampledStack& s) {
+    if (!s.frames.empty()) return;
+    // A Java object: the JVM's own frames between the Java code and the probe (its allocation
+    // path, the same for every object) are left out, so the class sits under the allocating
+    // method, as a Java programmer reads it. Only when JIT code (a method, the interpreter, a
+    // stub) called them: an object the JVM allocates for itself (loading a class, in a VM
+    // thread) or for native code (JNI) keeps its native stack.
+    size_t skip = 0;
+    if (!s.leaf.empty()) {
+      while (skip + 1 < s.ips.size() && in_libjvm(s.ips[skip])) ++skip;
+    }
+    name_from(s, skip);
+    if (skip > 0 && (s.frames.empty() || !s.frames.back().ends_with("_[j]"))) name_from(s, 0);
+    if (!s.leaf.empty()) {
+      // Then the runtime's allocation stubs (_new_instance_Java, C1's "new_instance Runtime1
+      // stub"): JIT code that is no Java method (a method's name has its parameters in
+      // parentheses). The interpreter stays: an interpreted method's frame is "Interpreter".
+      while (s.frames.size() > 1 && s.frames.back().ends_with("_[j]") &&
+             s.frames.back() != "Interpreter_[j]" && s.frames.back().find('(') == std::string::npos)
+        s.frames.pop_back();
+    }
     if (s.frames.empty()) s.frames.push_back("[unknown]");
+    if (!s.leaf.empty()) s.frames.push_back(formats::folded_safe(s.leaf));
   }
 };
 
@@ -128,6 +168,13 @@ void AllocProfile::add(const hearth_alloc_event& e) {
   m.key = root;
   m.key.push_back('\n');
   m.key.append(reinterpret_cast<const char*>(m.ips.data()), m.ips.size() * sizeof(uint64_t));
+  std::string_view klass;
+  if (e.kind == HEARTH_ALLOC_JVM_OBJECT) {
+    klass = std::string_view(e.class_name, std::min<size_t>(e.class_len, sizeof e.class_name));
+    if (klass.empty()) klass = "[unknown class]";
+    m.key.push_back('\0');
+    m.key.append(klass);
+  }
   const double w = sample_weight(e.size, m.options.mean_bytes);
   const double calls = w / static_cast<double>(std::max<uint64_t>(e.size, 1));
   m.stats.bytes += w;
@@ -138,6 +185,7 @@ void AllocProfile::add(const hearth_alloc_event& e) {
     it->second.ips = m.ips;
     it->second.exact_ips = m.status.exact_ips;
     it->second.truncated = truncated;
+    if (!klass.empty()) it->second.leaf = java_class_name(klass);
     ++m.stats.stacks;
   }
   it->second.bytes += w;

@@ -63,7 +63,8 @@ class AllocProfile {
   AllocProfile& operator=(const AllocProfile&) = delete;
   ~AllocProfile();
 
-  // One sampled allocation (from AllocProbe::poll), unwound now.
+  // One sampled allocation (from AllocProbe::poll), unwound now. A JVM object's class
+  // (java_class_name) is the leaf frame of its stack, under the method that allocated it.
   void add(const hearth_alloc_event& event);
   // Rereads the maps when they changed (a dlopen, an mmap'ed JIT, an exec), naming the stacks
   // taken so far first. Nothing when the target is gone. Call it between polls, about once a
