@@ -114,6 +114,10 @@ HeapRun run_on_heap_target(const std::vector<std::string>& args, long rounds,
   EXPECT_TRUE(free_line && free_line->starts_with("free "));
   const std::string dir = ::testing::TempDir();
   const std::string err = dir + "/heap.err", out = dir + "/" + output;
+  // An earlier test's files: its "sampling" line is not this run's (the rounds would start
+  // before hearth samples), nor its output.
+  std::filesystem::remove(err);
+  std::filesystem::remove(out);
   std::vector<std::string> a = {"alloc", "-p", std::to_string(t->pid()), "-d", "300", "-o", out};
   a.insert(a.end(), args.begin(), args.end());
   const pid_t h = start_hearth(a, err);
@@ -269,6 +273,8 @@ TEST_F(AllocLive, NothingStaysAfterSigkill) {
   ASSERT_EQ(original.size(), 16u);
   const std::string dir = ::testing::TempDir();
   const std::string err = dir + "/kill.err", out = dir + "/kill.folded";
+  std::filesystem::remove(err);  // an earlier run's "sampling" line is not this one's
+  std::filesystem::remove(out);
   const pid_t h = start_hearth(
       {"alloc", "-p", std::to_string(t->pid()), "-d", "300", "--live", "-o", out}, err);
   ASSERT_TRUE(wait_for_text(err, "hearth alloc: sampling ")) << slurp(err);
