@@ -20,6 +20,7 @@
 #include <bpf/bpf_helpers.h>  // after linux/types.h, whose types it uses
 
 #include "alloc_abi.h"
+#include "alloc_sampling.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,20 +30,13 @@ struct hearth_pt_regs {
       sp, ss;
 };
 
-// Set by user space before loading.
-__u32 target_tgid = 0;
+// Set by user space before loading (and alloc_sampling.bpf.h's target_tgid and thresholds).
 __u32 track_live = 0;  // 1: the live view's pending/live maps are kept
 // Alignments at or below this are relayed by the aligned family to the allocator's own malloc,
 // whose probe counts them (glibc's _mid_memalign calls __libc_malloc for alignment <=
 // MALLOC_ALIGNMENT, 16 on x86-64): the aligned entry skips them, not to count one call twice.
 // 0 for an allocator that does not relay.
 __u64 relay_align = 0;
-__u64 thresholds[HEARTH_ALLOC_THRESHOLDS];  // bytes: exponential draws of the chosen mean
-
-struct {
-  __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 1 << 24);  // sized by user space before loading
-} events SEC(".maps");
 
 // A thread's sampling state.
 struct thread_state {
@@ -84,41 +78,6 @@ struct {
   __uint(max_entries, 65536);  // sized by user space before loading
 } live SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __type(key, __u32);
-  __type(value, struct hearth_alloc_stats);
-  __uint(max_entries, 1);
-} stats SEC(".maps");
-
-static __always_inline __s64 draw(void) {
-  __u32 i = bpf_get_prandom_u32() & (HEARTH_ALLOC_THRESHOLDS - 1);
-  return (__s64)thresholds[i];
-}
-
-// Copies as much of the stack from SP as can be read, largest first: a copy that would run
-// past the end of the stack's mapping (a main thread near its top) fails whole.
-static __always_inline void copy_stack(struct hearth_alloc_event* e, __u64 sp) {
-  void* from = (void*)sp;
-  e->stack_len = 0;
-  if (bpf_probe_read_user(e->stack, 16384, from) == 0)
-    e->stack_len = 16384;
-  else if (bpf_probe_read_user(e->stack, 8192, from) == 0)
-    e->stack_len = 8192;
-  else if (bpf_probe_read_user(e->stack, 4096, from) == 0)
-    e->stack_len = 4096;
-  else if (bpf_probe_read_user(e->stack, 2048, from) == 0)
-    e->stack_len = 2048;
-  else if (bpf_probe_read_user(e->stack, 1024, from) == 0)
-    e->stack_len = 1024;
-  else if (bpf_probe_read_user(e->stack, 256, from) == 0)
-    e->stack_len = 256;
-}
-
-static __always_inline struct hearth_alloc_stats* stats_here(void) {
-  __u32 zero = 0;
-  return bpf_map_lookup_elem(&stats, &zero);
-}
 
 // An allocation of SIZE bytes by the calling thread; MEMPTR: posix_memalign's out-pointer.
 static __always_inline int on_alloc(struct hearth_pt_regs* regs, __u64 size, __u32 kind,

@@ -18,17 +18,9 @@
 #include <bpf/usdt.bpf.h>
 
 #include "alloc_abi.h"
+#include "alloc_sampling.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-// Set by user space before loading.
-__u32 target_tgid = 0;
-__u64 thresholds[HEARTH_ALLOC_THRESHOLDS];  // bytes: exponential draws of the chosen mean
-
-struct {
-  __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 1 << 24);  // sized by user space before loading
-} events SEC(".maps");
 
 // A thread's sampling state: bytes left before its next sample, samples taken.
 struct jvm_thread_state {
@@ -44,40 +36,13 @@ struct {
   __uint(max_entries, 65536);
 } countdown SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __type(key, __u32);
-  __type(value, struct hearth_alloc_stats);
-  __uint(max_entries, 1);
-} stats SEC(".maps");
-
-static __always_inline __s64 draw(void) {
-  __u32 i = bpf_get_prandom_u32() & (HEARTH_ALLOC_THRESHOLDS - 1);
-  return (__s64)thresholds[i];
-}
-
-// As alloc.bpf.c's: as much of the stack from SP as can be read, largest first.
-static __always_inline void copy_stack(struct hearth_alloc_event* e, __u64 sp) {
-  void* from = (void*)sp;
-  e->stack_len = 0;
-  if (bpf_probe_read_user(e->stack, 16384, from) == 0)
-    e->stack_len = 16384;
-  else if (bpf_probe_read_user(e->stack, 8192, from) == 0)
-    e->stack_len = 8192;
-  else if (bpf_probe_read_user(e->stack, 4096, from) == 0)
-    e->stack_len = 4096;
-  else if (bpf_probe_read_user(e->stack, 1024, from) == 0)
-    e->stack_len = 1024;
-}
-
 SEC("usdt")
 int BPF_USDT(hearth_jvm_new, long java_tid, long name, long name_len, long size) {
   __u64 id = bpf_get_current_pid_tgid();
   if ((__u32)(id >> 32) != target_tgid) return 0;
   __u32 tid = (__u32)id;
   if (size <= 0) return 0;
-  __u32 zero = 0;
-  struct hearth_alloc_stats* st = bpf_map_lookup_elem(&stats, &zero);
+  struct hearth_alloc_stats* st = stats_here();
   if (!st) return 0;
   st->calls++;
   st->bytes += (__u64)size;
