@@ -87,6 +87,27 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// Runs ARGV[0] (an absolute path: javac, jcmd, …) with ARGV, stdin from /dev/null, stdout and
+// stderr to LOG; its exit status, or -1.
+inline int run_tool(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // Starts hearth with ARGS: stdin from /dev/null, stdout to OUT_PATH ("" /dev/null), stderr to
 // ERR_PATH.
 inline pid_t start_hearth(const std::vector<std::string>& args, const std::string& err_path,

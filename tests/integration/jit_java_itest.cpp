@@ -27,29 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::run_tool;
 using hearth::testing_support::slurp;
 using hearth::testing_support::Target;
-
-// Runs ARGV[0] (an absolute path) with ARGV, stdin from /dev/null, stdout and stderr to LOG;
-// its exit status, or -1.
-int run(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int in = open("/dev/null", O_RDONLY);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(out, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // What one hearth run saw of the worker threads (roots "[worker-N tid=…]").
 struct WorkerStacks {
@@ -111,7 +91,7 @@ std::string write_perf_map(const std::string& pid, const std::string& log) {
   const std::string map = "/tmp/perf-" + pid + ".map";
   std::string hot_lines, previous;
   for (int attempt = 0; attempt < 60; ++attempt) {
-    if (run({"/usr/bin/jcmd", "-J-XX:-UsePerfData", pid, "Compiler.perfmap"}, log) == 0) {
+    if (run_tool({"/usr/bin/jcmd", "-J-XX:-UsePerfData", pid, "Compiler.perfmap"}, log) == 0) {
       std::istringstream in(slurp(map));
       hot_lines.clear();
       for (std::string line; std::getline(in, line);) {
@@ -137,7 +117,7 @@ TEST(StacksCliJit, JavaMethodsAreNamedFromItsPerfMap) {
   fs::create_directories(litter.dir);
   const std::string log = litter.dir + "/tool.log";
   // -XX:-UsePerfData everywhere: no JVM here writes /tmp/hsperfdata_USER/.
-  ASSERT_EQ(run({"/usr/bin/javac", "-J-XX:-UsePerfData", "-d", litter.dir,
+  ASSERT_EQ(run_tool({"/usr/bin/javac", "-J-XX:-UsePerfData", "-d", litter.dir,
                  HEARTH_TARGET_SOURCES_DIR "/Hot.java"},
                 log),
             0)

@@ -35,28 +35,9 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
 using hearth::testing_support::memory_byte;
+using hearth::testing_support::run_tool;
 using hearth::testing_support::slurp;
 using hearth::testing_support::Target;
-
-// Runs ARGV[0] with ARGV, stdin from /dev/null, stdout and stderr to LOG; its exit status, or -1.
-int run_java_tool(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int in = open("/dev/null", O_RDONLY);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(out, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // Removes what the JVMs and jcmd leave outside the test's directory (perf maps, attach files).
 struct JAllocLitter {
@@ -112,7 +93,7 @@ class JvmAlloc : public testing::Test {
     if (mkdtemp(dir.data()) == nullptr) return;
     classes_ = new std::string(dir);
     // -XX:-UsePerfData everywhere: no JVM here writes /tmp/hsperfdata_USER/.
-    if (run_java_tool({"/usr/bin/javac", "-J-XX:-UsePerfData", "-d", dir,
+    if (run_tool({"/usr/bin/javac", "-J-XX:-UsePerfData", "-d", dir,
                        HEARTH_TARGET_SOURCES_DIR "/JAlloc.java"},
                       dir + "/javac.log") != 0)
       javac_log_ = new std::string(slurp(dir + "/javac.log"));
@@ -155,7 +136,7 @@ class JvmAlloc : public testing::Test {
   bool write_perf_map(pid_t pid) {
     const std::string map = "/tmp/perf-" + std::to_string(pid) + ".map";
     for (int attempt = 0; attempt < 60; ++attempt) {
-      if (run_java_tool(
+      if (run_tool(
               {"/usr/bin/jcmd", "-J-XX:-UsePerfData", std::to_string(pid), "Compiler.perfmap"},
               log_) == 0) {
         const std::string text = slurp(map);
