@@ -118,17 +118,8 @@ static __always_inline int on_alloc(struct hearth_pt_regs* regs, __u64 size, __u
   }
   st->samples++;
 
-  struct hearth_alloc_event* e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
-  if (!e) {
-    st->lost++;
-    return 0;
-  }
-  e->seq = ((__u64)tid << 32) | taken;
-  e->tid = tid;
-  e->tgid = (__u32)(id >> 32);
-  e->size = size;
-  e->kind = kind;
-  bpf_get_current_comm(e->comm, sizeof e->comm);
+  struct hearth_alloc_event* e = new_event(st, id, taken, size, kind);
+  if (!e) return 0;
   bpf_probe_read_kernel(e->regs, sizeof e->regs, regs);
   e->stack_base = regs->sp;
   copy_stack(e, regs->sp);

@@ -57,3 +57,23 @@ static __always_inline struct hearth_alloc_stats* stats_here(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&stats, &zero);
 }
+
+// The ring buffer's next event for the calling thread's TAKEN-th sample (ID: its pid_tgid), its
+// head filled (sample id, thread, process, SIZE, KIND, comm); null, counted lost, when the
+// buffer is full.
+static __always_inline struct hearth_alloc_event* new_event(struct hearth_alloc_stats* st, __u64 id,
+                                                           __u32 taken, __u64 size, __u32 kind) {
+  struct hearth_alloc_event* e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
+  if (!e) {
+    st->lost++;
+    return 0;
+  }
+  const __u32 tid = (__u32)id;
+  e->seq = ((__u64)tid << 32) | taken;
+  e->tid = tid;
+  e->tgid = (__u32)(id >> 32);
+  e->size = size;
+  e->kind = kind;
+  bpf_get_current_comm(e->comm, sizeof e->comm);
+  return e;
+}

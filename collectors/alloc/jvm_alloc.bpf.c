@@ -67,17 +67,8 @@ int BPF_USDT(hearth_jvm_new, long java_tid, long name, long name_len, long size)
   }
   st->samples++;
 
-  struct hearth_alloc_event* e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
-  if (!e) {
-    st->lost++;
-    return 0;
-  }
-  e->seq = ((__u64)tid << 32) | taken;
-  e->tid = tid;
-  e->tgid = (__u32)(id >> 32);
-  e->size = (__u64)size;
-  e->kind = HEARTH_ALLOC_JVM_OBJECT;
-  bpf_get_current_comm(e->comm, sizeof e->comm);
+  struct hearth_alloc_event* e = new_event(st, id, taken, (__u64)size, HEARTH_ALLOC_JVM_OBJECT);
+  if (!e) return 0;
   __u32 len = name_len < 0 ? 0 : (__u32)name_len;
   if (len > HEARTH_ALLOC_CLASS_BYTES) len = HEARTH_ALLOC_CLASS_BYTES;
   e->class_len = 0;
