@@ -139,8 +139,14 @@ rounds=$(grep -c '^r' "$t/rec/stacks.samples.txt")
 [ "$rounds" -ge 5 ] && ok || bad "only $rounds sample rounds in 1 s at 20 Hz"
 
 # Bad input: one line, exit 2, nothing written.
+# Cut inside a data line (3 bytes into the 6th after the column header: a line with no field
+# separator), not at a byte count that may fall on a line's end or past a short file's.
 mkdir -p "$t/cut"
-head -c 3000 "$t/rec/sched.intervals.tsv" >"$t/cut/sched.intervals.tsv"
+header=$(grep -n -m1 $'^tid\tpid\t' "$t/rec/sched.intervals.tsv" | cut -d: -f1)
+[ -n "$header" ] && [ "$(grep -c '' "$t/rec/sched.intervals.tsv")" -ge $((header + 6)) ] && ok \
+  || bad "too few intervals to cut: $(wc -l < "$t/rec/sched.intervals.tsv") lines"
+keep=$(head -n $((header + 5)) "$t/rec/sched.intervals.tsv" | wc -c)
+head -c $((keep + 3)) "$t/rec/sched.intervals.tsv" >"$t/cut/sched.intervals.tsv"
 expect_exit 2 "a cut-short recording" -- "$hearth" convert "$t/cut" "$t/cut.trace.json"
 [ ! -e "$t/cut.trace.json" ] && ok || bad "a trace was written from a cut-short recording"
 [ "$(grep -c . "$t/err")" = 1 ] && grep -q 'sched.intervals.tsv:[0-9]*: ' "$t/err" && ok \
