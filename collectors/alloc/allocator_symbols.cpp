@@ -4,6 +4,7 @@
 #include <libelf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -31,28 +32,6 @@ constexpr struct {
     {HEARTH_ALLOC_MEMALIGN, "memalign"}, {HEARTH_ALLOC_ALIGNED_ALLOC, "aligned_alloc"},
     {HEARTH_ALLOC_VALLOC, "valloc"},     {HEARTH_ALLOC_PVALLOC, "pvalloc"},
     {HEARTH_ALLOC_FREE, "free"}};
-
-// The defined function NAME's st_value in ELF's symbol table of type TYPE (SHT_DYNSYM or
-// SHT_SYMTAB).
-std::optional<uint64_t> defined_function(Elf* elf, uint32_t type, const char* name) {
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != type || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
-    const size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < n; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-      if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-      const int t = GELF_ST_TYPE(sym.st_info);
-      if (t != STT_FUNC && t != STT_GNU_IFUNC) continue;
-      const char* s = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (s != nullptr && std::strcmp(s, name) == 0) return sym.st_value;
-    }
-  }
-  return std::nullopt;
-}
 
 bool offset_in(Elf* elf, uint64_t vaddr, uint64_t* offset) {
   size_t phnum = 0;
@@ -92,8 +71,8 @@ std::vector<AllocatorEntry> entries_of(int fd) {
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return {};
   std::vector<AllocatorEntry> out;
   for (const auto& e : kEntryNames) {
-    std::optional<uint64_t> v = defined_function(elf.get(), SHT_DYNSYM, e.name);
-    if (!v) v = defined_function(elf.get(), SHT_SYMTAB, e.name);
+    std::optional<uint64_t> v = defined_symbol(elf.get(), SHT_DYNSYM, e.name, {STT_FUNC, STT_GNU_IFUNC});
+    if (!v) v = defined_symbol(elf.get(), SHT_SYMTAB, e.name, {STT_FUNC, STT_GNU_IFUNC});
     uint64_t offset = 0;
     if (!v || !offset_in(elf.get(), *v, &offset)) {
       if (e.kind == HEARTH_ALLOC_MALLOC) return {};
@@ -128,6 +107,27 @@ bool is_glibc(const std::string& path) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> defined_symbol(Elf* elf, uint32_t table, const char* name,
+                                       std::initializer_list<int> types) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != table || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    const size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+      const int t = GELF_ST_TYPE(sym.st_info);
+      if (std::find(types.begin(), types.end(), t) == types.end()) continue;
+      const char* s = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (s != nullptr && std::strcmp(s, name) == 0) return sym.st_value;
+    }
+  }
+  return std::nullopt;
+}
 
 Result<Allocator> find_allocator(pid_t pid, const std::vector<proc::Mapping>& maps) {
   elf_version(EV_CURRENT);

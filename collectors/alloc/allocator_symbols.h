@@ -8,13 +8,22 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectors/proc/maps.h"
 #include "common/result.h"
 
+typedef struct Elf Elf;  // libelf's
+
 namespace hearth::alloc {
+
+// The st_value of the defined symbol NAME in ELF's symbol table of type TABLE (SHT_DYNSYM or
+// SHT_SYMTAB) whose symbol type is one of TYPES (STT_FUNC, STT_GNU_IFUNC, STT_OBJECT, ...).
+std::optional<uint64_t> defined_symbol(Elf* elf, uint32_t table, const char* name,
+                                       std::initializer_list<int> types);
 
 struct AllocatorEntry {
   int kind = 0;         // hearth_alloc_kind (alloc_abi.h)

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "collectors/alloc/allocator_symbols.h"
 #include "collectors/stacks/unwinder.h"
 #include "common/unique_fd.h"
 
@@ -19,27 +20,6 @@ namespace {
 struct JvmElfCloser {
   void operator()(Elf* e) const { elf_end(e); }
 };
-
-// The st_value of the defined data object NAME in ELF's tables (.symtab, then .dynsym).
-std::optional<uint64_t> data_symbol(Elf* elf, const char* name) {
-  for (const uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != type || sh.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (data == nullptr) continue;
-      const size_t n = sh.sh_size / sh.sh_entsize;
-      for (size_t i = 0; i < n; ++i) {
-        GElf_Sym sym;
-        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-        if (sym.st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_OBJECT) continue;
-        const char* s = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (s != nullptr && std::strcmp(s, name) == 0) return sym.st_value;
-      }
-    }
-  }
-  return std::nullopt;
-}
 
 // The lowest PT_LOAD's page-aligned p_vaddr (0 for a shared object as linked).
 std::optional<uint64_t> first_load_vaddr(Elf* elf) {
@@ -63,7 +43,9 @@ std::optional<bool> jvm_alloc_probes_on(pid_t pid, const std::vector<proc::Mappi
   if (!fd) return std::nullopt;
   std::unique_ptr<Elf, JvmElfCloser> elf(elf_begin(fd->get(), ELF_C_READ_MMAP, nullptr));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return std::nullopt;
-  const std::optional<uint64_t> flag = data_symbol(elf.get(), "DTraceAllocProbes");
+  std::optional<uint64_t> flag =
+      defined_symbol(elf.get(), SHT_SYMTAB, "DTraceAllocProbes", {STT_OBJECT});
+  if (!flag) flag = defined_symbol(elf.get(), SHT_DYNSYM, "DTraceAllocProbes", {STT_OBJECT});
   const std::optional<uint64_t> low = first_load_vaddr(elf.get());
   if (!flag || !low) return std::nullopt;
   // Where the file's first page is mapped: the load bias, from the mapping of offset 0.
