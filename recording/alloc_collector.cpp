@@ -13,7 +13,9 @@
 #include "collectors/alloc/allocator_symbols.h"
 #include "collectors/proc/maps.h"
 #include "common/atomic_file.h"
+#include "common/clock.h"
 #include "common/unique_fd.h"
+#include "recording/alloc_rate.h"
 #include "recording/recording.h"
 #include "render/report/report.h"
 
@@ -88,6 +90,14 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
   }
 
   auto on_sample = [&](const hearth_alloc_event& e) { profile->add(e); };
+  AllocRate rate(std::chrono::nanoseconds(kAllocCollectorPoll).count());
+  auto take_rate = [&] {
+    const uint64_t now = realtime_ns();
+    if (!rate.due(now)) return;
+    const alloc::AllocProbeTotals t = probe->totals();
+    rate.add({now, t.calls, t.bytes});
+  };
+  take_rate();
   std::string ended_because;
   auto next_maps_check = AllocCollectorClock::now() + kAllocCollectorMapsCheck;
   while (!a.ended()) {
@@ -97,6 +107,7 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
       ended_because = r.error().message;
       break;
     }
+    take_rate();
     if (AllocCollectorClock::now() >= next_maps_check) {
       profile->refresh_maps();
       next_maps_check = AllocCollectorClock::now() + kAllocCollectorMapsCheck;
@@ -109,6 +120,7 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
     if (!r || *r == 0) break;
   }
   const alloc::AllocProbeTotals totals = probe->totals();
+  rate.add({realtime_ns(), totals.calls, totals.bytes});  // the window's end
   std::vector<hearth_alloc_live> blocks;
   if (a.views.live) blocks = probe->live_blocks();
   probe = std::unexpected(Error{});  // nothing of ours left in the kernel
@@ -139,6 +151,11 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
   if (a.views.count) {
     if (auto w = write(report::kAllocCountFolded, profile->counts(alloc::AllocWeight::kCalls)); !w)
       return out->failed(w.error().message);
+  }
+  if (std::string text = rate.series_text(a.pid, allocator->path); !text.empty()) {
+    const std::string path = (fs::path(a.output) / report::kAllocRateSeries).string();
+    if (auto w = write_file_atomically(path, text); !w) return out->failed(w.error().message);
+    f["rate_points"] = rate.points().size();
   }
   if (a.views.live) {
     alloc::AllocLiveStats live{};

@@ -136,7 +136,8 @@
     } else if (m.kind === "size" && typeof m.height === "number") {
       f.marks = m.marks || {};
       if (f.name !== "timeline") f.el.style.height = Math.ceil(m.height) + 4 + "px";
-      if (f.name === "metrics" && typeof m.width === "number") f.el.style.width = Math.ceil(m.width) + 4 + "px";
+      // The metric charts (the MMV series', the allocation rate's) are as wide as they draw.
+      if ((f.name === "metrics" || f.name === "alloc") && typeof m.width === "number") f.el.style.width = Math.ceil(m.width) + 4 + "px";
       showState();
     } else if (m.kind === "state" && f.linked) {
       setState(valid(m.t, m.at), e.source);
@@ -157,7 +158,7 @@
     $("pictures").append(h, el);
     const go = document.createElement("button");
     go.type = "button";
-    go.textContent = { heat: "Heatmap", timeline: "Timeline", metrics: "Metrics" }[p.name] || p.name;
+    go.textContent = { heat: "Heatmap", timeline: "Timeline", metrics: "Metrics", alloc: "Allocation rate" }[p.name] || p.name;
     go.addEventListener("click", () => jump(p.name, null));
     $("jumps").append(go);
   }

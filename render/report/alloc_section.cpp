@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "formats/series_tsv.h"
+#include "render/charts/metrics_chart.h"
 #include "render/flame/layout.h"
 #include "render/profile/folded_reader.h"
 #include "render/profile/frame_tree.h"
@@ -61,6 +63,39 @@ std::string sampled_line(const nlohmann::json& f, bool live) {
   return s;
 }
 
+// alloc.rate.tsv as a metric chart (alloc.rate.svg): calls and bytes per second.
+void rate_chart(const std::string& dir, const std::string& target, double width,
+                AllocSection* out) {
+  const std::string in = (fs::path(dir) / kAllocRateSeries).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(in, ec)) return;
+  auto file = series::read_series_tsv(in);
+  if (!file) {
+    out->problems.push_back(file.error().message);
+    return;
+  }
+  out->rate_clock = file->clock;
+  std::vector<series::SeriesFile> files;
+  files.push_back(std::move(*file));
+  charts::MetricsOptions mo;
+  mo.title = "Allocation rate: " + target;
+  mo.width = width;
+  charts::MetricsStats st;
+  scene::Scene s = charts::layout_metrics(files, mo, &st);
+  if (auto w = svg::write_svg(s, (fs::path(dir) / kAllocRateSvg).string()); !w) {
+    out->problems.push_back(w.error().message);
+    return;
+  }
+  out->rate = true;
+  out->pictures.push_back(kAllocRateSvg);
+  out->body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" +
+               esc(kAllocRateSvg) + "\"><a href=\"" + esc(kAllocRateSvg) +
+               "\">Allocation rate</a></object>\n";
+  out->body += "<p class=\"links\"><a href=\"" + esc(kAllocRateSvg) +
+               "\">open the chart</a> · <a href=\"" + esc(kAllocRateSeries) +
+               "\">allocation rate (every call counted, tab-separated)</a></p>\n";
+}
+
 }  // namespace
 
 AllocSection alloc_section(const std::string& dir, const std::string& target, double width,
@@ -103,6 +138,7 @@ AllocSection alloc_section(const std::string& dir, const std::string& target, do
                 "</a> · " + std::to_string(st.frames) + " frames, " +
                 grouped(static_cast<uint64_t>(tree.total().value)) + " " + v.count_name + "</p>\n";
   }
+  rate_chart(dir, target, width, &out);
   // A view asked for that has no file: nothing sampled, or (live) every sampled block freed.
   std::string views;
   if (auto v = figures.find("views"); figures.is_object() && v != figures.end() && v->is_string())

@@ -176,6 +176,8 @@ void alloc_mem_section(const RenderOptions& o, const std::string& target, const 
     if (auto a = cs->find("alloc"); a != cs->end() && a->is_object()) figures = *a;
   }
   AllocSection m = alloc_section(o.dir, target, o.width, figures);
+  page->time.alloc_rate = m.rate;
+  page->time.alloc_rate_clock = m.rate_clock;
   for (std::string& p : m.problems) page->problems.push_back(std::move(p));
   for (std::string& f : m.pictures) result->pictures.push_back(std::move(f));
   if (!m.body.empty())
@@ -533,7 +535,7 @@ std::string regex_literal(std::string_view s) {
 std::vector<std::string> recorded_files(const std::string& dir) {
   std::vector<std::string> files;
   for (const char* name : {kStacksFolded, kStacksRaw, kStacksSamples, kMmvSeries, kReportJson,
-                           kAllocFolded, kAllocCountFolded, kAllocLiveFolded}) {
+                           kAllocFolded, kAllocCountFolded, kAllocLiveFolded, kAllocRateSeries}) {
     files.push_back(path_in(dir, name));
   }
   for (const char* kind : kSchedKinds) {
@@ -549,7 +551,7 @@ std::vector<std::string> rendered_files(const std::string& dir) {
   std::vector<std::string> files;
   for (const char* name : {kIndexHtml, kFlameSvg, kHeatHtml, kHeatSvg, kTimelineHtml, kTimelineSvg,
                            kWhenHtml, kSchedSvg, kMetricsSvg, kDiffSvg, kDiffMarkdown, kAllocSvg,
-                           kAllocCountSvg, kAllocLiveSvg}) {
+                           kAllocCountSvg, kAllocLiveSvg, kAllocRateSvg}) {
     files.push_back(path_in(dir, name));
   }
   return files;

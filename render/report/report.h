@@ -37,6 +37,10 @@ inline constexpr const char* kAllocLiveFolded = "alloc.live.folded";
 inline constexpr const char* kAllocSvg = "alloc.svg";
 inline constexpr const char* kAllocCountSvg = "alloc.count.svg";
 inline constexpr const char* kAllocLiveSvg = "alloc.live.svg";
+// The allocator's calls and bytes every 100 ms of the window (recording/alloc_rate.h), a series
+// TSV on CLOCK_REALTIME, and its chart (on the time view's axis).
+inline constexpr const char* kAllocRateSeries = "alloc.rate.tsv";
+inline constexpr const char* kAllocRateSvg = "alloc.rate.svg";
 
 struct RenderOptions {
   std::string dir;           // the report directory (read and written)

@@ -68,8 +68,14 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
   WhenOptions o;
   o.title = "When: " + target;
   o.real_ns = f.samples_real_ns;
-  const bool metrics_linked = f.metrics && f.metrics_clock == "realtime" && f.samples_real_ns != 0;
-  if (!f.heat || !(f.timeline || metrics_linked)) return o;
+  // A metric chart is on the axis when its series' times are CLOCK_REALTIME and the samples
+  // recorded their wall clock at 0 s.
+  auto on_axis = [&](bool drawn, const std::string& clock) {
+    return drawn && clock == "realtime" && f.samples_real_ns != 0;
+  };
+  const bool metrics_linked = on_axis(f.metrics, f.metrics_clock);
+  const bool alloc_linked = on_axis(f.alloc_rate, f.alloc_rate_clock);
+  if (!f.heat || !(f.timeline || metrics_linked || alloc_linked)) return o;
   // The pictures whose size never changes first: a range or an instant chosen in one never
   // moves another under the pointer. The heatmap's page grows with its range's flamegraph and
   // its moment view, last.
@@ -77,17 +83,23 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
     o.pictures.push_back(
         {"timeline", "timeline.html", "Timeline: every thread's scheduler state", true});
   }
-  if (f.metrics) {
-    o.pictures.push_back({"metrics", "metrics.svg", "Metrics", metrics_linked});
-    if (!metrics_linked) {
-      o.notes.push_back(
-          f.samples_real_ns == 0
-              ? "The metric charts are not on this time axis: the stack samples did not record "
-                "their wall clock (a raw samples file), which lines the metrics' up."
-              : "The metric charts are not on this time axis: their series' clock is \"" +
-                    f.metrics_clock + "\", not CLOCK_REALTIME (recorded with --reproducible?).");
-    }
-  }
+  auto chart = [&](const char* name, const char* src, const char* title, const char* words,
+                   bool drawn, const std::string& clock, bool linked) {
+    if (!drawn) return;
+    o.pictures.push_back({name, src, title, linked});
+    if (linked) return;
+    o.notes.push_back(
+        f.samples_real_ns == 0
+            ? std::string("The ") + words +
+                  " not on this time axis: the stack samples did not record their wall clock (a "
+                  "raw samples file), which lines the series' times up."
+            : std::string("The ") + words + " not on this time axis: the series' clock is \"" +
+                  clock + "\", not CLOCK_REALTIME (recorded with --reproducible?).");
+  };
+  chart("metrics", "metrics.svg", "Metrics", "metric charts are", f.metrics, f.metrics_clock,
+        metrics_linked);
+  chart("alloc", "alloc.rate.svg", "Allocation rate", "allocation-rate chart is", f.alloc_rate,
+        f.alloc_rate_clock, alloc_linked);
   o.pictures.push_back({"heat", "heat.html",
                         "Heatmap of the stack samples, its range's flamegraph, the moment view",
                         true});
@@ -99,8 +111,12 @@ WhenOptions when_options(const TimePictures& f, const std::string& target) {
             : "; the samples did not record their monotonic clock: the timeline puts their 0 s "
               "at the scheduler window's start";
   }
-  if (metrics_linked) {
-    o.info += "; the metrics' CLOCK_REALTIME times lined up by the samples' wall clock (real_ns)";
+  if (metrics_linked || alloc_linked) {
+    o.info += std::string("; the ") +
+              (metrics_linked && alloc_linked ? "metrics' and the allocation rate's"
+               : metrics_linked               ? "metrics'"
+                                              : "allocation rate's") +
+              " CLOCK_REALTIME times lined up by the samples' wall clock (real_ns)";
   }
   o.info += ".";
   return o;

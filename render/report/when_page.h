@@ -16,7 +16,8 @@ namespace hearth::report {
 inline constexpr const char* kWhenHtml = "when.html";
 
 struct WhenPicture {
-  std::string name;    // "heat", "timeline" or "metrics" (the page sizes each kind its way)
+  std::string name;    // "heat", "timeline", "metrics" or "alloc" (a metric chart too): the page
+                       // sizes each kind its way
   std::string src;     // file name in the report directory
   std::string title;   // the heading above it
   bool linked = true;  // on the time axis (false: shown, but not linked)
@@ -39,6 +40,8 @@ struct TimePictures {
   bool timeline = false;         // timeline.html written
   bool metrics = false;          // metrics.svg written
   std::string metrics_clock;     // its series' clock ("realtime", "relative", ...)
+  bool alloc_rate = false;       // alloc.rate.svg written (the allocation rate, a metric chart)
+  std::string alloc_rate_clock;  // its series' clock
   uint64_t samples_real_ns = 0;  // the samples' wall clock at their time 0; 0: not recorded
   uint64_t samples_mono_ns = 0;  // the same instant on CLOCK_MONOTONIC; 0: not recorded
 };

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/series_tsv.h"
 #include "tests/integration/alloc_test_support.h"
 #include "tests/integration/bpf_support.h"
 #include "tests/integration/hearth_cli.h"
@@ -104,6 +106,27 @@ TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
   EXPECT_TRUE(a["lost"].is_number_unsigned()) << a.dump(2);
   EXPECT_FALSE(a.contains("dropped"));  // the live view's only
 
+  // The allocation rate: every call counted in the kernel, read every 100 ms; its last point is
+  // the window's totals, and the rounds (run between two points, after "go") show as calls
+  // rising from one point to a later one.
+  {
+    auto rate = series::read_series_tsv((dir / "alloc.rate.tsv").string());
+    ASSERT_TRUE(rate.has_value()) << rate.error().message;
+    EXPECT_EQ(rate->clock, "realtime");
+    ASSERT_EQ(rate->metrics.size(), 2u);
+    std::vector<uint64_t> calls, bytes;
+    for (const series::Point& p : rate->points) {
+      (rate->metrics[p.metric].name == "alloc.calls" ? calls : bytes).push_back(p.exact);
+    }
+    ASSERT_GE(calls.size(), 3u);
+    ASSERT_EQ(calls.size(), bytes.size());
+    EXPECT_TRUE(std::is_sorted(calls.begin(), calls.end()));
+    EXPECT_EQ(calls.back(), a["calls"].get<uint64_t>());
+    EXPECT_EQ(bytes.back(), a["bytes"].get<uint64_t>());
+    EXPECT_LT(calls.front(), 720000u);  // before "go"
+    EXPECT_EQ(a["rate_points"].get<size_t>(), calls.size());
+  }
+
   // The bytes: each site's share within 15% of the truth.
   const std::string folded = slurp(dir / "alloc.folded");
   const double total = truth[0] + truth[1] + truth[2];
@@ -126,6 +149,11 @@ TEST_F(RecordAlloc, ReportHasTheMemSectionWithTheSitesInProportion) {
   EXPECT_NE(html.find("<section id=\"mem\">"), std::string::npos);
   EXPECT_NE(html.find("data=\"alloc.svg\""), std::string::npos);
   EXPECT_NE(html.find("data=\"alloc.count.svg\""), std::string::npos);
+  EXPECT_NE(html.find("data=\"alloc.rate.svg\""), std::string::npos);
+  // The time view links the rate with the heatmap (the samples recorded their wall clock).
+  EXPECT_NE(slurp(dir / "when.html")
+                .find("\"src\":\"alloc.rate.svg\",\"title\":\"Allocation rate\",\"linked\":true"),
+            std::string::npos);
   EXPECT_NE(html.find("<td>alloc</td>"), std::string::npos);
   EXPECT_LT(html.find("<section id=\"stacks\">"), html.find("<section id=\"mem\">"));
   const std::string svg = slurp(dir / "alloc.svg");

@@ -258,6 +258,17 @@ TEST(Record, WithPtraceTheSchedulerSeesTheSamplersStopsAndTheirLength) {
   CostRun c;
   ASSERT_NO_FATAL_FAILURE(record_for_cost("ptrace-cost", {"--method", "ptrace"}, &c));
   const fs::path& dir = c.dir;
+  // Once (TSan, loaded host) the scheduler counted none of 270 stops: on a failure, what both
+  // sides wrote, for the next time.
+  struct SayOnFailure {
+    const CostRun& c;
+    ~SayOnFailure() {
+      if (!::testing::Test::HasFailure()) return;
+      std::cerr << "hearth said:\n" << c.run.err << "\nsched.states.tsv:\n"
+                << slurp(c.dir / "sched.states.tsv") << "\nreport.json:\n" << c.meta.dump(2)
+                << "\n";
+    }
+  } say{c};
   const json& meta = c.meta;
   const json& st = meta["collectors"]["stacks"];
   EXPECT_EQ(st["method"], "ptrace");
