@@ -1,7 +1,8 @@
 // The report's time view (when.html, templates/when.js + time_link.js) in Chromium, on a real
 // report directory: `hearth report` over the golden timeline recording (timed samples and
 // scheduler intervals, tests/golden/inputs/timeline) and a CLOCK_REALTIME metric series
-// starting 0.1 s after the samples' time 0 (tests/golden/inputs/when). Checks: a range dragged
+// starting 0.1 s after the samples' time 0 (tests/golden/inputs/when), and an allocation rate
+// on the same clock (tests/golden/inputs/when-alloc). Checks: a range dragged
 // over the heatmap is the timeline's view and the range shaded in the metric charts, at the
 // same place on their axis; a range selected in the timeline, or dragged over a chart, is the
 // heatmap's range (its flamegraph drawn); an instant clicked on a timeline lane or a chart opens
@@ -29,6 +30,9 @@ execFileSync(exe, ["report", dir], { stdio: "inherit" });
 for (const f of ["when.html", "heat.html", "timeline.html", "metrics.svg"]) {
   if (!fs.existsSync(path.join(dir, f))) die(`hearth report wrote no ${f}`);
 }
+// With an allocation rate among the inputs, the time view frames its chart too.
+const withAlloc = fs.existsSync(path.join(dir, "alloc.rate.tsv"));
+if (withAlloc && !fs.existsSync(path.join(dir, "alloc.rate.svg"))) die("hearth report wrote no alloc.rate.svg");
 const index = fs.readFileSync(path.join(dir, "index.html"), "utf8");
 check(/href="when\.html"/.test(index), "index.html links the time view");
 
@@ -167,6 +171,18 @@ async function run(page, url, label) {
   let mm = await eventually(() => metricMarks(metrics, BASE), shades(1.2, 1.5));
   check(mm.panels >= 2 && shades(1.2, 1.5)(mm),
         `${label}: every metric chart shades 1.2-1.5 s on its own axis (${JSON.stringify(mm.marks.map((m) => m.range))})`);
+  // The allocation rate (an input with alloc.rate.tsv): a metric chart of its own on the axis.
+  if (withAlloc) {
+    const alloc = frameOf(page, "alloc.rate.svg");
+    check(alloc, `${label}: the allocation rate is framed`);
+    if (alloc) {
+      const am = await eventually(() => metricMarks(alloc, BASE), shades(1.2, 1.5));
+      check(am.panels === 2 && shades(1.2, 1.5)(am),
+            `${label}: the allocation-rate chart shades 1.2-1.5 s on its axis (${JSON.stringify(am.marks.map((m) => m.range))})`);
+      const w = await page.evaluate(() => document.querySelector("iframe.alloc").getBoundingClientRect().width);
+      check(w > 200, `${label}: the allocation-rate frame is as wide as its chart (${w} px)`);
+    }
+  }
   await heat.waitForFunction(() => window.hearthHeatmap.lastFlame(), null, TIMEOUT);
 
   // 2. A range selected in the timeline (Shift-drag over 0.5-0.9 s): the heatmap's range and flamegraph.
