@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -194,6 +195,17 @@ TEST(PtraceSession, ShutdownSignalsDetachCleanly) {
   }
 }
 
+// Whether SIGUSR2 is pending for process PID as a whole (sent with kill, not yet taken by a
+// thread): bit 11 of /proc/PID/status's ShdPnd.
+bool usr2_pending(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("ShdPnd:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (SIGUSR2 - 1)) & 1;
+  }
+  return false;
+}
+
 TEST(PtraceSession, SignalsSentWhileSampledAreDelivered) {
   REQUIRE_ROOT();
   auto target = Target::start("signal_target-fp", {"--threads", "4"});
@@ -204,8 +216,13 @@ TEST(PtraceSession, SignalsSentWhileSampledAreDelivered) {
   constexpr int kSignals = 100;
   constexpr auto kSpacing = 10ms;
   std::atomic<bool> done{false};
+  // A send that finds the previous SIGUSR2 still pending merges with it, whatever kept the
+  // target from taking it (a stop window, or on a loaded host a wait for a CPU): counted from
+  // the kernel's own pending set (/proc/PID/status ShdPnd), so the allowance follows the load.
+  int found_pending = 0;
   std::thread sender([&] {
     for (int i = 0; i < kSignals; ++i) {
+      if (usr2_pending(pid)) ++found_pending;
       kill(pid, SIGUSR2);
       std::this_thread::sleep_for(kSpacing);
     }
@@ -239,13 +256,15 @@ TEST(PtraceSession, SignalsSentWhileSampledAreDelivered) {
   // Every SIGUSR2 that reached a thread was passed on: none lost by us (the +1 is SIGUSR1).
   EXPECT_EQ(session->counters().signals_reinjected, static_cast<uint64_t>(delivered) + 1);
   // Standard signals merge while pending: two sent during one stop window (no thread can take
-  // them then) become one, as they would for any stopped process. On an idle machine windows
-  // are far shorter than the spacing and all 100 arrive.
-  EXPECT_GE(delivered, kSignals - static_cast<long>(allowance));
+  // them then) become one, as they would for any stopped process, and so do two sent while the
+  // target waits for a CPU. On an idle machine windows are far shorter than the spacing and all
+  // 100 arrive. Every merge is a send that found one pending (the check and the send are not
+  // atomic: a signal taken between them is one more allowed than merged, never one less).
+  EXPECT_GE(delivered, kSignals - found_pending);
   std::printf(
-      "[signals] %d samples; %ld of %d SIGUSR2 delivered (%llu merged by long windows "
-      "allowed); %u re-injected inside stop windows\n",
-      samples, delivered, kSignals, static_cast<unsigned long long>(allowance),
+      "[signals] %d samples; %ld of %d SIGUSR2 delivered (%d sent with one pending, %llu "
+      "spacings inside stop windows); %u re-injected inside stop windows\n",
+      samples, delivered, kSignals, found_pending, static_cast<unsigned long long>(allowance),
       reinjected_in_window);
 }
 
