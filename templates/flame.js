@@ -469,14 +469,15 @@
 
   // ---- table of functions ----
 
-  // One row per function name (frame 0, the root, excluded): self samples (its frames' counts
-  // less their children's), total samples (its frames' counts, a frame nested in a frame of the
-  // same name counted once: recursion does not count twice), both as % of the root's count.
-  function functionRows() {
+  // One row per function name of the zoomed frame Z's subtree (Z included, but not the root
+  // `all`): self samples (its frames' counts less their children's), total samples (its frames'
+  // counts, a frame nested in a frame of the same name counted once: recursion does not count
+  // twice), both as % of the root's count.
+  function functionRows(z) {
     const rows = new Map();
     const active = new Map();  // name -> open frames of that name on the current path
     const open = [];
-    for (let i = 1; i < n; i++) {
+    for (let i = z > 0 ? z : 1; i < end[z]; i++) {
       while (open.length && end[open[open.length - 1]] <= i) {
         const nm = names[open.pop()];
         active.set(nm, active.get(nm) - 1);
@@ -503,7 +504,7 @@
     { key: "totalPct", label: "Total %" },
   ];
 
-  // Shows (ON) or hides the table in place of the graph: an SVG table with ARIA roles (table,
+  // Shows (ON) or hides the table of the zoomed frame's functions in place of the graph: an SVG table with ARIA roles (table,
   // row, columnheader, cell), so a screen reader reads it in a standalone SVG from file:// and
   // in the report's <object> alike. The header cells sort (click, Enter, Space); a search narrows
   // the rows to the matching functions. The SVG grows to hold the rows and shrinks back.
@@ -514,7 +515,7 @@
       const g = document.createElementNS(SVG_NS, "g");
       g.setAttribute("id", "table");
       g.setAttribute("role", "table");
-      table = { g: g, sort: "total", desc: true, rows: functionRows(), height: num(svg, "height", 0),
+      table = { g: g, sort: "total", desc: true, rows: functionRows(zoomed), height: num(svg, "height", 0),
                 viewBox: svg.getAttribute("viewBox"), bgH: null };
       for (const e of hideEls) if (e) e.classList.add("hide");
       framesG.parentNode.insertBefore(g, framesG);
@@ -636,6 +637,7 @@
     note.setAttribute("y", String(round(y)));
     note.setAttribute("class", "note");
     note.textContent = rows.length + " of " + t.rows.length + " functions" +
+      (zoomed > 0 ? " under the zoomed frame " + names[zoomed] : "") +
       (searchRe ? " (matching the search)" : "") +
       (shown < rows.length ? "; the first " + shown + " shown: search to narrow" : "") +
       ". Escape returns to the graph.";

@@ -140,12 +140,12 @@ export function accessibleName(title) {
   return title.slice(0, k) + ", " + title.slice(k + 2, -1).replace(/; /g, ", ");
 }
 
-// Self and total counts per function name from the frames' titles (root excluded; a frame
-// inside a frame of the same name counts once in its total).
-export function functionTable(orig) {
+// Self and total counts per function name from the frames' titles, in frame Z's subtree (the
+// root excluded; a frame inside a frame of the same name counts once in its total).
+export function functionTable(orig, z = 0) {
   const rows = new Map();
   const countOf = (f) => parseFloat(/ \(([0-9][0-9,]*(?:\.[0-9]+)?) /.exec(f.title.slice(f.title.lastIndexOf(" (")))[1].replace(/,/g, ""));
-  for (let i = 1; i < orig.length; i++) {
+  for (let i = Math.max(z, 1); i < orig[z].end; i++) {
     const f = orig[i];
     let r = rows.get(f.name);
     if (!r) rows.set(f.name, (r = { name: f.name, self: 0, total: 0 }));
@@ -153,7 +153,7 @@ export function functionTable(orig) {
     for (let j = i + 1; j < f.end; j++) if (orig[j].parent === i) kids += countOf(orig[j]);
     r.self += countOf(f) - kids;
     let nested = false;
-    for (let p = f.parent; p > 0; p = orig[p].parent) if (orig[p].name === f.name) nested = true;
+    for (let p = f.parent; p > 0 && p >= z; p = orig[p].parent) if (orig[p].name === f.name) nested = true;
     if (!nested) r.total += countOf(f);
   }
   return { rows, all: countOf(orig[0]) };
@@ -342,6 +342,17 @@ export async function a11yChecks(page, { url, meta, orig }) {
       "the SVG's height is back");
     await page.goto(`${url}?t=1`);
     check((await readTable(page)) !== null, "?t=1 opens the table");
+    // Zoomed: the table holds the zoomed frame's subtree.
+    const zt = orig.findIndex((f, i) => i > 0 && !f.absent && f.end - i > 3 && f.end - i < orig.length / 2);
+    if (zt > 0) {
+      await page.goto(`${url}?x=${orig[zt].xAttr}&y=${orig[zt].yAttr}&t=1`);
+      const sub = functionTable(orig, zt);
+      const tz = await readTable(page);
+      const got = tz ? tz.rows.slice(1) : [];
+      const wrong = got.filter((r) => { const e = sub.rows.get(r[0]); return !e || num(r[1]) !== Math.round(e.self) || num(r[3]) !== Math.round(e.total); });
+      check(got.length === Math.min(sub.rows.size, 2000) && wrong.length === 0,
+        `zoomed into #${zt}, the table lists its subtree's ${sub.rows.size} functions (${got.length} rows, ${wrong.length} wrong)`);
+    }
   }
 
   // Colour-blind-safe palette.
