@@ -1,5 +1,5 @@
 // hearth flamegraph script: hover details, click to zoom, regex search, URL state, thread
-// legend, keyboard navigation. Embedded in every flamegraph SVG inside a CDATA section, so it
+// legend, keyboard navigation, a table of functions, a colour-blind-safe palette. Embedded in every flamegraph SVG inside a CDATA section, so it
 // must never contain the CDATA terminator. It relies on templates/FLAME_DOM.md and on nothing
 // else; the SVG is a picture without it (of every frame, or of those at least `lazy` px wide).
 //
@@ -18,6 +18,15 @@
 
   const SVG_NS = "http://www.w3.org/2000/svg";
   const SEARCH_FILL = "rgb(230,0,230)";
+  // The colour-blind-safe palette (Okabe & Ito's, without black and dark blue, which hide the
+  // black labels), ordered so that neighbours differ most. Under simulated deuteranopia (Machado
+  // 2009) every two entries are at least 17 CIELAB units apart, neighbours at least 60; the
+  // search colour 45 from each (tests/browser/a11y.lib.mjs computes it). A frame's colour is its
+  // name's hash, so a function has one colour everywhere.
+  const SAFE_FILLS = ["#e69f00", "#56b4e9", "#d55e00", "#cc79a7", "#f0e442", "#009e73"];
+  const SAFE_SEARCH_FILL = "rgb(120,90,255)";
+  // Rows of the table of functions drawn at most (the rest: narrowed by a search).
+  const TABLE_ROWS = 2000;
   const SURROGATE = /[\uD800-\uDFFF]/;
 
   // Rounded corners make every rect a path for the browser: with more frames than this the
@@ -30,7 +39,8 @@
   const PARENT = 2;   // class "parent": an ancestor of the zoomed frame, dimmed, full width
   const PAINTED = 3;  // drawn on the canvas, no element (yet)
 
-  let svg, framesG, details, unzoomBtn, searchBtn, icBtn, matchedEl;
+  let svg, framesG, details, unzoomBtn, searchBtn, icBtn, matchedEl, tableBtn, paletteBtn;
+  let inverted = false;
   let xpad, fullWidth, charWidth, nameType;
   let n = 0;
   let lazy = 0;                       // px; narrower frames have no element unless matched
@@ -49,6 +59,11 @@
   let textDy = 12;                    // label baseline below the rect's top, px
   let zoomed = 0;                     // index of the zoomed frame; 0 = not zoomed
   let focused = -1;                   // keyboard focus
+  let tabStop = -1;                   // the frame whose element has tabindex 0 (roving)
+  let safePalette = false;            // SAFE_FILLS instead of the written fills
+  let safeIndex = null;               // per frame: index into SAFE_FILLS, built on first use
+  let searchRe = null;                // the search's RegExp, or null
+  let table = null;                   // the table of functions when shown: {g, sort, desc, ...}
   let searchTerm = "";
   let ignoreCase = false;
   let threadEntries = [];             // [{el, frame}]
@@ -143,7 +158,7 @@
     const fontSize = num(svg, "data-fontsize", 12);
     charWidth = fontSize * num(svg, "data-fontwidth", 0.59);
     const frameHeight = num(svg, "data-frameheight", 16);
-    const inverted = svg.getAttribute("data-inverted") === "1";
+    inverted = svg.getAttribute("data-inverted") === "1";
     nameType = svg.getAttribute("data-nametype") || "Function:";
     let svgWidth = num(svg, "width", NaN);
     const vb = (svg.getAttribute("viewBox") || "").trim().split(/[\s,]+/);
@@ -295,7 +310,9 @@
       home.insertBefore(framesG, after);
     }
     initThreads();
+    initButtons();
     bindEvents();
+    setTabStop(0);
     restoreFromUrl();
   }
 
@@ -344,17 +361,307 @@
     setDetails(focused >= 0 ? frameDetails(focused) : " ");
   }
 
-  function setFocus(i) {
-    if (focused === i) return;
-    if (i >= 0 && !els[i]) materialize(i);
-    if (focused >= 0) els[focused].classList.remove("focus");
-    focused = i;
-    if (i >= 0) {
-      els[i].classList.add("focus");
-      setDetails(frameDetails(i));
-    } else {
-      setDetails(" ");
+  // The keyboard focus on frame I (-1: none): its outline, the details line and, with MOVE,
+  // the document's focus (a roving tabindex: only the focused frame's element, or the root's,
+  // is in the tab order, so no frame costs an attribute at start-up).
+  function setFocus(i, move) {
+    if (focused !== i) {
+      if (i >= 0 && !els[i]) materialize(i);
+      if (focused >= 0 && els[focused]) els[focused].classList.remove("focus");
+      focused = i;
+      if (i >= 0) {
+        els[i].classList.add("focus");
+        setDetails(frameDetails(i));
+      } else {
+        setDetails(" ");
+      }
     }
+    if (i >= 0) {
+      setTabStop(i);
+      if (move && els[i].focus) els[i].focus();
+    }
+  }
+
+  // Frame I's element takes the tab stop: tabindex 0, a button role (Enter zooms) and a name
+  // that says the function, its samples and its share, as the title does.
+  function setTabStop(i) {
+    if (tabStop === i || !els[i]) return;
+    if (tabStop >= 0 && els[tabStop]) els[tabStop].setAttribute("tabindex", "-1");
+    tabStop = i;
+    const g = els[i];
+    g.setAttribute("tabindex", "0");
+    if (!g.hasAttribute("role")) {
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", accessibleName(i));
+    }
+  }
+
+  // "NAME, 1,234 samples, 12.50%" (the title's parts; diff titles keep their change).
+  function accessibleName(i) {
+    const s = suffixes[i];
+    const inner = s.startsWith(" (") && s.endsWith(")") ? s.slice(2, -1) : s;
+    return names[i] + (inner ? ", " + inner.replace(/; /g, ", ") : "");
+  }
+
+  function hasDomFocus(el) {
+    return !!(el && el.matches && el.matches(":focus"));
+  }
+
+  // ---- buttons ----
+
+  // The writer's text buttons (Reset Zoom, Search, ic) take the keyboard focus and a button
+  // role; "Table" and "Colour-blind" are added on their row, right of Reset Zoom (left of the
+  // centred title, which leaves room there down to --width 600; no palette toggle in
+  // differential graphs, whose colours are the change).
+  function initButtons() {
+    for (const b of [unzoomBtn, searchBtn, icBtn]) {
+      if (!b) continue;
+      b.setAttribute("tabindex", "0");
+      b.setAttribute("role", "button");
+    }
+    pressed(icBtn, false);
+    const anchor = unzoomBtn || searchBtn;
+    if (!anchor) return;
+    const x = num(anchor, "x", NaN), y = num(anchor, "y", NaN);
+    if (!isFinite(x) || !isFinite(y)) return;
+    const make = function (id, label, dx, title) {
+      const t = document.createElementNS(SVG_NS, "text");
+      t.setAttribute("id", id);
+      t.setAttribute("x", String(round(x + dx)));
+      t.setAttribute("y", String(y));
+      t.setAttribute("tabindex", "0");
+      t.setAttribute("role", "button");
+      t.setAttribute("aria-label", title);
+      t.textContent = label;
+      const tip = document.createElementNS(SVG_NS, "title");
+      tip.textContent = title;
+      t.insertBefore(tip, t.firstChild);
+      anchor.parentNode.insertBefore(t, anchor.nextSibling);
+      pressed(t, false);
+      return t;
+    };
+    const w = charWidth + 1;
+    if (!svg.hasAttribute("data-diff")) {
+      paletteBtn = make("palette", "Colour-blind", 17 * w, "Colour-blind-safe palette");
+      paletteBtn.hearthFills = SAFE_FILLS.slice();  // for tests (tests/browser/a11y.lib.mjs)
+      paletteBtn.hearthSearchFill = SAFE_SEARCH_FILL;
+    }
+    tableBtn = make("tablebtn", "Table", 11 * w, "Table of functions (self and total samples)");
+  }
+
+  function pressed(el, on) {
+    if (!el) return;
+    el.setAttribute("aria-pressed", on ? "true" : "false");
+    if (on) el.classList.add("show");
+    else el.classList.remove("show");
+  }
+
+  // Click, Enter and Space run FN.
+  function button(el, fn) {
+    if (!el) return;
+    el.addEventListener("click", fn);
+    el.addEventListener("keydown", function (e) {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      e.preventDefault();
+      fn();
+    });
+  }
+
+  // ---- table of functions ----
+
+  // One row per function name of the zoomed frame Z's subtree (Z included, but not the root
+  // `all`): self samples (its frames' counts less their children's), total samples (its frames'
+  // counts, a frame nested in a frame of the same name counted once: recursion does not count
+  // twice), both as % of the root's count.
+  function functionRows(z) {
+    const rows = new Map();
+    const active = new Map();  // name -> open frames of that name on the current path
+    const open = [];
+    for (let i = z > 0 ? z : 1; i < end[z]; i++) {
+      while (open.length && end[open[open.length - 1]] <= i) {
+        const nm = names[open.pop()];
+        active.set(nm, active.get(nm) - 1);
+      }
+      const nm = names[i];
+      let r = rows.get(nm);
+      if (!r) rows.set(nm, r = { name: nm, self: 0, total: 0 });
+      let kids = 0;
+      for (let c = i + 1; c < end[i]; c = end[c]) kids += count[c];
+      r.self += count[i] - kids;
+      const a = active.get(nm) || 0;
+      if (a === 0) r.total += count[i];
+      active.set(nm, a + 1);
+      open.push(i);
+    }
+    return Array.from(rows.values());
+  }
+
+  const COLUMNS = [
+    { key: "name", label: "Function" },
+    { key: "self", label: "Self" },
+    { key: "selfPct", label: "Self %" },
+    { key: "total", label: "Total" },
+    { key: "totalPct", label: "Total %" },
+  ];
+
+  // Shows (ON) or hides the table of the zoomed frame's functions in place of the graph: an SVG table with ARIA roles (table,
+  // row, columnheader, cell), so a screen reader reads it in a standalone SVG from file:// and
+  // in the report's <object> alike. The header cells sort (click, Enter, Space); a search narrows
+  // the rows to the matching functions. The SVG grows to hold the rows and shrinks back.
+  function showTable(on) {
+    if (!!table === on) return;
+    const hideEls = [framesG, document.getElementById("threads"), painter];
+    if (on) {
+      const g = document.createElementNS(SVG_NS, "g");
+      g.setAttribute("id", "table");
+      g.setAttribute("role", "table");
+      table = { g: g, sort: "total", desc: true, rows: functionRows(zoomed), height: num(svg, "height", 0),
+                viewBox: svg.getAttribute("viewBox"), bgH: null };
+      for (const e of hideEls) if (e) e.classList.add("hide");
+      framesG.parentNode.insertBefore(g, framesG);
+      fillTable();
+    } else {
+      const hadFocus = !!table.g.querySelector(":focus");
+      table.g.parentNode.removeChild(table.g);
+      for (const e of hideEls) if (e) e.classList.remove("hide");
+      resize(table.height, table);
+      table = null;
+      if (hadFocus && tableBtn.focus) tableBtn.focus();  // not lost with the removed header
+    }
+    pressed(tableBtn, on);
+    updateUrl();
+  }
+
+  function resize(h, t) {
+    svg.setAttribute("height", String(h));
+    const vb = (t.viewBox || "").trim().split(/[\s,]+/);
+    if (vb.length === 4) svg.setAttribute("viewBox", vb[0] + " " + vb[1] + " " + vb[2] + " " + h);
+    const bg = document.getElementById("bg");
+    if (bg) bg.setAttribute("height", String(h));
+    const shift = h - t.height;
+    for (const id of ["details", "matched"]) {
+      const e = document.getElementById(id);
+      if (!e) continue;
+      if (shift) e.setAttribute("transform", "translate(0," + shift + ")");
+      else e.removeAttribute("transform");
+    }
+  }
+
+  // (Re)draws the table's rows in its sort order, narrowed by the search.
+  function fillTable() {
+    const t = table;
+    const g = t.g;
+    while (g.firstChild) g.removeChild(g.firstChild);
+    const total = count[0] > 0 ? count[0] : 1;
+    let rows = t.rows;
+    if (searchRe) rows = rows.filter(function (r) { return searchRe.test(r.name); });
+    const key = t.sort === "selfPct" ? "self" : t.sort === "totalPct" ? "total" : t.sort;
+    const sign = t.desc ? -1 : 1;
+    rows = rows.slice().sort(function (a, b) {
+      const va = a[key], vb = b[key];
+      if (va < vb) return -sign;
+      if (va > vb) return sign;
+      return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    });
+    const shown = Math.min(rows.length, TABLE_ROWS);
+    const rowH = frameH + 3;
+    const top = firstRowY();
+    // Right edges of the number columns (their text is end-anchored), room for a bold header.
+    const right = xpad + fullWidth;
+    const numW = 15 * (charWidth + 1);
+    const colEnd = [0, right - 3 * numW, right - 2 * numW, right - numW, right];
+    g.setAttribute("aria-rowcount", String(shown + 1));
+    let clip = document.getElementById("table-clip");
+    if (!clip) {
+      clip = document.createElementNS(SVG_NS, "clipPath");
+      clip.setAttribute("id", "table-clip");
+      const r = document.createElementNS(SVG_NS, "rect");
+      clip.appendChild(r);
+      g.parentNode.insertBefore(clip, g);
+    }
+    const cr = clip.firstElementChild;
+    cr.setAttribute("x", String(xpad));
+    cr.setAttribute("y", "0");
+    cr.setAttribute("width", String(round(right - 4 * numW - xpad - 12)));
+    cr.setAttribute("height", "100000");
+    const cell = function (row, role, text, col, y) {
+      const e = document.createElementNS(SVG_NS, "text");
+      e.setAttribute("role", role);
+      e.setAttribute("y", String(round(y)));
+      if (col === 0) {
+        e.setAttribute("x", String(xpad));
+        e.setAttribute("clip-path", "url(#table-clip)");
+      } else {
+        e.setAttribute("x", String(round(colEnd[col])));
+        e.setAttribute("text-anchor", "end");
+      }
+      e.textContent = text;
+      row.appendChild(e);
+      return e;
+    };
+    const head = document.createElementNS(SVG_NS, "g");
+    head.setAttribute("role", "row");
+    head.setAttribute("class", "head");
+    COLUMNS.forEach(function (c, k) {
+      const label = c.label + (k > 0 && c.key.indexOf("Pct") < 0 ? " " + countName() : "");
+      const h = cell(head, "columnheader", label, k, top);
+      h.setAttribute("tabindex", "0");
+      h.setAttribute("aria-sort", t.sort === c.key ? (t.desc ? "descending" : "ascending") : "none");
+      button(h, function () {
+        if (t.sort === c.key) t.desc = !t.desc;
+        else {
+          t.sort = c.key;
+          t.desc = c.key !== "name";
+        }
+        fillTable();
+        const again = g.querySelectorAll("[role=columnheader]")[k];
+        if (again && again.focus) again.focus();
+      });
+    });
+    g.appendChild(head);
+    for (let k = 0; k < shown; k++) {
+      const r = rows[k];
+      const row = document.createElementNS(SVG_NS, "g");
+      row.setAttribute("role", "row");
+      const y = top + (k + 1) * rowH;
+      cell(row, "cell", r.name, 0, y);
+      cell(row, "cell", fmt(r.self), 1, y);
+      cell(row, "cell", pct(r.self, total), 2, y);
+      cell(row, "cell", fmt(r.total), 3, y);
+      cell(row, "cell", pct(r.total, total), 4, y);
+      g.appendChild(row);
+    }
+    let y = top + (shown + 1) * rowH;
+    const note = document.createElementNS(SVG_NS, "text");
+    note.setAttribute("x", String(xpad));
+    note.setAttribute("y", String(round(y)));
+    note.setAttribute("class", "note");
+    note.textContent = rows.length + " of " + t.rows.length + " functions" +
+      (zoomed > 0 ? " under the zoomed frame " + names[zoomed] : "") +
+      (searchRe ? " (matching the search)" : "") +
+      (shown < rows.length ? "; the first " + shown + " shown: search to narrow" : "") +
+      ". Escape returns to the graph.";
+    g.appendChild(note);
+    y += 2 * rowH;
+    resize(Math.max(t.height, Math.ceil(y)), t);
+  }
+
+  function firstRowY() {
+    const title = document.getElementById("title");
+    const ty = title ? num(title, "y", 24) : 24;
+    return ty + 2 * (frameH + 3);
+  }
+
+  function countName() {
+    return svg.getAttribute("data-countname") || "samples";
+  }
+
+  function fmt(v) {
+    return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  function pct(v, total) {
+    return (100 * v / total).toFixed(2) + "%";
   }
 
   // ---- zoom ----
@@ -374,7 +681,7 @@
     rect.setAttribute("y", String(oy[i]));
     rect.setAttribute("width", String(curW[i]));
     rect.setAttribute("height", String(frameH));
-    rect.setAttribute("fill", matched[i] ? SEARCH_FILL : fills[i]);
+    rect.setAttribute("fill", fillOf(i));
     filled[i] = matched[i];
     if (strokes[i]) {
       rect.setAttribute("stroke", strokes[i][0]);
@@ -428,7 +735,8 @@
       if (z > 0 && e.frame === thread) e.el.classList.add("active");
       else e.el.classList.remove("active");
     }
-    if (focused >= 0 && !isShown(focused)) setFocus(z);
+    if (focused >= 0 && !isShown(focused)) setFocus(z, hasDomFocus(els[focused]));
+    if (tabStop >= 0 && !isShown(tabStop)) setTabStop(z);
     updateUrl();
   }
 
@@ -517,7 +825,8 @@
       const i = list[k];
       xs[k] = curX[i];
       ws[k] = curW[i];
-      if (fills[i] !== fill) ctx.fillStyle = fill = fills[i];
+      const f = fillOf(i);
+      if (f !== fill) ctx.fillStyle = fill = f;
       ctx.fillRect(curX[i], oy[i], curW[i], frameH);
       if (strokes[i]) {
         ctx.strokeStyle = strokes[i][0];
@@ -559,13 +868,58 @@
 
   // ---- search ----
 
-  // Gives every element the fill its match state asks for.
-  function paintMatches() {
+  // Gives every element the fill its match state asks for; ALL: every element (a new palette).
+  function paintMatches(all) {
     for (let i = 0; i < n; i++) {
-      if (!rects[i] || filled[i] === matched[i]) continue;
-      rects[i].setAttribute("fill", matched[i] ? SEARCH_FILL : fills[i]);
+      if (!rects[i] || (filled[i] === matched[i] && !all)) continue;
+      rects[i].setAttribute("fill", fillOf(i));
       filled[i] = matched[i];
     }
+  }
+
+  // Frame I's fill: the search's, the safe palette's or the written one.
+  function fillOf(i) {
+    if (matched[i]) return safePalette ? SAFE_SEARCH_FILL : SEARCH_FILL;
+    if (!safePalette) return fills[i];
+    if (!safeIndex) {
+      safeIndex = new Uint8Array(n);
+      const byName = new Map();
+      for (let j = 0; j < n; j++) {
+        let k = byName.get(names[j]);
+        if (k === undefined) {
+          k = nameHash(names[j]) % SAFE_FILLS.length;
+          byName.set(names[j], k);
+        }
+        safeIndex[j] = k;
+      }
+    }
+    return SAFE_FILLS[safeIndex[i]];
+  }
+
+  // FNV-1a over the UTF-16 code units: a name's colour is the same in every graph.
+  function nameHash(s) {
+    let h = 0x811c9dc5;
+    for (let k = 0; k < s.length; k++) {
+      h ^= s.charCodeAt(k);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h;
+  }
+
+  function setPalette(safe) {
+    if (safe === safePalette) return;
+    safePalette = safe;
+    pressed(paletteBtn, safe);
+    paintMatches(true);
+    if (canvas) applyZoom(zoomed);  // repaints the painted frames
+    // The thread legend's swatches follow their threads' frames.
+    for (const e of threadEntries) {
+      const r = e.frame >= 0 ? e.el.querySelector("rect") : null;
+      if (!r) continue;
+      if (e.fill === undefined) e.fill = r.getAttribute("fill");
+      r.setAttribute("fill", safe ? SAFE_FILLS[safeIndex[e.frame]] : e.fill);
+    }
+    updateUrl();
   }
 
   function search(term) {
@@ -578,6 +932,7 @@
         re = null;
       }
     }
+    searchRe = re;
     let sum = 0;
     let coveredUntil = 0;  // matches nested in an earlier match's subtree count once
     let changed = false;
@@ -596,7 +951,7 @@
     // match.
     if (changed && lazy > 0) {
       applyZoom(zoomed);
-      if (focused >= 0 && !isShown(focused)) setFocus(zoomed);
+      if (focused >= 0 && !isShown(focused)) setFocus(zoomed, hasDomFocus(els[focused]));
     }
     paintMatches();
     if (searchBtn) {
@@ -612,6 +967,7 @@
       if (re) matchedEl.classList.add("show");
       else matchedEl.classList.remove("show");
     }
+    if (table) fillTable();
     updateUrl();
   }
 
@@ -628,9 +984,11 @@
       if (on) icBtn.classList.add("show");
       else icBtn.classList.remove("show");
     }
+    pressed(icBtn, on);
   }
 
-  // ---- URL state: ?x=&y= (zoomed frame's written x and y), s= (search), i=1 (ignore case) ----
+  // ---- URL state: ?x=&y= (zoomed frame's written x and y), s= (search), i=1 (ignore case),
+  // p=safe (the colour-blind-safe palette), t=1 (the table of functions) ----
 
   let restoring = false;
 
@@ -638,13 +996,15 @@
     if (restoring || !window.history || !window.URLSearchParams) return;
     try {
       const p = new URLSearchParams(window.location.search);
-      for (const k of ["x", "y", "s", "i"]) p.delete(k);
+      for (const k of ["x", "y", "s", "i", "p", "t"]) p.delete(k);
       if (zoomed > 0) {
         p.set("x", String(ox[zoomed]));  // as written: the data's numbers
         p.set("y", String(oy[zoomed]));
       }
       if (searchTerm) p.set("s", searchTerm);
       if (ignoreCase) p.set("i", "1");
+      if (safePalette) p.set("p", "safe");
+      if (table) p.set("t", "1");
       const q = p.toString();
       const url = window.location.pathname + (q ? "?" + q : "") + window.location.hash;
       window.history.replaceState(window.history.state, "", url);
@@ -671,6 +1031,8 @@
       }
       const s = p.get("s");
       if (s) search(s);
+      if (p.get("p") === "safe" && paletteBtn) setPalette(true);
+      if (p.get("t") === "1" && tableBtn) showTable(true);
     } finally {
       restoring = false;
     }
@@ -697,21 +1059,36 @@
     return null;
   }
 
-  function resetAll() {
-    if (searchTerm) search("");
-    if (zoomed > 0) zoomTo(0);
+  // Escape undoes one thing, the latest kind first: the table, the zoom, the search, the focus.
+  function escape() {
+    if (table) {
+      showTable(false);
+    } else if (zoomed > 0) {
+      zoomTo(0);
+    } else if (searchTerm) {
+      search("");
+    } else {
+      setFocus(-1);
+    }
   }
 
+  // Arrows move as the picture reads: towards the root is down in a flame graph and up in an
+  // icicle (--inverted); left and right go to the nearest drawn frame on the same row (the
+  // sibling, else the cousin). Frames not drawn (outside the zoom, narrower than `lazy` px and
+  // not matched, FLAME_DOM.md) are skipped: the keys reach what the eye sees.
   function moveFocus(key) {
     const f = focused;
     if (f < 0 || !isShown(f)) {
-      setFocus(zoomed);
+      setFocus(zoomed, true);
       return;
     }
     let t = -1;
-    if (key === "ArrowUp") {
+    const toParent = inverted ? "ArrowUp" : "ArrowDown";
+    if (key === "Home") {
+      t = zoomed;
+    } else if (key === toParent) {
       t = parent[f];
-    } else if (key === "ArrowDown") {
+    } else if (key === "ArrowUp" || key === "ArrowDown") {
       for (let c = f + 1; c < end[f]; c = end[c]) {
         if (isShown(c)) {
           t = c;
@@ -723,7 +1100,7 @@
     } else if (key === "ArrowLeft") {
       for (t = prevSame[f]; t >= 0 && !isShown(t); t = prevSame[t]);
     }
-    if (t >= 0) setFocus(t);
+    if (t >= 0) setFocus(t, true);
   }
 
   function bindEvents() {
@@ -738,6 +1115,11 @@
       if (i >= 0) setDetails(frameDetails(i));
     });
     framesG.addEventListener("mouseout", restingDetails);
+    // Tab into the graph: the frame with the tab stop takes the keyboard focus.
+    framesG.addEventListener("focusin", function (e) {
+      const i = frameOf(e.target);
+      if (i >= 0 && i !== focused) setFocus(i, false);
+    });
     if (canvas) {
       // Over a painted frame: its element, made now, takes the hover (title, outline), the click.
       svg.addEventListener("mousemove", function (e) {
@@ -757,20 +1139,18 @@
       });
     }
 
-    if (unzoomBtn) unzoomBtn.addEventListener("click", function () { zoomTo(0); });
-    if (searchBtn) {
-      searchBtn.addEventListener("click", function () {
-        if (searchTerm) search("");
-        else promptSearch();
-      });
-    }
-    if (icBtn) {
-      icBtn.addEventListener("click", function () {
-        setIgnoreCase(!ignoreCase);
-        if (searchTerm) search(searchTerm);
-        else updateUrl();
-      });
-    }
+    button(unzoomBtn, function () { zoomTo(0); });
+    button(searchBtn, function () {
+      if (searchTerm) search("");
+      else promptSearch();
+    });
+    button(icBtn, function () {
+      setIgnoreCase(!ignoreCase);
+      if (searchTerm) search(searchTerm);
+      else updateUrl();
+    });
+    button(tableBtn, function () { showTable(!table); });
+    button(paletteBtn, function () { setPalette(!safePalette); });
 
     const legend = document.getElementById("threads");
     if (legend) {
@@ -790,22 +1170,25 @@
     window.addEventListener("keydown", function (e) {
       if (e.defaultPrevented) return;
       const key = e.key;
-      if (((e.ctrlKey || e.metaKey) && (key === "f" || key === "F")) || key === "F3") {
+      if (((e.ctrlKey || e.metaKey) && (key === "f" || key === "F")) || key === "F3" ||
+          (key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey)) {
         e.preventDefault();
         promptSearch();
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       if (key === "Escape" || key === "Esc") {
-        resetAll();
-        setFocus(-1);
+        escape();
+      } else if (table) {
+        return;  // the table's own keys: Tab, Enter and Space on its column headers
       } else if (key === "Enter") {
         if (focused >= 0) {
           e.preventDefault();
           zoomTo(focused);
+          if (els[focused] && els[focused].focus) els[focused].focus();
         }
       } else if (key === "ArrowUp" || key === "ArrowDown" || key === "ArrowLeft" ||
-                 key === "ArrowRight") {
+                 key === "ArrowRight" || key === "Home") {
         e.preventDefault();
         moveFocus(key);
       }

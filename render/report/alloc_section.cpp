@@ -132,7 +132,7 @@ AllocSection alloc_section(const std::string& dir, const std::string& target, do
     }
     out.pictures.push_back(v.svg);
     out.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(v.svg) +
-                "\"><a href=\"" + esc(v.svg) + "\">" + esc(v.title) + "</a></object>\n";
+                "\" aria-label=\"" + esc(v.title) + "\"><a href=\"" + esc(v.svg) + "\">" + esc(v.title) + "</a></object>\n";
     out.body += "<p class=\"links\"><a href=\"" + esc(v.svg) +
                 "\">open the flamegraph</a> · <a href=\"" + esc(v.folded) + "\">" + esc(v.words) +
                 "</a> · " + std::to_string(st.frames) + " frames, " +

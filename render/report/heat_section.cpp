@@ -63,7 +63,7 @@ HeatSection heat_section(const std::string& dir, const std::string& target, doub
   } else {
     h.pictures.push_back(kHeatSvg);
     h.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + std::string(kHeatSvg) +
-              "\"><a href=\"" + std::string(kHeatSvg) + "\">heatmap</a></object>\n";
+              "\" aria-label=\"heatmap\"><a href=\"" + std::string(kHeatSvg) + "\">heatmap</a></object>\n";
   }
   h.body += "<p class=\"links\"><a href=\"" + std::string(kHeatHtml) +
             "\">open the interactive heatmap</a> (select a time range for its flamegraph, two for "

@@ -94,7 +94,8 @@ std::optional<profile::FrameTree> read_folded(const std::string& path, Page* pag
 }
 
 std::string picture(const std::string& file, const std::string& alt) {
-  return "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(file) + "\">" +
+  return "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(file) + "\" aria-label=\"" +
+         esc(alt) + "\">" +
          "<a href=\"" + esc(file) + "\">" + esc(alt) + "</a></object>\n";
 }
 

@@ -82,7 +82,7 @@ TimelineSection timeline_section(const std::string& dir, const std::string& targ
   } else {
     t.pictures.push_back(kTimelineSvg);
     t.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" +
-              std::string(kTimelineSvg) + "\"><a href=\"" + std::string(kTimelineSvg) +
+              std::string(kTimelineSvg) + "\" aria-label=\"timeline\"><a href=\"" + std::string(kTimelineSvg) +
               "\">timeline</a></object>\n";
   }
   size_t intervals = 0;

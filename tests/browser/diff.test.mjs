@@ -9,6 +9,7 @@
 // covered) in light and dark mode. Nothing asserts on time.
 import fs from "node:fs";
 import { check, near, info, text, runTest, contrast } from "./lib.mjs";
+import { a11yChecks } from "./a11y.lib.mjs";
 import { flameChecks, readFrames, buildTree, hasClass, clickFrame, searchVia, DIFF_TITLE_RE } from "./flame.lib.mjs";
 
 const [svgPath, basePath, newPath] = process.argv.slice(2);
@@ -71,6 +72,7 @@ function matches(m, e, side) {
 
 await runTest(svgPath, "diff.test.mjs", async (page, ctx) => {
   const { meta, orig } = await flameChecks(page, ctx);
+  await a11yChecks(page, { url: ctx.url, meta, orig });
   const side = meta.diff;
   if (!check(side === "new" || side === "base", `root has data-diff="new" or "base" (${side})`)) return;
   // The checks below address frames by their element's position: they need every frame to be

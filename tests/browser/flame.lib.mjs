@@ -483,33 +483,34 @@ export async function flameChecks(page, { url, source }) {
     }
   }
 
-  // Keyboard.
+  // Keyboard: towards the children is up in a flame graph, down in an icicle (--inverted).
   await page.goto(url);
   await page.mouse.move(1, 1);
   const focusedIdx = () => focusedFrame(page);
+  const toChild = meta.inverted ? "ArrowDown" : "ArrowUp";
   await page.keyboard.press("ArrowDown");
   check((await focusedIdx()) === 0, "first arrow key focuses the root");
   let path = [0];
   for (let d = 0; d < 3; d++) {
     const cur = path[path.length - 1];
-    if (orig[cur].end > cur + 1) {
-      await page.keyboard.press("ArrowDown");
+    if (orig[cur].end > cur + 1 && !orig[cur + 1].absent) {
+      await page.keyboard.press(toChild);
       path.push(cur + 1);
     }
   }
   const f1 = path[path.length - 1];
-  check((await focusedIdx()) === f1, `ArrowDown walks to the first child (want #${f1}, got #${await focusedIdx()})`);
+  check((await focusedIdx()) === f1, `${toChild} walks to the first child (want #${f1}, got #${await focusedIdx()})`);
   check((await text(page, "#details")) === `${meta.nametype} ${orig[f1].title}`, "focused frame's title in #details");
-  const right = orig.findIndex((f, i) => i > f1 && f.depth === orig[f1].depth);
+  const right = orig.findIndex((f, i) => i > f1 && f.depth === orig[f1].depth && !f.absent);
   if (right > 0) {
     await page.keyboard.press("ArrowRight");
     check((await focusedIdx()) === right, `ArrowRight moves to the next frame at the same depth (#${right})`);
     await page.keyboard.press("ArrowLeft");
     check((await focusedIdx()) === f1, "ArrowLeft moves back");
   }
-  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press(meta.inverted ? "ArrowUp" : "ArrowDown");
   const up = orig[f1].parent;
-  check((await focusedIdx()) === up, `ArrowUp moves to the parent (#${up})`);
+  check((await focusedIdx()) === up, `the parent key moves to the parent (#${up})`);
   await page.keyboard.press("Enter");
   checkZoomed(await readFrames(page), orig, up, meta, "Enter zooms to the focused frame");
   check(query(page).get("x") === orig[up].xAttr || up === 0, "URL keeps a keyboard zoom");

@@ -302,8 +302,8 @@ async function checkFlameInteractions(page, label) {
   await page.keyboard.press("Escape");
   z = await zoomState();
   check(!z.unzoom && z.width !== full, `${label}: Escape resets the zoom`);
-  await page.keyboard.press("ArrowDown");
-  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");  // the first arrow focuses the root
+  await page.keyboard.press("ArrowUp");    // its first child: up, in a flame graph
   z = await zoomState();
   check(!!z.focus, `${label}: arrows move the keyboard focus (${z.focus})`);
   const focused = z.focus;

@@ -2,13 +2,15 @@
 // `hearth serve` over HTTP, and opened from file://. Checks: no console or page errors, no
 // request leaves the server (nothing external), every picture renders (its <object> holds a
 // drawn SVG), the threads table links into the flamegraph with the thread searched and into the
-// scheduler charts with the thread's row highlighted, dark mode.
+// scheduler charts with the thread's row highlighted, dark mode; axe-core finds no serious or
+// critical violation on the page and its flamegraph.
 //
 //   node report.test.mjs HEARTH_EXE REPORT_DIR
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { ACTION_TIMEOUT_MS, CHROMIUM, CHROMIUM_ARGS, check, die, finish, info, luminance, startServe } from "./lib.mjs";
+import { axeCheck } from "./a11y.lib.mjs";
 
 const [exe, dir] = process.argv.slice(2);
 if (!exe || !dir) die("usage: node report.test.mjs HEARTH_EXE REPORT_DIR");
@@ -70,6 +72,7 @@ async function main() {
     const origin = url.replace(/\/$/, "");
     const page = await context.newPage();
     await checkPage(page, url, origin, "http");
+    await axeCheck(page, "report page");
 
     // A thread's name links to the flamegraph with that thread searched (?s=).
     const link = await page.evaluate(() => {
@@ -87,6 +90,7 @@ async function main() {
       const matched = await flame.evaluate(() => (document.getElementById("matched") || {}).textContent || "");
       const pct = parseFloat((matched.match(/Matched: ([\d.]+)%/) || [])[1] || "0");
       check(pct > 0 && pct < 100, `the linked flamegraph highlights ${link.name}'s frames (${matched.trim()})`);
+      await axeCheck(flame, "the report's flamegraph");
       await flame.close();
     }
 

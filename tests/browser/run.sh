@@ -29,7 +29,7 @@
 #   tests/browser/run.sh --when EXE OUTDIR INPUT_DIR...     `EXE report` the input directories' files
 #                                                          together, test the time view (when.test.mjs)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
-# playwright-core into node_modules/ from package-lock.json when missing. Missing tools fail
+# playwright-core, speedscope and axe-core into node_modules/ from package-lock.json when missing. Missing tools fail
 # the test: they never make it pass.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -150,7 +150,10 @@ esac
 svg="$(cd "$(dirname "$svg")" && pwd)/$(basename "$svg")"
 
 # One install at a time when CTest runs several browser tests in parallel.
-installed() { [ -f "$here/node_modules/playwright-core/package.json" ] && [ -f "$here/node_modules/speedscope/package.json" ]; }
+installed() {
+  [ -f "$here/node_modules/playwright-core/package.json" ] && [ -f "$here/node_modules/speedscope/package.json" ] &&
+    [ -f "$here/node_modules/axe-core/package.json" ]
+}
 if ! installed; then
   command -v npm >/dev/null || die "npm not found — apt-get install npm"
   (
