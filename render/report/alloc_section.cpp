@@ -88,9 +88,7 @@ void rate_chart(const std::string& dir, const std::string& target, double width,
   }
   out->rate = true;
   out->pictures.push_back(kAllocRateSvg);
-  out->body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" +
-               esc(kAllocRateSvg) + "\"><a href=\"" + esc(kAllocRateSvg) +
-               "\">Allocation rate</a></object>\n";
+  out->body += picture(kAllocRateSvg, "Allocation rate");
   out->body += "<p class=\"links\"><a href=\"" + esc(kAllocRateSvg) +
                "\">open the chart</a> · <a href=\"" + esc(kAllocRateSeries) +
                "\">allocation rate (every call counted, tab-separated)</a></p>\n";
@@ -131,8 +129,7 @@ AllocSection alloc_section(const std::string& dir, const std::string& target, do
       continue;
     }
     out.pictures.push_back(v.svg);
-    out.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(v.svg) +
-                "\" aria-label=\"" + esc(v.title) + "\"><a href=\"" + esc(v.svg) + "\">" + esc(v.title) + "</a></object>\n";
+    out.body += picture(v.svg, v.title);
     out.body += "<p class=\"links\"><a href=\"" + esc(v.svg) +
                 "\">open the flamegraph</a> · <a href=\"" + esc(v.folded) + "\">" + esc(v.words) +
                 "</a> · " + std::to_string(st.frames) + " frames, " +

@@ -62,8 +62,7 @@ HeatSection heat_section(const std::string& dir, const std::string& target, doub
     h.problems.push_back(w.error().message);
   } else {
     h.pictures.push_back(kHeatSvg);
-    h.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + std::string(kHeatSvg) +
-              "\" aria-label=\"heatmap\"><a href=\"" + std::string(kHeatSvg) + "\">heatmap</a></object>\n";
+    h.body += picture(kHeatSvg, "heatmap");
   }
   h.body += "<p class=\"links\"><a href=\"" + std::string(kHeatHtml) +
             "\">open the interactive heatmap</a> (select a time range for its flamegraph, two for "

@@ -1,5 +1,6 @@
 // How the report page writes text and numbers: HTML-escaped text, fixed decimals, durations with
-// their unit, URL query values. Shared by the page (report.cpp) and its threads table.
+// their unit, URL query values, the pictures' elements. Shared by the page (report.cpp) and its
+// sections.
 #pragma once
 
 #include <cstdio>
@@ -26,6 +27,14 @@ inline std::string duration_ns(double ns) {
   if (ns >= 1e9) return fixed(ns / 1e9, 2) + " s";
   if (ns >= 1e6) return fixed(ns / 1e6, 1) + " ms";
   return fixed(ns / 1e3, 0) + " µs";
+}
+
+// A picture of the report directory in the page: an <object> (its scripts run) named ALT for
+// assistive technology, with a link to FILE where it cannot be shown.
+inline std::string picture(std::string_view file, std::string_view alt) {
+  return "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(file) +
+         "\" aria-label=\"" + esc(alt) + "\"><a href=\"" + esc(file) + "\">" + esc(alt) +
+         "</a></object>\n";
 }
 
 // Percent-encodes a URL query value.

@@ -93,11 +93,6 @@ std::optional<profile::FrameTree> read_folded(const std::string& path, Page* pag
   return tree;
 }
 
-std::string picture(const std::string& file, const std::string& alt) {
-  return "<object class=\"picture\" type=\"image/svg+xml\" data=\"" + esc(file) + "\" aria-label=\"" +
-         esc(alt) + "\">" +
-         "<a href=\"" + esc(file) + "\">" + esc(alt) + "</a></object>\n";
-}
 
 // The processes' titles a recording kept (its timed samples' header; nothing for one process or
 // a recording before titles were kept), and each one's label in full, by pid.

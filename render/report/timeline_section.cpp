@@ -81,9 +81,7 @@ TimelineSection timeline_section(const std::string& dir, const std::string& targ
     t.problems.push_back(w.error().message);
   } else {
     t.pictures.push_back(kTimelineSvg);
-    t.body += "<object class=\"picture\" type=\"image/svg+xml\" data=\"" +
-              std::string(kTimelineSvg) + "\" aria-label=\"timeline\"><a href=\"" + std::string(kTimelineSvg) +
-              "\">timeline</a></object>\n";
+    t.body += picture(kTimelineSvg, "timeline");
   }
   size_t intervals = 0;
   for (const timeline::Lane& l : model.lanes) intervals += l.count;
