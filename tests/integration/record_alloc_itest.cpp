@@ -235,9 +235,14 @@ TEST_F(RecordAlloc, WatchAllocProfilesTheWindowAfterTheTrigger) {
     if (fs::exists(e.path() / "report.json")) report = e.path();
   }
   ASSERT_FALSE(report.empty()) << slurp(err);
-  for (const char* f : {"alloc.folded", "alloc.count.folded", "alloc.svg", "index.html"}) {
+  for (const char* f : {"alloc.folded", "alloc.count.folded", "alloc.svg", "alloc.rate.tsv",
+                        "alloc.rate.svg", "index.html"}) {
     EXPECT_TRUE(fs::is_regular_file(report / f)) << f << "\n" << slurp(err);
   }
+  // The window's allocation rate on the time view's axis, beside the heatmap.
+  EXPECT_NE(slurp(report / "when.html")
+                .find("\"src\":\"alloc.rate.svg\",\"title\":\"Allocation rate\",\"linked\":true"),
+            std::string::npos);
   json meta = json::parse(slurp(report / "report.json"), nullptr, false);
   ASSERT_TRUE(meta.is_object());
   const json& a = meta["collectors"]["alloc"];
