@@ -108,6 +108,26 @@ inline int run_tool(const std::vector<std::string>& argv, const std::string& log
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Removes, when it goes, what a test's JVMs and its runs of jcmd leave outside the test's
+// directory DIR (removed too): each of PIDS' perf map, and the attach mechanism's socket and
+// trigger files (the JVM removes its socket when it exits normally, not when killed).
+struct JvmLitter {
+  std::vector<pid_t> pids;
+  std::string dir;
+  ~JvmLitter() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+    for (const pid_t pid : pids) {
+      const std::string p = std::to_string(pid);
+      for (const std::string& f :
+           {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
+            fs::current_path(ec).string() + "/.attach_pid" + p})
+        fs::remove(f, ec);
+    }
+  }
+};
+
 // Starts hearth with ARGS: stdin from /dev/null, stdout to OUT_PATH ("" /dev/null), stderr to
 // ERR_PATH.
 inline pid_t start_hearth(const std::vector<std::string>& args, const std::string& err_path,

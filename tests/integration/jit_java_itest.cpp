@@ -27,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::JvmLitter;
 using hearth::testing_support::run_tool;
 using hearth::testing_support::slurp;
 using hearth::testing_support::Target;
@@ -63,25 +64,6 @@ WorkerStacks worker_stacks(const std::string& folded) {
   std::sort(w.roots.begin(), w.roots.end());
   return w;
 }
-
-// Removes what the JVM and the test's runs of jcmd leave outside the test's directory: the perf
-// map, and the attach mechanism's socket and trigger file (the JVM removes its socket when it
-// exits normally, not when killed).
-struct JvmLitter {
-  std::vector<pid_t> pids;
-  std::string dir;
-  ~JvmLitter() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-    for (const pid_t pid : pids) {
-      const std::string p = std::to_string(pid);
-      for (const std::string& f :
-           {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
-            fs::current_path(ec).string() + "/.attach_pid" + p})
-        fs::remove(f, ec);
-    }
-  }
-};
 
 // Has the JVM PID write its perf map (jcmd PID Compiler.perfmap) until the map names Hot.fib and
 // its Hot entries stop changing between two snapshots: the JIT compiles Hot.fib within its first

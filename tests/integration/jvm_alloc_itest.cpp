@@ -34,27 +34,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using hearth::testing_support::HearthRun;
+using hearth::testing_support::JvmLitter;
 using hearth::testing_support::memory_byte;
 using hearth::testing_support::run_tool;
 using hearth::testing_support::slurp;
 using hearth::testing_support::Target;
-
-// Removes what the JVMs and jcmd leave outside the test's directory (perf maps, attach files).
-struct JAllocLitter {
-  std::vector<pid_t> pids;
-  std::string dir;
-  ~JAllocLitter() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-    for (const pid_t pid : pids) {
-      const std::string p = std::to_string(pid);
-      for (const std::string& f :
-           {"/tmp/perf-" + p + ".map", "/tmp/.java_pid" + p, "/tmp/.attach_pid" + p,
-            fs::current_path(ec).string() + "/.attach_pid" + p})
-        fs::remove(f, ec);
-    }
-  }
-};
 
 // Stack (without its weight) -> weight, of a folded text.
 std::map<std::string, double> folded_lines(const std::string& folded) {
@@ -151,7 +135,7 @@ class JvmAlloc : public testing::Test {
 
   static std::string* classes_;    // JAlloc's class files
   static std::string* javac_log_;  // javac's output when it failed
-  JAllocLitter litter_;
+  JvmLitter litter_;
   std::string log_;
 };
 std::string* JvmAlloc::classes_ = nullptr;
