@@ -1,15 +1,14 @@
 #include "recording/alloc_collector.h"
 
-#include <poll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "collectors/alloc/alloc_probe.h"
 #include "collectors/alloc/alloc_profile.h"
+#include "collectors/alloc/alloc_window.h"
 #include "collectors/alloc/allocator_symbols.h"
 #include "collectors/proc/maps.h"
 #include "common/atomic_file.h"
@@ -22,15 +21,7 @@
 namespace hearth::recording {
 namespace {
 
-using AllocCollectorClock = std::chrono::steady_clock;
-constexpr auto kAllocCollectorPoll = std::chrono::milliseconds(100);
-constexpr auto kAllocCollectorMapsCheck = std::chrono::seconds(1);
-
-// Whether the process behind PIDFD has exited (a pidfd polls readable then).
-bool pidfd_exited(int pidfd) {
-  pollfd p{pidfd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
+constexpr uint64_t kAllocRateInterval = 100'000'000;  // ns: a point every poll of the window
 
 }  // namespace
 
@@ -90,7 +81,7 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
   }
 
   auto on_sample = [&](const hearth_alloc_event& e) { profile->add(e); };
-  AllocRate rate(std::chrono::nanoseconds(kAllocCollectorPoll).count());
+  AllocRate rate(kAllocRateInterval);
   auto take_rate = [&] {
     const uint64_t now = realtime_ns();
     if (!rate.due(now)) return;
@@ -98,27 +89,11 @@ void run_alloc_collector(const AllocCollectorOptions& a, Outcome* out) {
     rate.add({now, t.calls, t.bytes});
   };
   take_rate();
-  std::string ended_because;
-  auto next_maps_check = AllocCollectorClock::now() + kAllocCollectorMapsCheck;
-  while (!a.ended()) {
-    if (pidfd_exited(pidfd.get())) break;  // the window ends with the target too
-    auto r = probe->poll(kAllocCollectorPoll, on_sample);
-    if (!r) {
-      ended_because = r.error().message;
-      break;
-    }
-    take_rate();
-    if (AllocCollectorClock::now() >= next_maps_check) {
-      profile->refresh_maps();
-      next_maps_check = AllocCollectorClock::now() + kAllocCollectorMapsCheck;
-    }
-  }
-  // The target runs unprobed from here on; the samples still in the ring buffer are read.
-  probe->detach();
-  while (true) {
-    auto r = probe->poll(std::chrono::milliseconds(0), on_sample);
-    if (!r || *r == 0) break;
-  }
+  // The window ends with the target too; the target runs unprobed after it.
+  const std::string ended_because =
+      alloc::run_alloc_window({.pidfd = pidfd.get(), .ended = a.ended, .polled = take_rate},
+                              *probe, *profile, on_sample)
+          .error;
   const alloc::AllocProbeTotals totals = probe->totals();
   rate.add({realtime_ns(), totals.calls, totals.bytes});  // the window's end
   std::vector<hearth_alloc_live> blocks;

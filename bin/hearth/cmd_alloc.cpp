@@ -1,6 +1,5 @@
 #include "bin/hearth/cmd_alloc.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -17,6 +16,7 @@
 #include "collectors/alloc/alloc_probe.h"
 #include "collectors/alloc/alloc_profile.h"
 #include "collectors/alloc/allocator_symbols.h"
+#include "collectors/alloc/alloc_window.h"
 #include "collectors/alloc/jvm_class_name.h"
 #include "collectors/alloc/jvm_flags.h"
 #include "collectors/proc/maps.h"
@@ -33,18 +33,11 @@ namespace hearth::cli {
 namespace {
 
 using AllocClock = std::chrono::steady_clock;
-constexpr auto kAllocPoll = std::chrono::milliseconds(100);
-constexpr auto kAllocMapsCheck = std::chrono::seconds(1);
 
 bool is_picture(const std::string& path) {
   return path.ends_with(".svg") || path.ends_with(".png") || path.ends_with(".pdf");
 }
 
-// Whether the process behind PIDFD has exited (a pidfd polls readable then).
-bool exited(int pidfd) {
-  pollfd p{pidfd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
 
 std::string bytes_text(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -266,30 +259,12 @@ int run_alloc(const AllocArgs& a) {
   const auto start = AllocClock::now();
   const auto end = start + std::chrono::duration_cast<AllocClock::duration>(
                                std::chrono::duration<double>(a.duration));
-  auto next_maps_check = start + kAllocMapsCheck;
-  std::string ended_because;
-  while (AllocClock::now() < end && !shutdown_requested()) {
-    if (exited(pidfd.get())) {
-      ended_because = "the process exited";
-      break;
-    }
-    auto r = probe->poll(kAllocPoll, on_sample);
-    if (!r) {
-      ended_because = r.error().message;
-      break;
-    }
-    if (AllocClock::now() >= next_maps_check) {
-      profile->refresh_maps();
-      next_maps_check = AllocClock::now() + kAllocMapsCheck;
-    }
-  }
+  const alloc::AllocWindowEnd window = alloc::run_alloc_window(
+      {.pidfd = pidfd.get(),
+       .ended = [&] { return AllocClock::now() >= end || shutdown_requested(); }},
+      *probe, *profile, on_sample);
+  const std::string ended_because = window.exited ? "the process exited" : window.error;
   const double seconds = std::chrono::duration<double>(AllocClock::now() - start).count();
-  // The target runs unprobed from here on; the samples still in the ring buffer are read.
-  probe->detach();
-  while (true) {
-    auto r = probe->poll(std::chrono::milliseconds(0), on_sample);
-    if (!r || *r == 0) break;
-  }
   const alloc::AllocProbeTotals totals = probe->totals();
 
   const alloc::AllocWeight weight =
