@@ -29,8 +29,8 @@
 #   tests/browser/run.sh --when EXE OUTDIR INPUT_DIR...     `EXE report` the input directories' files
 #                                                          together, test the time view (when.test.mjs)
 # Needs node, npm and Debian's chromium (/usr/bin/chromium, or $HEARTH_CHROMIUM); installs
-# playwright-core, speedscope and axe-core into node_modules/ from package-lock.json when missing. Missing tools fail
-# the test: they never make it pass.
+# playwright-core, speedscope and axe-core into node_modules/ from package-lock.json when
+# missing. Missing tools fail the test: they never make it pass.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
