@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "formats/sched_tsv.h"
+#include "formats/timed_samples.h"
 #include "tests/integration/hearth_cli.h"
 #include "tests/integration/ptrace_test_support.h"
 
@@ -216,42 +218,32 @@ std::vector<Stopped> stopped_by_thread(const fs::path& states_tsv) {
   return rows;
 }
 
-// The sampler's rounds inside [FROM_NS, TO_NS] (CLOCK_MONOTONIC), from stacks.samples.txt
-// (its header's mono_ns and each round's offset), and the threads they stopped.
+// The sampler's rounds inside [FROM_NS, TO_NS] (CLOCK_MONOTONIC), read with the timed samples'
+// reader (its time 0 on CLOCK_MONOTONIC and each round's time), and the threads they stopped.
 struct RoundsIn {
   uint64_t rounds = 0;
   uint64_t stopped = 0;
 };
 RoundsIn rounds_in(const fs::path& samples, uint64_t from_ns, uint64_t to_ns) {
   RoundsIn out;
-  uint64_t mono = 0;
-  std::istringstream in(slurp(samples));
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with("# hearth samples")) {
-      const size_t at = line.find("mono_ns=");
-      if (at != std::string::npos) mono = std::stoull(line.substr(at + 8));
-    } else if (line.starts_with("r\t")) {
-      std::vector<std::string> f = hearth::testing_support::split(line, '\t');
-      const uint64_t t = mono + std::stoull(f.at(1));
-      if (t < from_ns || t > to_ns) continue;
-      ++out.rounds;
-      for (const std::string& kv : f) {
-        if (kv.starts_with("stopped=")) out.stopped += std::stoull(kv.substr(8));
-      }
-    }
+  auto file = timed_samples::read(samples.string());
+  EXPECT_TRUE(file.has_value()) << file.error().message;
+  if (!file) return out;
+  for (const timed_samples::Round& r : file->rounds) {
+    const uint64_t t = file->mono_ns + r.time_ns;
+    if (t < from_ns || t > to_ns) continue;
+    ++out.rounds;
+    out.stopped += r.stopped;
   }
   return out;
 }
 
-// The scheduler's window, CLOCK_MONOTONIC (sched.states.tsv's `# window_ns FROM TO LENGTH`).
+// The scheduler's window, CLOCK_MONOTONIC, from sched.states.tsv's header.
 std::pair<uint64_t, uint64_t> sched_window(const fs::path& states_tsv) {
-  std::istringstream in(slurp(states_tsv));
-  for (std::string line; std::getline(in, line);) {
-    if (!line.starts_with("# window_ns\t")) continue;
-    std::vector<std::string> f = hearth::testing_support::split(line, '\t');
-    return {std::stoull(f.at(1)), std::stoull(f.at(2))};
-  }
-  return {0, 0};
+  auto file = sched_tsv::read_sched_tsv(states_tsv.string());
+  EXPECT_TRUE(file.has_value()) << file.error().message;
+  if (!file) return {0, 0};
+  return {file->header.window_start_ns, file->header.window_end_ns};
 }
 
 // A 3 s recording of a small target (6 workers, 2 spinning) with EXTRA options, its report.json
